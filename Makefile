@@ -1,0 +1,126 @@
+# zbench: the one build entry point.
+#
+#   make                  host program ./zbench and the static guest binaries in guest/
+#   make test             unit, golden and integration tests (the integration test boots VMs)
+#   make run              install what is missing, build, build or reuse the image, run quick.json
+#   make check-format     clang-format check;  make analyze: clang-tidy/cppcheck
+#   DEVELOPER=1           -Werror and the strict warning list
+#   SANITIZE=address,undefined   build everything with sanitizers
+#   V=1                   show the commands
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+CPPFLAGS += -D_GNU_SOURCE -Ibuilder -Iguest -Iguest/engine
+WARN = -Wall -Wextra -Wformat=2 -Wshadow -Wpointer-arith -Wstrict-prototypes \
+       -Wmissing-prototypes -Wno-unused-parameter -Wvla
+ifdef DEVELOPER
+WARN += -Werror
+endif
+ifdef SANITIZE
+SANFLAGS = -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+ALL_CFLAGS = $(CFLAGS) $(WARN) $(SANFLAGS) -MMD -MP
+HOST_LIBS = -ljansson -lcrypto -lpthread -lm
+GUEST_LIBS = -Wl,-Bstatic -ljansson -lpthread -lm
+BUILD = build
+
+ifneq ($(V),1)
+Q = @
+QUIET_CC = @echo '   CC ' $@;
+QUIET_LINK = @echo ' LINK ' $@;
+endif
+
+# --- sources: one file per concern (docs/architecture.md) ---------------------------------
+SHARED_SRCS = guest/units.c guest/proto.c
+
+ENGINE_SRCS = guest/engine/options.c guest/engine/ioengines.c guest/engine/ioengine_psync.c guest/engine/workload.c guest/engine/stats.c guest/engine/output_json.c guest/engine/output_normal.c
+
+HOST_SRCS = builder/main.c builder/error.c builder/util.c
+# the run pipeline: cells -> disks -> VM -> channel -> results
+HOST_SRCS += builder/run.c builder/disk.c builder/vm.c builder/vm_qemu.c builder/results.c \
+	builder/cmd_run.c builder/cmd_doctor.c
+
+AGENT_SRCS = guest/agent.c
+
+ENGINE_MAIN = guest/engine/main.c
+
+# Host objects (dynamic, sanitizable) and guest objects (static) are built separately.
+HOST_OBJS = $(patsubst %.c,$(BUILD)/host/%.o,$(HOST_SRCS) $(SHARED_SRCS) $(ENGINE_SRCS))
+HOSTLIB_OBJS = $(filter-out $(BUILD)/host/builder/main.o,$(HOST_OBJS))
+AGENT_OBJS = $(patsubst %.c,$(BUILD)/guest/%.o,$(AGENT_SRCS) $(SHARED_SRCS))
+ENGINE_OBJS = $(patsubst %.c,$(BUILD)/guest/%.o,$(ENGINE_MAIN) $(ENGINE_SRCS) $(SHARED_SRCS))
+# The engine also runs on the host (validation against fio, bench/): same sources, dynamic.
+ENGINE_HOST_OBJS = $(patsubst %.c,$(BUILD)/host/%.o,$(ENGINE_MAIN) $(ENGINE_SRCS) $(SHARED_SRCS))
+
+UNIT_TESTS = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
+
+PROGRAMS = zbench guest/zbench-agent guest/zbench-engine $(BUILD)/zbench-engine-host
+
+all: $(PROGRAMS)
+
+zbench: $(HOST_OBJS)
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ $^ $(HOST_LIBS)
+
+# Static guest binaries: never sanitized (they run as PID 1 in a minimal initramfs).
+guest/zbench-agent: $(AGENT_OBJS)
+	$(QUIET_LINK)$(CC) -static $(CFLAGS) -o $@ $^ $(GUEST_LIBS)
+
+guest/zbench-engine: $(ENGINE_OBJS)
+	$(QUIET_LINK)$(CC) -static $(CFLAGS) -o $@ $^ $(GUEST_LIBS)
+
+$(BUILD)/zbench-engine-host: $(ENGINE_HOST_OBJS)
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ $^ $(HOST_LIBS)
+
+$(BUILD)/host/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(QUIET_CC)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/guest/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(QUIET_CC)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -DZB_GUEST -MMD -MP -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(HOSTLIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(QUIET_LINK)$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -o $@ $^ $(HOST_LIBS)
+
+# --- tests ----------------------------------------------------------------------------------
+.PHONY: all test unit golden integration run deps image check-format format analyze clean
+
+test: unit golden integration
+
+unit: $(UNIT_TESTS)
+	$(Q)tests/run-unit.sh $(UNIT_TESTS)
+
+golden: zbench
+	$(Q)tests/golden/run.sh
+
+integration: all
+	$(Q)tests/integration/run.sh
+
+# --- the main job ---------------------------------------------------------------------------
+deps:
+	$(Q)builder/install-deps.sh
+
+image: deps all
+	$(Q)./zbench image build images/debian12-zfs.json
+
+run: image
+	$(Q)./zbench run matrices/quick.json
+
+# --- hygiene --------------------------------------------------------------------------------
+FORMAT_SRCS = $(wildcard builder/*.[ch] guest/*.[ch] guest/engine/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch])
+
+check-format:
+	$(Q)clang-format --dry-run --Werror $(FORMAT_SRCS)
+
+format:
+	$(Q)clang-format -i $(FORMAT_SRCS)
+
+analyze:
+	$(Q)cppcheck --quiet --enable=warning,performance,portability --error-exitcode=1 \
+		$(CPPFLAGS:-D%=) -Ibuilder -Iguest builder guest
+
+clean:
+	rm -rf $(BUILD) zbench guest/zbench-agent guest/zbench-engine
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,117 @@
+/* zbench doctor: what this host has and lacks, in the order a user would fix it. */
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "image.h"
+#include "util.h"
+
+static int problems;
+
+static void line(int ok, const char *what, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void line(int ok, const char *what, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%-5s %-14s ", ok > 0 ? "ok" : ok == 0 ? "MISS" : "note", what);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	if (ok == 0)
+		problems++;
+}
+
+static char *first_line_of(char *const argv[])
+{
+	char *out = NULL;
+	struct zb_error e;
+
+	if (run_capture(argv, "/dev/null", 4096, &out, &e) != 0) {
+		free(out);
+		return NULL;
+	}
+	out[strcspn(out, "\n")] = '\0';
+	return out;
+}
+
+static void check_program(const char *what, const char *prog, const char *why)
+{
+	char *const argv[] = { (char *)"sh", (char *)"-c",
+			       xasprintf("command -v %s", prog), NULL };
+	char *path = first_line_of(argv);
+
+	if (path && *path)
+		line(1, what, "%s", path);
+	else
+		line(0, what, "'%s' not found: %s (make deps installs it)", prog, why);
+	free(path);
+	free(argv[2]);
+}
+
+static void check_space(const char *what, const char *dir)
+{
+	struct statvfs sv;
+
+	if (statvfs(dir, &sv) < 0) {
+		line(-1, what, "%s does not exist yet", dir);
+		return;
+	}
+	double gib = (double)sv.f_bavail * (double)sv.f_frsize / (1 << 30);
+	line(gib >= 5, what, "%.1f GiB free at %s%s", gib, dir,
+	     gib >= 5 ? "" : " (an image build needs about 3 GiB, runs need their disks)");
+}
+
+int cmd_doctor(int argc, char **argv)
+{
+	char *const qemu_v[] = { "qemu-system-x86_64", "--version", NULL };
+	const char *cache = image_cache_dir_default();
+	char *qv;
+	int fd;
+
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("usage: zbench doctor\n\nSay what this host has and lacks for zbench: QEMU, "
+		       "KVM, debootstrap, the image cache, disk space.\nExit status 0 if nothing "
+		       "is missing, 1 otherwise.\n");
+		return 0;
+	}
+	qv = first_line_of(qemu_v);
+	if (qv)
+		line(1, "qemu", "%s", qv);
+	else
+		line(0, "qemu", "qemu-system-x86_64 not found (apt-get install qemu-system-x86)");
+	free(qv);
+	line(access("/usr/share/qemu/qboot.rom", R_OK) == 0 ? 1 : -1, "qboot",
+	     access("/usr/share/qemu/qboot.rom", R_OK) == 0
+		     ? "/usr/share/qemu/qboot.rom (fast direct boot)"
+		     : "qboot.rom missing: boots use SeaBIOS, a little slower");
+	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		line(-1, "kvm", "/dev/kvm opens; whether guests run on it is probed on the first "
+				"cell (accel auto falls back to TCG)");
+	} else {
+		line(-1, "kvm", "/dev/kvm cannot be opened: cells run under TCG (slower, works)");
+	}
+	check_program("debootstrap", "debootstrap", "needed to build images");
+	check_program("depmod", "depmod", "needed to build images");
+	check_program("xz", "xz", "needed to extract the kernel");
+	line(getuid() == 0 ? 1 : -1, "root",
+	     getuid() == 0 ? "running as root" : "not root: image builds need root (chroot, mounts)");
+	check_space("cache space", cache);
+	check_space("run space", ".");
+	{
+		char *images = xasprintf("%s/images", cache);
+
+		line(path_exists(images) ? 1 : -1, "image cache", "%s%s", images,
+		     path_exists(images) ? "" : " (empty: the first run builds the image, ~10 min)");
+		free(images);
+	}
+	printf("%s\n", problems ? "some things are missing (MISS above)" : "nothing is missing");
+	return problems ? 1 : 0;
+}

@@ -1,0 +1,90 @@
+/* zbench run MATRIX: the main job. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "run.h"
+
+#define DEFAULT_RECIPE "images/debian12-zfs.json"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: zbench run [options] MATRIX\n"
+		"\n"
+		"Run every cell of MATRIX (repeats included) in a fresh VM with fresh disks and\n"
+		"write the results to a new run directory (printed on stdout at the end).\n"
+		"\n"
+		"options:\n"
+		"  -o, --output DIR     run directory (default runs/<matrix name>-<UTC time>)\n"
+		"  -i, --image RECIPE   image recipe (default %s); built if not cached\n"
+		"      --cache-dir DIR  image cache (default $ZBENCH_CACHE_DIR, else\n"
+		"                       $XDG_CACHE_HOME/zbench, else ~/.cache/zbench)\n"
+		"      --accel A        auto|kvm|tcg, overrides the matrix's vm.accel; auto tries\n"
+		"                       KVM with a deadline on the guest's first output, then TCG\n"
+		"      --keep-disks     keep each cell's disk images in its directory\n"
+		"  -h, --help           this text\n"
+		"\n"
+		"exit status: 0 all cells ok, 1 some cell failed (see cells.jsonl),\n"
+		"             2 usage or input error, 130 interrupted\n",
+		DEFAULT_RECIPE);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	enum { OPT_CACHE = 256, OPT_ACCEL, OPT_KEEP };
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "image", required_argument, NULL, 'i' },
+		{ "cache-dir", required_argument, NULL, OPT_CACHE },
+		{ "accel", required_argument, NULL, OPT_ACCEL },
+		{ "keep-disks", no_argument, NULL, OPT_KEEP },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct run_options o = { .recipe_path = DEFAULT_RECIPE, .backend = "qemu" };
+	struct zb_error err = { 0 };
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "o:i:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o.out_dir = optarg;
+			break;
+		case 'i':
+			o.recipe_path = optarg;
+			break;
+		case OPT_CACHE:
+			o.cache_dir = optarg;
+			break;
+		case OPT_ACCEL:
+			if (strcmp(optarg, "auto") && strcmp(optarg, "kvm") && strcmp(optarg, "tcg")) {
+				fprintf(stderr, "zbench run: --accel must be auto, kvm or tcg\n");
+				return 2;
+			}
+			o.accel = optarg;
+			break;
+		case OPT_KEEP:
+			o.keep_disks = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind + 1 != argc) {
+		usage(stderr);
+		return 2;
+	}
+	o.matrix_path = argv[optind];
+	rc = run_matrix(&o, &err);
+	if (rc < 0) {
+		die_message(err.msg);
+		return 2;
+	}
+	return rc;
+}

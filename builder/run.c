@@ -1,0 +1,711 @@
+/* The cell loop: matrix -> for each cell: disks, VM, job, result record -> run directory.
+ *
+ * Per cell the host is a small event loop over two file descriptors (the channel socket and a
+ * pidfd of the VM process) with three deadlines (docs/protocol.md):
+ *   boot       no byte from the guest (console or channel) since the VM started
+ *   heartbeat  no message from the agent for that long once it said hello
+ *   overall    a backstop derived from the workload's runtime
+ * and classifies how the cell ended (DESIGN.md, outcome classes).
+ */
+#include "run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "disk.h"
+#include "image.h"
+#include "matrix.h"
+#include "proto.h"
+#include "results.h"
+#include "units.h"
+#include "util.h"
+#include "version.h"
+#include "vm.h"
+
+#define KVM_PROBE_SECONDS 15 /* a working KVM guest prints within a second or two */
+#define EXIT_GRACE_SECONDS 30 /* after the result: time for the guest to power off */
+#define MAX_SAMPLES 100000
+#define CONSOLE_TAIL 4096
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	if (interrupted) {
+		/* Second signal: the user wants out now. Running VMs are in their own process
+		 * group; the next `zbench run` never reuses their files. */
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+	interrupted = sig;
+}
+
+struct run_ctx {
+	const struct run_options *o;
+	struct matrix *m;
+	struct image img;
+	struct results res;
+	const struct vm_ops *vm_ops;
+	char accel[8];     /* "kvm" or "tcg" once decided; "" while auto is undecided */
+	int is_tty;
+	int ncells_total;  /* cells x repeats */
+	int done, ok;
+};
+
+/* Everything the host learns about one attempt at one cell. */
+struct cell_run {
+	const struct cell *cell;
+	int repeat, attempt;
+	char *dir;
+	const char *accel;
+	double t_start, t_first_byte, t_last_msg, t_hello;
+	int said_hello, got_bye;
+	json_t *phases;    /* name -> seconds since VM start (host clock) */
+	json_t *effective; /* the "effective" message */
+	json_t *hello;
+	json_t *fio;       /* the result */
+	json_t *samples;
+	json_t *error;     /* the agent's "error" message */
+	const char *outcome;
+	char *detail;      /* a one-line explanation for non-ok outcomes */
+	char *current_phase;
+	int job_sent;
+};
+
+/* ---- the channel --------------------------------------------------------------------------- */
+
+static int send_job(struct cell_run *cr, struct vm *vm, const struct vm_ops *ops,
+		    struct vm_disk *disks, int ndisks, struct zb_error *err)
+{
+	json_t *jd = json_array();
+	json_t *job;
+	char *text;
+	int fd = ops->channel_fd(vm), rc, flags;
+
+	for (int i = 0; i < ndisks; i++) {
+		char *gp = disk_guest_path(&disks[i]);
+
+		json_array_append_new(jd, json_pack("{s:s, s:s}", "name", disks[i].name,
+						    "guest_path", gp));
+		free(gp);
+	}
+	job = json_pack("{s:i, s:s, s:s, s:O, s:o}", "v", ZB_PROTO_VERSION, "type", "job", "cell",
+			cr->cell->id, "config", cr->cell->config, "disks", jd);
+	text = json_dumps(job, JSON_COMPACT);
+	json_decref(job);
+	/* One small message: write it blocking, then go back to non-blocking. */
+	flags = fcntl(fd, F_GETFL);
+	fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+	rc = proto_write_frame(fd, text, strlen(text));
+	fcntl(fd, F_SETFL, flags);
+	free(text);
+	if (rc < 0)
+		return error_sys(err, errno, "sending the job");
+	cr->job_sent = 1;
+	return 0;
+}
+
+static void set_detail(struct cell_run *cr, const char *outcome, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void set_detail(struct cell_run *cr, const char *outcome, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cr->outcome)
+		return; /* the first verdict stands */
+	cr->outcome = outcome;
+	va_start(ap, fmt);
+	if (vasprintf(&cr->detail, fmt, ap) < 0)
+		cr->detail = NULL;
+	va_end(ap);
+}
+
+struct frame_ctx {
+	struct cell_run *cr;
+	struct vm *vm;
+	const struct vm_ops *ops;
+	struct vm_disk *disks;
+	int ndisks;
+	struct zb_error *err;
+	int fatal; /* a host-side failure while handling a frame */
+};
+
+/* One message from the guest. Everything in it is untrusted: types are checked before use and
+ * nothing from it reaches a shell or a path. */
+static int on_frame(void *arg, const char *payload, size_t len)
+{
+	struct frame_ctx *fc = arg;
+	struct cell_run *cr = fc->cr;
+	json_error_t jerr;
+	json_t *msg = json_loadb(payload, len, JSON_REJECT_DUPLICATES, &jerr);
+	const char *type;
+	double now = now_monotonic();
+
+	if (!json_is_object(msg)) {
+		json_decref(msg);
+		set_detail(cr, "agent-error", "protocol: a message is not a JSON object");
+		return -1;
+	}
+	type = json_string_value(json_object_get(msg, "type"));
+	if (!type || json_integer_value(json_object_get(msg, "v")) != ZB_PROTO_VERSION) {
+		json_decref(msg);
+		set_detail(cr, "agent-error", "protocol: a message lacks type or version %d",
+			   ZB_PROTO_VERSION);
+		return -1;
+	}
+	cr->t_last_msg = now;
+	if (!cr->said_hello && strcmp(type, "hello")) {
+		set_detail(cr, "agent-error", "protocol: first message is '%.32s', not hello", type);
+		json_decref(msg);
+		return -1;
+	}
+	if (!strcmp(type, "hello")) {
+		if (cr->said_hello) {
+			json_decref(msg);
+			set_detail(cr, "agent-error", "protocol: a second hello");
+			return -1;
+		}
+		cr->said_hello = 1;
+		cr->t_hello = now;
+		cr->hello = json_incref(msg);
+		json_object_set_new(cr->phases, "hello", json_real(now - cr->t_start));
+		if (send_job(cr, fc->vm, fc->ops, fc->disks, fc->ndisks, fc->err) < 0) {
+			fc->fatal = 1;
+			json_decref(msg);
+			return -1;
+		}
+	} else if (!strcmp(type, "phase")) {
+		const char *name = json_string_value(json_object_get(msg, "name"));
+
+		if (name && strlen(name) < 32) {
+			json_object_set_new(cr->phases, name, json_real(now - cr->t_start));
+			free(cr->current_phase);
+			cr->current_phase = xstrdup(name);
+		}
+	} else if (!strcmp(type, "sample")) {
+		if (json_array_size(cr->samples) < MAX_SAMPLES) {
+			json_object_del(msg, "type");
+			json_object_del(msg, "v");
+			json_array_append(cr->samples, msg);
+		}
+	} else if (!strcmp(type, "effective")) {
+		json_decref(cr->effective);
+		cr->effective = json_incref(msg);
+		json_object_del(cr->effective, "type");
+		json_object_del(cr->effective, "v");
+	} else if (!strcmp(type, "result")) {
+		json_t *fio = json_object_get(msg, "fio");
+
+		if (!json_is_object(fio) || !json_is_array(json_object_get(fio, "jobs"))) {
+			set_detail(cr, "agent-error", "protocol: a result without fio jobs");
+			json_decref(msg);
+			return -1;
+		}
+		json_decref(cr->fio);
+		cr->fio = json_incref(fio);
+	} else if (!strcmp(type, "error")) {
+		const char *step = json_string_value(json_object_get(msg, "step"));
+		const char *text = json_string_value(json_object_get(msg, "message"));
+
+		json_decref(cr->error);
+		cr->error = json_incref(msg);
+		json_object_del(cr->error, "type");
+		json_object_del(cr->error, "v");
+		set_detail(cr, step && !strcmp(step, "workload") ? "workload-error" : "agent-error",
+			   "step '%.32s': %.400s", step ? step : "?", text ? text : "?");
+	} else if (!strcmp(type, "bye")) {
+		cr->got_bye = 1;
+	} else if (strcmp(type, "heartbeat")) {
+		set_detail(cr, "agent-error", "protocol: unknown message type '%.32s'", type);
+		json_decref(msg);
+		return -1;
+	}
+	json_decref(msg);
+	return 0;
+}
+
+/* ---- one cell ------------------------------------------------------------------------------ */
+
+static double json_duration(const json_t *v, double fallback)
+{
+	uint64_t usec;
+
+	if (json_is_string(v) && units_parse_duration(json_string_value(v), &usec) == 0)
+		return (double)usec / 1e6;
+	if (json_is_integer(v))
+		return (double)json_integer_value(v);
+	return fallback;
+}
+
+static char *console_tail(const char *dir)
+{
+	char *path = xasprintf("%s/console.log", dir);
+	char *buf = NULL;
+	size_t len = 0;
+	struct zb_error e;
+
+	if (read_file(path, 64u << 20, &buf, &len, &e) < 0) {
+		free(path);
+		return xstrdup("");
+	}
+	free(path);
+	if (len > CONSOLE_TAIL) {
+		memmove(buf, buf + len - CONSOLE_TAIL, CONSOLE_TAIL);
+		buf[CONSOLE_TAIL] = '\0';
+	}
+	/* Keep the record valid UTF-8-ish JSON: jansson rejects invalid UTF-8, so replace bytes
+	 * outside printable ASCII and newlines. */
+	for (char *p = buf; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if ((c < 0x20 && c != '\n' && c != '\t') || c >= 0x7f)
+			*p = '?';
+	}
+	return buf;
+}
+
+/* Decide from the console what killed a guest that ended without a result. */
+static void classify_from_console(struct cell_run *cr, const char *tail)
+{
+	if (strstr(tail, "Out of memory") || strstr(tail, "oom-kill"))
+		set_detail(cr, "oom", "the guest ran out of memory (see console_tail)");
+	else if (strstr(tail, "Kernel panic"))
+		set_detail(cr, "panic", "the guest kernel panicked (see console_tail)");
+}
+
+static void progress(struct run_ctx *ctx, struct cell_run *cr, int final)
+{
+	char el[32];
+	const char *phase = cr->current_phase ? cr->current_phase : "boot";
+
+	format_duration(now_monotonic() - cr->t_start, el, sizeof(el));
+	if (final) {
+		if (ctx->is_tty)
+			fputs("\r\033[K", stderr);
+		fprintf(stderr, "[%d/%d] %s (%s) %s: %s", ctx->done + 1, ctx->ncells_total,
+			cr->cell->summary, cr->cell->id, cr->accel, cr->outcome);
+		if (cr->fio)
+			fprintf(stderr, ", read %.0f IOPS, write %.0f IOPS",
+				results_fio_iops(cr->fio, "read"), results_fio_iops(cr->fio, "write"));
+		else if (cr->detail)
+			fprintf(stderr, ": %s", cr->detail);
+		fprintf(stderr, " [%s]\n", el);
+	} else if (ctx->is_tty) {
+		fprintf(stderr, "\r\033[K[%d/%d] %s (%s) %s: %s %s", ctx->done + 1,
+			ctx->ncells_total, cr->cell->summary, cr->cell->id, cr->accel, phase, el);
+	} else {
+		fprintf(stderr, "[%d/%d] %s (%s) %s: %s at %s\n", ctx->done + 1, ctx->ncells_total,
+			cr->cell->summary, cr->cell->id, cr->accel, phase, el);
+	}
+	fflush(stderr);
+}
+
+static void cell_run_release(struct cell_run *cr)
+{
+	json_decref(cr->phases);
+	json_decref(cr->effective);
+	json_decref(cr->hello);
+	json_decref(cr->fio);
+	json_decref(cr->samples);
+	json_decref(cr->error);
+	free(cr->detail);
+	free(cr->current_phase);
+	free(cr->dir);
+}
+
+/* Boot the VM for one attempt and drive it to the end. Returns < 0 only for host failures that
+ * leave no verdict (err set); every guest-side failure is an outcome. */
+static int cell_drive(struct run_ctx *ctx, struct cell_run *cr, struct disk_set *ds,
+		      double boot_deadline_s, struct zb_error *err)
+{
+	json_t *cfg = cr->cell->config;
+	json_t *vmc = json_object_get(cfg, "vm");
+	json_t *timeouts = json_object_get(cfg, "timeouts");
+	json_t *wl = json_object_get(cfg, "workload");
+	double heartbeat_s = json_duration(json_object_get(timeouts, "heartbeat"), 60);
+	double runtime = json_duration(json_object_get(wl, "runtime"), 0) +
+			 json_duration(json_object_get(wl, "ramp_time"), 0);
+	double overall_s = json_duration(json_object_get(timeouts, "overall"),
+					 boot_deadline_s + 600 + 2 * runtime);
+	struct vm_spec spec = { 0 };
+	struct proto_decoder dec;
+	struct frame_ctx fc = { 0 };
+	uint64_t memory = 1u << 30;
+	char *cmdline;
+	struct vm *vm = NULL;
+	double t_exit_wait = 0, last_progress = 0;
+	int status;
+
+	if (json_is_string(json_object_get(vmc, "memory")))
+		units_parse_size(json_string_value(json_object_get(vmc, "memory")), &memory);
+	cmdline = xasprintf("console=ttyS0 panic=-1 loglevel=4 zbench.cell=%s", cr->cell->id);
+	spec.kernel = ctx->img.kernel;
+	spec.initramfs = ctx->img.initramfs;
+	spec.cmdline = cmdline;
+	spec.memory = memory;
+	spec.cpus = json_is_integer(json_object_get(vmc, "cpus"))
+			    ? (int)json_integer_value(json_object_get(vmc, "cpus"))
+			    : 2;
+	spec.accel = cr->accel;
+	spec.dir = cr->dir;
+	spec.disks = ds->disks;
+	spec.ndisks = ds->n;
+
+	cr->t_start = now_monotonic();
+	if (ctx->vm_ops->start(&spec, &vm, err) < 0) {
+		free(cmdline);
+		return error_wrap(err, "starting the VM");
+	}
+	free(cmdline);
+	proto_decoder_init(&dec, PROTO_MAX_PAYLOAD);
+	fc = (struct frame_ctx){ cr, vm, ctx->vm_ops, ds->disks, ds->n, err, 0 };
+
+	while (!ctx->vm_ops->exited(vm, &status)) {
+		struct pollfd pfd[2] = {
+			{ ctx->vm_ops->channel_fd(vm), POLLIN, 0 },
+			{ ctx->vm_ops->exit_fd(vm), POLLIN, 0 },
+		};
+		double now = now_monotonic();
+
+		if (interrupted) {
+			set_detail(cr, "interrupted", "stopped by signal %d", (int)interrupted);
+			break;
+		}
+		if (!cr->t_first_byte && ctx->vm_ops->console_bytes(vm) > 0)
+			cr->t_first_byte = now;
+		if (!cr->t_first_byte && !cr->said_hello && now - cr->t_start > boot_deadline_s) {
+			set_detail(cr, "boot-fail", "no output from the guest within %.0f s",
+				   boot_deadline_s);
+			break;
+		}
+		if (cr->said_hello && !cr->outcome && now - cr->t_last_msg > heartbeat_s) {
+			set_detail(cr, "timeout",
+				   "no message from the agent for %.0f s (step '%s')", heartbeat_s,
+				   cr->current_phase ? cr->current_phase : "?");
+			break;
+		}
+		if (now - cr->t_start > overall_s) {
+			set_detail(cr, "timeout", "the cell exceeded its overall limit of %.0f s",
+				   overall_s);
+			break;
+		}
+		/* After the result or an error, the guest powers itself off; give it a while. */
+		if ((cr->fio || cr->error || cr->outcome) && !t_exit_wait)
+			t_exit_wait = now;
+		if (t_exit_wait && now - t_exit_wait > EXIT_GRACE_SECONDS)
+			break;
+		if (now - last_progress >= 1.0) {
+			progress(ctx, cr, 0);
+			last_progress = now;
+		}
+
+		if (poll(pfd, pfd[1].fd >= 0 ? 2 : 1, 250) < 0 && errno != EINTR) {
+			error_sys(err, errno, "polling the VM");
+			fc.fatal = 1;
+			break;
+		}
+		if (pfd[0].revents & (POLLIN | POLLHUP)) {
+			char buf[65536];
+			ssize_t r = read(pfd[0].fd, buf, sizeof(buf));
+
+			if (r > 0) {
+				if (!cr->t_first_byte)
+					cr->t_first_byte = now_monotonic();
+				if (dec.state != PROTO_ERROR &&
+				    proto_decoder_feed(&dec, buf, (size_t)r, on_frame, &fc) < 0) {
+					if (fc.fatal)
+						break;
+					set_detail(cr, "agent-error", "protocol: %s", dec.err);
+				}
+			} else if (r == 0 && !t_exit_wait) {
+				/* The channel closed: QEMU is going away. */
+				usleep(50 * 1000);
+			}
+		}
+	}
+	proto_decoder_release(&dec);
+	ctx->vm_ops->stop(vm, 5);
+	ctx->vm_ops->free(vm);
+	if (fc.fatal)
+		return -1;
+	return 0;
+}
+
+static json_t *cell_record(struct run_ctx *ctx, struct cell_run *cr, const char *tail)
+{
+	json_t *rec = json_object();
+
+	json_object_set_new(rec, "cell", json_string(cr->cell->id));
+	json_object_set_new(rec, "index", json_integer(cr->cell->index));
+	json_object_set_new(rec, "repeat", json_integer(cr->repeat));
+	json_object_set_new(rec, "attempt", json_integer(cr->attempt));
+	json_object_set_new(rec, "summary", json_string(cr->cell->summary));
+	json_object_set_new(rec, "outcome", json_string(cr->outcome));
+	if (cr->detail)
+		json_object_set_new(rec, "detail", json_string(cr->detail));
+	json_object_set_new(rec, "accel", json_string(cr->accel));
+	json_object_set_new(rec, "backend", json_string(ctx->vm_ops->name));
+	json_object_set_new(rec, "image", json_string(ctx->img.hash));
+	json_object_set_new(rec, "config", json_incref(cr->cell->config));
+	json_object_set(rec, "phases", cr->phases);
+	json_object_set_new(rec, "boot_first_output",
+			    cr->t_first_byte ? json_real(cr->t_first_byte - cr->t_start)
+					     : json_null());
+	json_object_set_new(rec, "wall_seconds", json_real(now_monotonic() - cr->t_start));
+	json_object_set_new(rec, "finished", json_real(now_wall()));
+	if (cr->hello)
+		json_object_set_new(rec, "guest",
+				    json_pack("{s:O?, s:O?}", "agent",
+					      json_object_get(cr->hello, "agent"), "kernel",
+					      json_object_get(cr->hello, "kernel")));
+	if (cr->effective)
+		json_object_set(rec, "effective", cr->effective);
+	if (cr->fio)
+		json_object_set(rec, "fio", cr->fio);
+	if (json_array_size(cr->samples))
+		json_object_set(rec, "samples", cr->samples);
+	if (cr->error)
+		json_object_set(rec, "error", cr->error);
+	if (strcmp(cr->outcome, "ok"))
+		json_object_set_new(rec, "console_tail", json_string(tail));
+	json_object_set_new(rec, "dir", json_string(strrchr(cr->dir, '/') + 1));
+	return rec;
+}
+
+/* Whether /dev/kvm can be opened read-write (whether guests actually run is another matter). */
+static int kvm_openable(void)
+{
+	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+static int run_one(struct run_ctx *ctx, const struct cell *cell, int repeat, struct zb_error *err)
+{
+	json_t *cfg = cell->config;
+	const char *want = ctx->o->accel ? ctx->o->accel
+					 : json_string_value(json_object_get(
+						   json_object_get(cfg, "vm"), "accel"));
+	double boot_s = json_duration(json_object_get(json_object_get(cfg, "timeouts"), "boot"),
+				      120);
+	struct cell_run cr;
+	struct disk_set ds;
+	json_t *rec;
+	char *tail;
+	int probing = 0, rc;
+
+	if (!want)
+		want = "auto";
+	for (int attempt = 1;; attempt++) {
+		memset(&cr, 0, sizeof(cr));
+		cr.cell = cell;
+		cr.repeat = repeat;
+		cr.attempt = attempt;
+		cr.phases = json_object();
+		cr.samples = json_array();
+		if (!strcmp(want, "auto")) {
+			if (!ctx->accel[0] && kvm_openable()) {
+				probing = 1;
+				cr.accel = "kvm";
+			} else {
+				cr.accel = ctx->accel[0] ? ctx->accel : "tcg";
+			}
+		} else {
+			cr.accel = want;
+		}
+		cr.dir = xasprintf("%s/cells/%03d-%s-r%d%s", ctx->res.dir, cell->index, cell->id,
+				   repeat, attempt > 1 ? "-a2" : "");
+		if (mkdir(cr.dir, 0700) < 0 && errno != EEXIST) {
+			error_sys(err, errno, "creating '%s'", cr.dir);
+			cell_run_release(&cr);
+			return -1;
+		}
+		if (disk_set_create(&ds, cfg, cr.dir, err) < 0) {
+			cell_run_release(&cr);
+			return error_wrap(err, "cell %s", cell->id);
+		}
+		rc = cell_drive(ctx, &cr, &ds, probing ? KVM_PROBE_SECONDS : boot_s, err);
+		if (!ctx->o->keep_disks)
+			disk_set_remove(&ds);
+		disk_set_release(&ds);
+		if (rc < 0) {
+			cell_run_release(&cr);
+			return error_wrap(err, "cell %s", cell->id);
+		}
+		if (probing && cr.outcome && !strcmp(cr.outcome, "boot-fail")) {
+			/* KVM opened but the guest never spoke: it does not work on this host
+			 * (DESIGN.md field notes). Everything from here runs under TCG. */
+			fprintf(stderr, "zbench: KVM opened but the guest printed nothing in %d s; "
+					"using TCG for this run\n",
+				KVM_PROBE_SECONDS);
+			snprintf(ctx->accel, sizeof(ctx->accel), "tcg");
+			remove_tree(cr.dir, err);
+			cell_run_release(&cr);
+			probing = 0;
+			attempt--;
+			continue;
+		}
+		if (probing || (!ctx->accel[0] && cr.said_hello))
+			snprintf(ctx->accel, sizeof(ctx->accel), "%s", cr.accel);
+		break;
+	}
+	tail = console_tail(cr.dir);
+	if (!cr.outcome && !cr.fio)
+		classify_from_console(&cr, tail);
+	if (!cr.outcome) {
+		if (cr.fio)
+			cr.outcome = "ok";
+		else if (!cr.t_first_byte)
+			set_detail(&cr, "boot-fail", "the guest exited without any output");
+		else
+			set_detail(&cr, "agent-error",
+				   "the guest stopped without a result or an error (last step '%s')",
+				   cr.current_phase ? cr.current_phase : "boot");
+	} else if (cr.error && strcmp(cr.outcome, "oom")) {
+		/* An engine killed by the OOM killer reports a signal; the console says why. */
+		if (strstr(tail, "Out of memory") || strstr(tail, "oom-kill")) {
+			cr.outcome = "oom";
+		}
+	}
+	rec = cell_record(ctx, &cr, tail);
+	free(tail);
+	rc = results_append(&ctx->res, rec, err);
+	json_decref(rec);
+	progress(ctx, &cr, 1);
+	if (!strcmp(cr.outcome, "ok"))
+		ctx->ok++;
+	cell_run_release(&cr);
+	return rc;
+}
+
+/* ---- the run ------------------------------------------------------------------------------- */
+
+static char *qemu_version(void)
+{
+	char *const argv[] = { "qemu-system-x86_64", "--version", NULL };
+	char *out = NULL;
+	struct zb_error e;
+
+	if (run_capture(argv, "/dev/null", 4096, &out, &e) != 0) {
+		free(out);
+		return xstrdup("unknown");
+	}
+	out[strcspn(out, "\n")] = '\0';
+	return out;
+}
+
+static json_t *host_info(void)
+{
+	struct utsname u;
+	char *qv = qemu_version();
+	json_t *h;
+
+	uname(&u);
+	h = json_pack("{s:s, s:s, s:s, s:s, s:i, s:b}", "hostname", u.nodename, "kernel", u.release,
+		      "machine", u.machine, "qemu", qv, "cpus", (int)sysconf(_SC_NPROCESSORS_ONLN),
+		      "kvm_openable", kvm_openable());
+	free(qv);
+	return h;
+}
+
+static char *default_run_dir(const char *name)
+{
+	char ts[32];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(ts, sizeof(ts), "%Y%m%d-%H%M%S", &tm);
+	return xasprintf("runs/%s-%s", name, ts);
+}
+
+int run_matrix(const struct run_options *o, struct zb_error *err)
+{
+	struct run_ctx ctx = { .o = o };
+	struct sigaction sa = { .sa_handler = on_signal };
+	char *dir = NULL;
+	int rc = -1;
+
+	ctx.is_tty = isatty(2);
+	ctx.vm_ops = vm_backend(o->backend ? o->backend : "qemu");
+	if (!ctx.vm_ops)
+		return error_set(err, EINVAL, "unknown backend '%s'", o->backend);
+	if (vm_ops_check(ctx.vm_ops, err) < 0)
+		return -1;
+	if (matrix_load(o->matrix_path, &ctx.m, err) < 0)
+		return -1;
+	if (image_resolve(o->recipe_path, o->cache_dir, 1, &ctx.img, err) < 0) {
+		error_wrap(err, "image '%s'", o->recipe_path);
+		goto out;
+	}
+	dir = o->out_dir ? xstrdup(o->out_dir) : default_run_dir(ctx.m->name);
+	if (results_create(&ctx.res, dir, err) < 0)
+		goto out;
+
+	json_object_set_new(ctx.res.manifest, "zbench", json_string(ZBENCH_VERSION));
+	json_object_set_new(ctx.res.manifest, "status", json_string("running"));
+	json_object_set_new(ctx.res.manifest, "started", json_real(now_wall()));
+	json_object_set_new(ctx.res.manifest, "host", host_info());
+	json_object_set_new(ctx.res.manifest, "backend", json_string(ctx.vm_ops->name));
+	json_object_set_new(ctx.res.manifest, "matrix",
+			    json_pack("{s:s, s:s, s:O}", "path", o->matrix_path, "sha256",
+				      ctx.m->sha256, "content", ctx.m->json));
+	json_object_set_new(ctx.res.manifest, "image",
+			    json_pack("{s:s, s:s, s:O}", "recipe", o->recipe_path, "hash",
+				      ctx.img.hash, "manifest", ctx.img.manifest));
+	if (results_write_manifest(&ctx.res, err) < 0)
+		goto out;
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	ctx.ncells_total = (int)ctx.m->n_cells * ctx.m->repeats;
+	fprintf(stderr, "zbench: running '%s': %d cells x %d repeats into %s\n", ctx.m->name,
+		(int)ctx.m->n_cells, ctx.m->repeats, dir);
+	for (int r = 0; r < ctx.m->repeats && !interrupted; r++) {
+		for (size_t i = 0; i < ctx.m->n_cells && !interrupted; i++) {
+			if (run_one(&ctx, &ctx.m->cells[i], r, err) < 0)
+				goto out;
+			ctx.done++;
+		}
+	}
+	json_object_set_new(ctx.res.manifest, "status",
+			    json_string(interrupted ? "interrupted" : "complete"));
+	json_object_set_new(ctx.res.manifest, "finished", json_real(now_wall()));
+	json_object_set_new(ctx.res.manifest, "accel",
+			    json_string(ctx.accel[0] ? ctx.accel : "none"));
+	json_object_set_new(ctx.res.manifest, "cells_ok", json_integer(ctx.ok));
+	json_object_set_new(ctx.res.manifest, "cells_done", json_integer(ctx.done));
+	if (results_write_manifest(&ctx.res, err) < 0)
+		goto out;
+	fprintf(stderr, "zbench: %d of %d cells ok; results in %s/cells.jsonl\n", ctx.ok,
+		ctx.ncells_total, dir);
+	printf("%s\n", dir);
+	rc = interrupted ? 130 : (ctx.ok == ctx.ncells_total ? 0 : 1);
+out:
+	if (rc < 0 && ctx.res.dir) {
+		json_object_set_new(ctx.res.manifest, "status", json_string("failed"));
+		json_object_set_new(ctx.res.manifest, "error", json_string(err->msg));
+		results_write_manifest(&ctx.res, &(struct zb_error){ 0 });
+	}
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	results_release(&ctx.res);
+	image_release(&ctx.img);
+	matrix_free(ctx.m);
+	free(dir);
+	return rc;
+}

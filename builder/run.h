@@ -1,0 +1,23 @@
+/* Running a matrix: for every cell (and repeat), fresh disks, a fresh VM, the job over the
+ * channel, the result into the run directory, the disks deleted. */
+#ifndef ZB_RUN_H
+#define ZB_RUN_H
+
+#include "error.h"
+
+struct run_options {
+	const char *matrix_path;
+	const char *recipe_path; /* image recipe; default images/debian12-zfs.json */
+	const char *cache_dir;   /* NULL: image_cache_dir_default() */
+	const char *out_dir;     /* NULL: runs/<matrix name>-<UTC timestamp> */
+	const char *accel;       /* NULL: the matrix's vm.accel; else auto|kvm|tcg */
+	const char *backend;     /* "qemu" */
+	int keep_disks;          /* keep each cell's disk images (debugging) */
+};
+
+/* Run the matrix. Returns 0 if every cell ended ok, 1 if some did not (their records say why),
+ * 130 if interrupted, or < 0 with err set if the run could not start or the results could not
+ * be written. */
+int run_matrix(const struct run_options *o, struct zb_error *err);
+
+#endif

@@ -1,0 +1,492 @@
+#define _GNU_SOURCE
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static void oom(void)
+{
+	fputs("zbench: out of memory\n", stderr);
+	abort();
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		oom();
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		oom();
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p)
+		oom();
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+
+	va_start(ap, fmt);
+	if (vasprintf(&p, fmt, ap) < 0)
+		oom();
+	va_end(ap);
+	return p;
+}
+
+int mkdir_p(const char *path, mode_t mode, struct zb_error *err)
+{
+	char *buf = xstrdup(path);
+	char *p;
+
+	for (p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, mode) < 0 && errno != EEXIST) {
+			error_sys(err, errno, "creating directory '%s'", buf);
+			free(buf);
+			return -1;
+		}
+		*p = '/';
+	}
+	if (mkdir(buf, mode) < 0 && errno != EEXIST) {
+		error_sys(err, errno, "creating directory '%s'", buf);
+		free(buf);
+		return -1;
+	}
+	free(buf);
+	return 0;
+}
+
+static int remove_at(int dirfd, const char *name, dev_t dev, struct zb_error *err)
+{
+	struct stat st;
+	DIR *d;
+	struct dirent *de;
+	int fd;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		return error_sys(err, errno, "inspecting '%s'", name);
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT)
+			return error_sys(err, errno, "removing '%s'", name);
+		return 0;
+	}
+	if (st.st_dev != dev)
+		return error_set(err, EXDEV, "refusing to remove '%s': it is a mount point", name);
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return error_sys(err, errno, "opening '%s'", name);
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return error_sys(err, errno, "reading '%s'", name);
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (remove_at(dirfd(d), de->d_name, dev, err) < 0) {
+			closedir(d);
+			return error_wrap(err, "'%s'", name);
+		}
+	}
+	closedir(d);
+	if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		return error_sys(err, errno, "removing directory '%s'", name);
+	return 0;
+}
+
+int remove_tree(const char *path, struct zb_error *err)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		return error_sys(err, errno, "inspecting '%s'", path);
+	}
+	return remove_at(AT_FDCWD, path, st.st_dev, err);
+}
+
+int read_file(const char *path, size_t max, char **out, size_t *len, struct zb_error *err)
+{
+	size_t cap = 4096, n = 0;
+	char *buf;
+	ssize_t r;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return error_sys(err, errno, "opening '%s'", path);
+	buf = xmalloc(cap + 1);
+	for (;;) {
+		if (n == cap) {
+			if (cap >= max) {
+				close(fd);
+				free(buf);
+				return error_set(err, EFBIG, "'%s' is larger than %zu bytes", path, max);
+			}
+			cap = cap * 2 > max ? max : cap * 2;
+			buf = xrealloc(buf, cap + 1);
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			error_sys(err, errno, "reading '%s'", path);
+			close(fd);
+			free(buf);
+			return -1;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	*out = buf;
+	if (len)
+		*len = n;
+	return 0;
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+int write_file_atomic(const char *path, const void *buf, size_t len, mode_t mode,
+		      struct zb_error *err)
+{
+	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
+	int fd;
+
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (fd < 0) {
+		error_sys(err, errno, "creating '%s'", tmp);
+		free(tmp);
+		return -1;
+	}
+	if (write_all(fd, buf, len) < 0 || fsync(fd) < 0) {
+		error_sys(err, errno, "writing '%s'", tmp);
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	close(fd);
+	if (rename(tmp, path) < 0) {
+		error_sys(err, errno, "renaming '%s' to '%s'", tmp, path);
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}
+
+int append_line_fsync(int fd, const char *line, struct zb_error *err)
+{
+	size_t len = strlen(line);
+	char *buf = xmalloc(len + 2);
+
+	memcpy(buf, line, len);
+	buf[len] = '\n';
+	/* One write() of the whole record: with O_APPEND a crash leaves either nothing of it or a
+	 * torn tail without its newline, which the reader drops. */
+	if (write_all(fd, buf, len + 1) < 0) {
+		free(buf);
+		return error_sys(err, errno, "appending a record");
+	}
+	free(buf);
+	if (fsync(fd) < 0)
+		return error_sys(err, errno, "syncing a record");
+	return 0;
+}
+
+int copy_file(const char *src, const char *dst, struct zb_error *err)
+{
+	char buf[1 << 16];
+	struct stat st;
+	int in, out;
+	ssize_t r;
+
+	in = open(src, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return error_sys(err, errno, "opening '%s'", src);
+	if (fstat(in, &st) < 0) {
+		close(in);
+		return error_sys(err, errno, "inspecting '%s'", src);
+	}
+	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, st.st_mode & 07777);
+	if (out < 0) {
+		close(in);
+		return error_sys(err, errno, "creating '%s'", dst);
+	}
+	while ((r = read(in, buf, sizeof(buf))) != 0) {
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			error_sys(err, errno, "reading '%s'", src);
+			goto fail;
+		}
+		if (write_all(out, buf, (size_t)r) < 0) {
+			error_sys(err, errno, "writing '%s'", dst);
+			goto fail;
+		}
+	}
+	close(in);
+	if (close(out) < 0)
+		return error_sys(err, errno, "closing '%s'", dst);
+	return 0;
+fail:
+	close(in);
+	close(out);
+	return -1;
+}
+
+static void hex(const unsigned char *md, unsigned int n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (unsigned int i = 0; i < n; i++) {
+		out[2 * i] = digits[md[i] >> 4];
+		out[2 * i + 1] = digits[md[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+void sha256_hex(const void *buf, size_t len, char out[65])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int n = 0;
+
+	EVP_Digest(buf, len, md, &n, EVP_sha256(), NULL);
+	hex(md, n, out);
+}
+
+int sha256_file_hex(const char *path, char out[65], struct zb_error *err)
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned char buf[1 << 16];
+	unsigned int n = 0;
+	EVP_MD_CTX *ctx;
+	ssize_t r;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return error_sys(err, errno, "opening '%s'", path);
+	ctx = EVP_MD_CTX_new();
+	if (!ctx)
+		abort();
+	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+	while ((r = read(fd, buf, sizeof(buf))) != 0) {
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			error_sys(err, errno, "reading '%s'", path);
+			EVP_MD_CTX_free(ctx);
+			close(fd);
+			return -1;
+		}
+		EVP_DigestUpdate(ctx, buf, (size_t)r);
+	}
+	EVP_DigestFinal_ex(ctx, md, &n);
+	EVP_MD_CTX_free(ctx);
+	close(fd);
+	hex(md, n, out);
+	return 0;
+}
+
+static pid_t spawn(char *const argv[], const char *log_path, int out_fd, struct zb_error *err)
+{
+	pid_t pid;
+	int log_fd = -1;
+
+	if (log_path) {
+		log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (log_fd < 0)
+			return error_sys(err, errno, "opening log '%s'", log_path);
+	}
+	pid = fork();
+	if (pid < 0) {
+		if (log_fd >= 0)
+			close(log_fd);
+		return error_sys(err, errno, "forking for '%s'", argv[0]);
+	}
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_RDONLY);
+
+		if (devnull >= 0)
+			dup2(devnull, 0);
+		if (out_fd >= 0)
+			dup2(out_fd, 1);
+		else if (log_fd >= 0)
+			dup2(log_fd, 1);
+		if (log_fd >= 0)
+			dup2(log_fd, 2);
+		execvp(argv[0], argv);
+		fprintf(stderr, "zbench: cannot run '%s': %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	if (log_fd >= 0)
+		close(log_fd);
+	return pid;
+}
+
+static int reap(pid_t pid, char *const argv[], struct zb_error *err)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR)
+			return error_sys(err, errno, "waiting for '%s'", argv[0]);
+	}
+	if (WIFSIGNALED(status))
+		return error_set(err, EINTR, "'%s' was killed by signal %d", argv[0],
+				 WTERMSIG(status));
+	if (WEXITSTATUS(status) == 127)
+		return error_set(err, ENOENT, "'%s' could not be run (is it installed?)", argv[0]);
+	return WEXITSTATUS(status);
+}
+
+int run_command(char *const argv[], const char *log_path, struct zb_error *err)
+{
+	pid_t pid = spawn(argv, log_path, -1, err);
+
+	if (pid < 0)
+		return -1;
+	return reap(pid, argv, err);
+}
+
+int run_capture(char *const argv[], const char *log_path, size_t max, char **out,
+		struct zb_error *err)
+{
+	size_t cap = 4096, n = 0;
+	char *buf;
+	int fds[2];
+	pid_t pid;
+	ssize_t r;
+	int rc;
+
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return error_sys(err, errno, "creating a pipe");
+	pid = spawn(argv, log_path, fds[1], err);
+	close(fds[1]);
+	if (pid < 0) {
+		close(fds[0]);
+		return -1;
+	}
+	buf = xmalloc(cap + 1);
+	while ((r = read(fds[0], buf + n, cap - n)) != 0) {
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		n += (size_t)r;
+		if (n == cap) {
+			if (cap >= max)
+				break; /* keep what fits; the rest is drained below */
+			cap = cap * 2 > max ? max : cap * 2;
+			buf = xrealloc(buf, cap + 1);
+		}
+	}
+	/* Drain so the child never blocks on a full pipe. */
+	while (n == cap && (r = read(fds[0], (char[4096]){0}, 4096)) > 0)
+		;
+	close(fds[0]);
+	buf[n] = '\0';
+	rc = reap(pid, argv, err);
+	if (rc < 0) {
+		free(buf);
+		return -1;
+	}
+	*out = buf;
+	return rc;
+}
+
+double now_monotonic(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double now_wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+const char *format_duration(double s, char *buf, size_t len)
+{
+	if (s < 60)
+		snprintf(buf, len, "%.1fs", s);
+	else if (s < 3600)
+		snprintf(buf, len, "%dm%02ds", (int)s / 60, (int)s % 60);
+	else
+		snprintf(buf, len, "%dh%02dm", (int)s / 3600, ((int)s % 3600) / 60);
+	return buf;
+}
+
+int path_exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}

@@ -1,0 +1,56 @@
+/* Small host helpers shared by every builder/ file: memory, files, hashing, processes, time. */
+#ifndef ZB_UTIL_H
+#define ZB_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "error.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Allocation that cannot fail: on ENOMEM these print and abort (there is nothing to save). */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* mkdir -p with the given mode for each created component. */
+int mkdir_p(const char *path, mode_t mode, struct zb_error *err);
+/* rm -rf; a missing path is not an error. Does not cross mount points (refuses them). */
+int remove_tree(const char *path, struct zb_error *err);
+
+/* Read a whole file (at most `max` bytes, else EFBIG) into a NUL-terminated buffer. */
+int read_file(const char *path, size_t max, char **out, size_t *len, struct zb_error *err);
+/* Write `len` bytes to `path` through a temporary file, fsync and rename: all or nothing. */
+int write_file_atomic(const char *path, const void *buf, size_t len, mode_t mode,
+		      struct zb_error *err);
+/* Append one line to a file opened with O_APPEND, then fsync it: a record is durable on return. */
+int append_line_fsync(int fd, const char *line, struct zb_error *err);
+/* Copy a regular file (contents and mode). */
+int copy_file(const char *src, const char *dst, struct zb_error *err);
+
+/* SHA-256 of a buffer or a file, as 64 lowercase hex digits plus NUL. */
+void sha256_hex(const void *buf, size_t len, char out[65]);
+int sha256_file_hex(const char *path, char out[65], struct zb_error *err);
+
+/* Run argv (no shell), stdout and stderr appended to `log_path` (or inherited when NULL).
+ * Returns the exit status (0..255), or < 0 with err set if it could not run or died of a signal. */
+int run_command(char *const argv[], const char *log_path, struct zb_error *err);
+/* Run argv and capture its stdout (at most `max` bytes) into *out; stderr to log or inherited. */
+int run_capture(char *const argv[], const char *log_path, size_t max, char **out,
+		struct zb_error *err);
+
+/* Monotonic and wall clocks. */
+double now_monotonic(void);
+double now_wall(void);
+
+/* "1.5s", "2m03s": human-readable duration into buf. */
+const char *format_duration(double seconds, char *buf, size_t len);
+
+/* True if the path exists (any type). */
+int path_exists(const char *path);
+
+#endif

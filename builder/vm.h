@@ -1,0 +1,60 @@
+/* VM backends: how a cell's machine is started, watched and stopped.
+ *
+ * A backend is a `const struct vm_ops` registered in vm_backends[] (vm.c). The runner only sees
+ * this interface: it describes the machine in a struct vm_spec, starts it, polls the channel and
+ * console, and stops it. The backend owns every process, socket and file it creates for the VM
+ * except the disk images (disk.c) and the cell directory.
+ */
+#ifndef ZB_VM_H
+#define ZB_VM_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "error.h"
+
+struct vm_disk {
+	const char *name;   /* the matrix's disk name */
+	const char *path;   /* host image file or block device */
+	const char *bus;    /* "virtio-blk" */
+	const char *serial; /* what the guest sees as the serial, e.g. "zb-d0" */
+};
+
+struct vm_spec {
+	const char *kernel, *initramfs, *cmdline;
+	uint64_t memory; /* bytes */
+	int cpus;
+	const char *accel;       /* "kvm" or "tcg" (auto is resolved by the runner) */
+	const char *dir;         /* cell directory: sockets, console.log, the command line */
+	struct vm_disk *disks;
+	int ndisks;
+};
+
+struct vm; /* backend-private state */
+
+struct vm_ops {
+	const char *name;
+	/* Start the machine. On success *out is the running VM, its channel connected. */
+	int (*start)(const struct vm_spec *spec, struct vm **out, struct zb_error *err);
+	/* The stream socket of the virtio-serial port org.zbench.0 (non-blocking). */
+	int (*channel_fd)(struct vm *vm);
+	/* A pollable fd that becomes readable when the VM process exits, or -1. */
+	int (*exit_fd)(struct vm *vm);
+	/* Bytes the guest has written to its console so far (first-output detection). */
+	uint64_t (*console_bytes)(struct vm *vm);
+	/* Non-blocking: 1 and *status (a wait status) if the VM has exited, else 0. */
+	int (*exited)(struct vm *vm, int *status);
+	/* Stop the machine: polite (QMP quit) then forceful, waiting at most `grace` seconds. */
+	void (*stop)(struct vm *vm, double grace);
+	/* Release everything; the VM must have exited or been stopped. */
+	void (*free)(struct vm *vm);
+};
+
+/* The backend named `name`, or NULL. */
+const struct vm_ops *vm_backend(const char *name);
+/* 0 if an ops table has every mandatory hook (checked before first use). */
+int vm_ops_check(const struct vm_ops *ops, struct zb_error *err);
+
+extern const struct vm_ops vm_qemu_ops;
+
+#endif

@@ -1,0 +1,358 @@
+/* The direct QEMU backend: one qemu-system-x86_64 process per cell.
+ *
+ * q35 with qboot and direct kernel boot (the appliance's uncompressed vmlinux boots through PVH,
+ * which skips the 5-13 s of kernel decompression TCG would spend), no network device, no
+ * default devices, the serial console into the cell's console.log, the virtio-serial port
+ * org.zbench.0 on a unix socket in the cell directory, QMP beside it for a polite quit, and
+ * -sandbox on. The exact command line is kept in the cell directory (qemu.cmdline).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "util.h"
+#include "vm.h"
+
+#define QEMU_BINARY "qemu-system-x86_64"
+#define QBOOT_ROM "/usr/share/qemu/qboot.rom"
+#define QEMU_MAX_ARGS 256
+
+struct vm {
+	pid_t pid;
+	int pidfd;
+	int chan;
+	int exited;
+	int status;
+	char *dir;
+	char *console_path;
+	char *qmp_path;
+};
+
+struct args {
+	char *v[QEMU_MAX_ARGS];
+	int n;
+};
+
+static void args_add(struct args *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void args_add(struct args *a, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	if (a->n >= QEMU_MAX_ARGS - 1)
+		abort(); /* the disk count is bounded by the matrix schema */
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	a->v[a->n++] = s;
+	a->v[a->n] = NULL;
+}
+
+static void args_free(struct args *a)
+{
+	for (int i = 0; i < a->n; i++)
+		free(a->v[i]);
+}
+
+static int is_elf(const char *path)
+{
+	unsigned char magic[4];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, magic, sizeof(magic));
+	close(fd);
+	return n == 4 && !memcmp(magic, "\177ELF", 4);
+}
+
+/* The host page cache would let a disk's speed depend on the host's free memory; bypass it
+ * (cache=none) where the file system allows O_DIRECT, else say so in the command line. */
+static const char *disk_cache_mode(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+
+	if (fd < 0)
+		return "writeback";
+	close(fd);
+	return "none";
+}
+
+static void build_args(const struct vm_spec *s, struct vm *vm, struct args *a)
+{
+	int kvm = !strcmp(s->accel, "kvm");
+
+	args_add(a, QEMU_BINARY);
+	args_add(a, "-name");
+	args_add(a, "zbench");
+	args_add(a, "-machine");
+	args_add(a, "q35,accel=%s", kvm ? "kvm" : "tcg");
+	args_add(a, "-cpu");
+	args_add(a, kvm ? "host" : "max");
+	args_add(a, "-smp");
+	args_add(a, "%d", s->cpus);
+	args_add(a, "-m");
+	args_add(a, "%llu", (unsigned long long)(s->memory >> 20));
+	args_add(a, "-nodefaults");
+	args_add(a, "-no-user-config");
+	args_add(a, "-display");
+	args_add(a, "none");
+	args_add(a, "-no-reboot");
+	args_add(a, "-sandbox");
+	args_add(a, "on");
+	if (is_elf(s->kernel) && access(QBOOT_ROM, R_OK) == 0) {
+		args_add(a, "-bios");
+		args_add(a, QBOOT_ROM);
+	}
+	args_add(a, "-kernel");
+	args_add(a, "%s", s->kernel);
+	args_add(a, "-initrd");
+	args_add(a, "%s", s->initramfs);
+	args_add(a, "-append");
+	args_add(a, "%s", s->cmdline);
+	args_add(a, "-chardev");
+	args_add(a, "file,id=con,path=%s", vm->console_path);
+	args_add(a, "-serial");
+	args_add(a, "chardev:con");
+	args_add(a, "-device");
+	args_add(a, "pvpanic");
+	args_add(a, "-device");
+	args_add(a, "virtio-serial-pci,id=vser");
+	args_add(a, "-chardev");
+	args_add(a, "socket,id=zb,path=%s/channel.sock,server=on,wait=off", vm->dir);
+	args_add(a, "-device");
+	args_add(a, "virtserialport,bus=vser.0,chardev=zb,name=org.zbench.0");
+	args_add(a, "-qmp");
+	args_add(a, "unix:%s,server=on,wait=off", vm->qmp_path);
+	for (int i = 0; i < s->ndisks; i++) {
+		const struct vm_disk *d = &s->disks[i];
+
+		args_add(a, "-drive");
+		args_add(a, "file=%s,if=none,id=disk%d,format=raw,cache=%s,discard=unmap", d->path, i,
+			 disk_cache_mode(d->path));
+		args_add(a, "-device");
+		args_add(a, "virtio-blk-pci,drive=disk%d,serial=%s", i, d->serial);
+	}
+}
+
+static int unix_connect(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+static int qemu_exited(struct vm *vm, int *status)
+{
+	if (!vm->exited) {
+		pid_t r = waitpid(vm->pid, &vm->status, WNOHANG);
+
+		if (r == vm->pid)
+			vm->exited = 1;
+	}
+	if (vm->exited && status)
+		*status = vm->status;
+	return vm->exited;
+}
+
+static char *log_tail(const char *path, size_t max)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	struct zb_error e;
+
+	if (read_file(path, 1 << 20, &buf, &len, &e) < 0)
+		return xstrdup("");
+	if (len > max) {
+		memmove(buf, buf + len - max, max);
+		buf[max] = '\0';
+	}
+	return buf;
+}
+
+static void qemu_free(struct vm *vm)
+{
+	if (!vm)
+		return;
+	if (vm->chan >= 0)
+		close(vm->chan);
+	if (vm->pidfd >= 0)
+		close(vm->pidfd);
+	free(vm->dir);
+	free(vm->console_path);
+	free(vm->qmp_path);
+	free(vm);
+}
+
+static void qemu_stop(struct vm *vm, double grace)
+{
+	double deadline = now_monotonic() + grace;
+	int fd;
+
+	if (qemu_exited(vm, NULL))
+		return;
+	fd = unix_connect(vm->qmp_path);
+	if (fd >= 0) {
+		static const char cmds[] = "{\"execute\":\"qmp_capabilities\"}\n"
+					   "{\"execute\":\"quit\"}\n";
+
+		if (write(fd, cmds, sizeof(cmds) - 1) < 0) {
+			/* fall through to signals */
+		}
+	}
+	while (!qemu_exited(vm, NULL) && now_monotonic() < deadline)
+		usleep(20 * 1000);
+	if (fd >= 0)
+		close(fd);
+	if (!qemu_exited(vm, NULL)) {
+		kill(vm->pid, SIGKILL);
+		while (waitpid(vm->pid, &vm->status, 0) < 0 && errno == EINTR)
+			;
+		vm->exited = 1;
+	}
+}
+
+static int qemu_start(const struct vm_spec *s, struct vm **out, struct zb_error *err)
+{
+	struct vm *vm = xcalloc(1, sizeof(*vm));
+	struct args a = { .n = 0 };
+	char *sock, *cmdline_path, *log_path;
+	FILE *f;
+	double deadline;
+	int logfd;
+
+	vm->chan = -1;
+	vm->pidfd = -1;
+	vm->dir = xstrdup(s->dir);
+	vm->console_path = xasprintf("%s/console.log", s->dir);
+	vm->qmp_path = xasprintf("%s/qmp.sock", s->dir);
+	sock = xasprintf("%s/channel.sock", s->dir);
+	cmdline_path = xasprintf("%s/qemu.cmdline", s->dir);
+	log_path = xasprintf("%s/qemu.log", s->dir);
+	build_args(s, vm, &a);
+
+	f = fopen(cmdline_path, "w");
+	if (f) {
+		for (int i = 0; i < a.n; i++)
+			fprintf(f, "%s%s", a.v[i], i + 1 < a.n ? " \\\n  " : "\n");
+		fclose(f);
+	}
+	logfd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (logfd < 0) {
+		error_sys(err, errno, "creating '%s'", log_path);
+		goto fail;
+	}
+	vm->pid = fork();
+	if (vm->pid < 0) {
+		error_sys(err, errno, "forking for qemu");
+		close(logfd);
+		goto fail;
+	}
+	if (vm->pid == 0) {
+		int devnull = open("/dev/null", O_RDONLY);
+
+		/* Own process group: a Ctrl-C on the terminal reaches zbench, which stops the VM
+		 * in order, instead of killing QEMU under it. */
+		setpgid(0, 0);
+		dup2(devnull, 0);
+		dup2(logfd, 1);
+		dup2(logfd, 2);
+		execvp(a.v[0], a.v);
+		fprintf(stderr, "cannot run %s: %s\n", a.v[0], strerror(errno));
+		_exit(127);
+	}
+	close(logfd);
+	vm->pidfd = (int)syscall(SYS_pidfd_open, vm->pid, 0);
+
+	/* QEMU creates the channel socket during start-up; connect as soon as it is there. */
+	deadline = now_monotonic() + 30;
+	while ((vm->chan = unix_connect(sock)) < 0) {
+		if (qemu_exited(vm, NULL)) {
+			char *tail = log_tail(log_path, 800);
+
+			error_set(err, 0, "qemu exited during start-up (status %d): %s",
+				  WIFEXITED(vm->status) ? WEXITSTATUS(vm->status) : -1, tail);
+			free(tail);
+			goto fail;
+		}
+		if (now_monotonic() > deadline) {
+			error_set(err, ETIMEDOUT, "qemu did not open its channel socket '%s' in 30 s",
+				  sock);
+			qemu_stop(vm, 1);
+			goto fail;
+		}
+		usleep(10 * 1000);
+	}
+	fcntl(vm->chan, F_SETFL, fcntl(vm->chan, F_GETFL) | O_NONBLOCK);
+	args_free(&a);
+	free(sock);
+	free(cmdline_path);
+	free(log_path);
+	*out = vm;
+	return 0;
+fail:
+	args_free(&a);
+	free(sock);
+	free(cmdline_path);
+	free(log_path);
+	qemu_free(vm);
+	return -1;
+}
+
+static int qemu_channel_fd(struct vm *vm)
+{
+	return vm->chan;
+}
+
+static int qemu_exit_fd(struct vm *vm)
+{
+	return vm->pidfd;
+}
+
+static uint64_t qemu_console_bytes(struct vm *vm)
+{
+	struct stat st;
+
+	if (stat(vm->console_path, &st) < 0)
+		return 0;
+	return (uint64_t)st.st_size;
+}
+
+const struct vm_ops vm_qemu_ops = {
+	.name = "qemu",
+	.start = qemu_start,
+	.channel_fd = qemu_channel_fd,
+	.exit_fd = qemu_exit_fd,
+	.console_bytes = qemu_console_bytes,
+	.exited = qemu_exited,
+	.stop = qemu_stop,
+	.free = qemu_free,
+};

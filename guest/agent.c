@@ -1,0 +1,880 @@
+/* zbench-agent: PID 1 of the guest appliance.
+ *
+ * It brings the minimal system up, talks to the host over the virtio-serial port
+ * "org.zbench.0" (docs/protocol.md), builds exactly the pool the job asks for, reports what the
+ * guest really has, runs the workload engine, sends the result and powers off.
+ *
+ * The setup is a tagged list of steps run in order by one loop (agent_steps[] below). Every
+ * failure becomes an "error" message to the host naming the step, then a deliberate power off:
+ * if PID 1 exits the kernel panics, which the host would misread as a kernel bug.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "proto.h"
+#include "units.h"
+
+#define AGENT_VERSION "0.1.0"
+#define CMD_OUTPUT_MAX (64 * 1024)
+#define HEARTBEAT_SEC 2
+#define ENGINE_PATH "/bin/zbench-engine"
+#define RESULT_PATH "/tmp/zbench-result.json"
+
+struct agent {
+	int port;                /* virtio-serial port, O_RDWR, blocking */
+	pthread_mutex_t tx_lock; /* one writer at a time on the port */
+	const char *step;        /* the step running now, for heartbeats and errors */
+	json_t *job;             /* the job the host sent (owned) */
+	char target_path[512];   /* what the workload runs against: a directory or a zvol */
+	int target_is_dev;
+};
+
+static struct agent agent = { .port = -1, .tx_lock = PTHREAD_MUTEX_INITIALIZER };
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Console log: everything the agent does goes to the serial console too, so the host's console
+ * log holds the evidence even when the port is dead. */
+static void logf_console(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void logf_console(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "zbench-agent: [%.3f] ", mono_now());
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void power_off(void)
+{
+	sync();
+	reboot(RB_POWER_OFF);
+	/* Not reached unless reboot() failed; PID 1 must not exit. */
+	for (;;)
+		pause();
+}
+
+/* Send one message (steals `msg`). Adds "v", "t" (guest monotonic seconds). */
+static int send_msg(json_t *msg)
+{
+	char *text;
+	int rc = -1;
+
+	json_object_set_new(msg, "v", json_integer(1));
+	json_object_set_new(msg, "t", json_real(mono_now()));
+	text = json_dumps(msg, JSON_COMPACT);
+	json_decref(msg);
+	if (!text)
+		return -1;
+	pthread_mutex_lock(&agent.tx_lock);
+	if (agent.port >= 0)
+		rc = proto_write_frame(agent.port, text, strlen(text));
+	pthread_mutex_unlock(&agent.tx_lock);
+	free(text);
+	return rc;
+}
+
+/* Report a failure of the current step and power off. `output` is a command's output or NULL. */
+static void fail_step(const char *output, const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 2, 3)));
+static void fail_step(const char *output, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	logf_console("step '%s' failed: %s", agent.step, msg);
+	if (output && *output)
+		fprintf(stderr, "%s\n", output);
+	send_msg(json_pack("{s:s, s:s, s:s, s:s?}", "type", "error", "step", agent.step, "message",
+			   msg, "output", output));
+	power_off();
+	__builtin_unreachable();
+}
+
+static void *heartbeat_main(void *arg)
+{
+	for (;;) {
+		sleep(HEARTBEAT_SEC);
+		send_msg(json_pack("{s:s, s:s}", "type", "heartbeat", "step", agent.step));
+	}
+	return NULL;
+}
+
+/* Run argv, capturing stdout+stderr (bounded) into *out (caller frees). Returns the exit status,
+ * or -1 if it could not run or died of a signal. */
+static int run_cmd(char *const argv[], char **out)
+{
+	char *buf = malloc(CMD_OUTPUT_MAX + 1);
+	size_t n = 0;
+	int fds[2], status;
+	pid_t pid;
+	ssize_t r;
+
+	if (!buf)
+		return -1;
+	if (pipe(fds) < 0) {
+		free(buf);
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		free(buf);
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		dup2(fds[1], 2);
+		close(fds[0]);
+		close(fds[1]);
+		execv(argv[0], argv);
+		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(fds[1]);
+	for (;;) {
+		char sink[4096];
+
+		if (n < CMD_OUTPUT_MAX)
+			r = read(fds[0], buf + n, CMD_OUTPUT_MAX - n);
+		else
+			r = read(fds[0], sink, sizeof(sink));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		if (n < CMD_OUTPUT_MAX)
+			n += (size_t)r;
+	}
+	close(fds[0]);
+	buf[n] = '\0';
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (out)
+		*out = buf;
+	else
+		free(buf);
+	if (!WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* Run argv and fail the step with its output unless it exits 0. */
+static char *must_run(char *const argv[])
+{
+	char *out = NULL;
+	int rc = run_cmd(argv, &out);
+
+	if (rc != 0) {
+		char cmd[512] = "";
+
+		for (int i = 0; argv[i] && strlen(cmd) < sizeof(cmd) - 64; i++) {
+			strncat(cmd, argv[i], sizeof(cmd) - strlen(cmd) - 2);
+			strcat(cmd, " ");
+		}
+		fail_step(out, "'%s' exited with status %d", cmd, rc);
+	}
+	return out;
+}
+
+/* A growable argv. */
+struct argv_buf {
+	char *v[512];
+	int n;
+};
+
+static void argv_add(struct argv_buf *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void argv_add(struct argv_buf *a, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	if (a->n >= (int)(sizeof(a->v) / sizeof(a->v[0])) - 1)
+		fail_step(NULL, "command line too long");
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		fail_step(NULL, "out of memory");
+	va_end(ap);
+	a->v[a->n++] = s;
+	a->v[a->n] = NULL;
+}
+
+static void argv_free(struct argv_buf *a)
+{
+	for (int i = 0; i < a->n; i++)
+		free(a->v[i]);
+	a->n = 0;
+}
+
+/* A JSON scalar as the string a command line wants ("4k", "12", "on"). */
+static const char *scalar_str(const json_t *v, char *buf, size_t len)
+{
+	if (json_is_string(v))
+		return json_string_value(v);
+	if (json_is_integer(v))
+		snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+	else if (json_is_true(v))
+		snprintf(buf, len, "1");
+	else if (json_is_false(v))
+		snprintf(buf, len, "0");
+	else if (json_is_real(v))
+		snprintf(buf, len, "%g", json_real_value(v));
+	else
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+/* ---- steps --------------------------------------------------------------------------------- */
+
+static void step_mounts(void)
+{
+	static const struct {
+		const char *src, *dst, *type;
+		unsigned long flags;
+	} mounts[] = {
+		{ "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC },
+		{ "sysfs", "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC },
+		{ "devtmpfs", "/dev", "devtmpfs", MS_NOSUID },
+		{ "tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV },
+		{ "tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV },
+	};
+
+	for (size_t i = 0; i < sizeof(mounts) / sizeof(mounts[0]); i++) {
+		mkdir(mounts[i].dst, 0755);
+		if (mount(mounts[i].src, mounts[i].dst, mounts[i].type, mounts[i].flags, NULL) < 0 &&
+		    errno != EBUSY)
+			fail_step(NULL, "mounting %s on %s: %s", mounts[i].type, mounts[i].dst,
+				  strerror(errno));
+	}
+	mkdir("/dev/pts", 0755);
+	mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, NULL);
+	mkdir("/dev/shm", 01777);
+	mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, NULL);
+	mkdir("/run/udev", 0755);
+	symlink("/proc/self/mounts", "/etc/mtab");
+}
+
+static void step_base_modules(void)
+{
+	/* modprobe resolves dependencies (virtio_ring, virtio, virtio_pci_modern_dev, ...) from
+	 * modules.dep. A module that is built in or absent for a bus is not an error here: the
+	 * disks the job needs are checked when the pool is created. */
+	static char *const argv[] = { "/sbin/modprobe", "-a", "-q", "virtio_pci", "virtio_console",
+				      "virtio_blk", "virtio_scsi", "sd_mod", NULL };
+	char *out = NULL;
+
+	if (run_cmd(argv, &out) != 0)
+		logf_console("modprobe of virtio modules reported: %s", out ? out : "");
+	free(out);
+}
+
+/* Find /dev/vportNpM whose /sys/class/virtio-ports/vportNpM/name is the zbench port. */
+static void step_port(void)
+{
+	double deadline = mono_now() + 30;
+
+	while (mono_now() < deadline) {
+		DIR *d = opendir("/sys/class/virtio-ports");
+		struct dirent *de;
+
+		while (d && (de = readdir(d))) {
+			char path[300], name[64] = "";
+			FILE *f;
+
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/sys/class/virtio-ports/%s/name", de->d_name);
+			f = fopen(path, "r");
+			if (!f)
+				continue;
+			if (!fgets(name, sizeof(name), f))
+				name[0] = '\0';
+			fclose(f);
+			name[strcspn(name, "\n")] = '\0';
+			if (strcmp(name, PROTO_PORT_NAME))
+				continue;
+			snprintf(path, sizeof(path), "/dev/%s", de->d_name);
+			agent.port = open(path, O_RDWR | O_CLOEXEC);
+			if (agent.port >= 0) {
+				closedir(d);
+				return;
+			}
+		}
+		if (d)
+			closedir(d);
+		usleep(50 * 1000);
+	}
+	/* No port: nobody to tell. The console says why; the host sees boot-fail or timeout. */
+	fail_step(NULL, "virtio-serial port '%s' not found", PROTO_PORT_NAME);
+}
+
+static void step_hello(void)
+{
+	struct utsname u;
+
+	uname(&u);
+	send_msg(json_pack("{s:s, s:s, s:i, s:s, s:s}", "type", "hello", "agent", AGENT_VERSION,
+			   "proto", 1, "kernel", u.release, "machine", u.machine));
+}
+
+static int job_frame(void *arg, const char *payload, size_t len)
+{
+	json_error_t jerr;
+	json_t *msg = json_loadb(payload, len, JSON_REJECT_DUPLICATES, &jerr);
+	const char *type;
+
+	if (!msg)
+		fail_step(NULL, "job message is not JSON: %s", jerr.text);
+	type = json_string_value(json_object_get(msg, "type"));
+	if (!type || strcmp(type, "job"))
+		fail_step(NULL, "expected a 'job' message, got '%s'", type ? type : "(none)");
+	agent.job = msg;
+	return 0;
+}
+
+static void step_job(void)
+{
+	struct proto_decoder dec;
+	char buf[4096];
+	double deadline = mono_now() + 120;
+
+	proto_decoder_init(&dec, PROTO_MAX_PAYLOAD);
+	while (!agent.job) {
+		struct pollfd pfd = { .fd = agent.port, .events = POLLIN };
+		int left = (int)((deadline - mono_now()) * 1000);
+		ssize_t r;
+
+		if (left <= 0)
+			fail_step(NULL, "no job from the host within 120 s");
+		if (poll(&pfd, 1, left) <= 0)
+			continue;
+		r = read(agent.port, buf, sizeof(buf));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			fail_step(NULL, "reading the port: %s", strerror(errno));
+		if (r == 0) { /* host not connected yet: virtio-serial reports EOF; wait */
+			usleep(20 * 1000);
+			continue;
+		}
+		if (proto_decoder_feed(&dec, buf, (size_t)r, job_frame, NULL) < 0)
+			fail_step(NULL, "bad frame from the host: %s", dec.err);
+	}
+	proto_decoder_release(&dec);
+}
+
+static void step_udev(void)
+{
+	static char *const udevd[] = { "/lib/systemd/systemd-udevd", "--daemon", NULL };
+	static char *const trigger[] = { "/bin/udevadm", "trigger", "--action=add", NULL };
+	static char *const settle[] = { "/bin/udevadm", "settle", "--timeout=60", NULL };
+
+	free(must_run(udevd));
+	free(must_run(trigger));
+	free(must_run(settle));
+}
+
+/* Load every module named in job.config.module_params with its parameters, dependencies first
+ * (zfs last, so spl's parameters apply), then zfs itself even if no parameter was given. */
+static void step_zfs_module(void)
+{
+	json_t *params = json_object_get(json_object_get(agent.job, "config"), "module_params");
+	const char *mod;
+	json_t *kv;
+
+	for (int pass = 0; pass < 2; pass++) {
+		json_object_foreach(params, mod, kv)
+		{
+			struct argv_buf a = { 0 };
+			const char *k;
+			json_t *v;
+			char *out;
+
+			if ((pass == 0) == !strcmp(mod, "zfs"))
+				continue;
+			argv_add(&a, "/sbin/modprobe");
+			argv_add(&a, "%s", mod);
+			json_object_foreach(kv, k, v)
+			{
+				char tmp[64];
+
+				argv_add(&a, "%s=%s", k, scalar_str(v, tmp, sizeof(tmp)));
+			}
+			out = must_run(a.v);
+			free(out);
+			argv_free(&a);
+		}
+	}
+	if (!json_object_get(params, "zfs")) {
+		static char *const argv[] = { "/sbin/modprobe", "zfs", NULL };
+
+		free(must_run(argv));
+	}
+}
+
+/* Guest device path of a disk by name, from the job's disk table (the host knows the bus). */
+static const char *disk_path(const char *name)
+{
+	json_t *disks = json_object_get(agent.job, "disks");
+	size_t i;
+	json_t *d;
+
+	json_array_foreach(disks, i, d)
+	{
+		if (!strcmp(json_string_value(json_object_get(d, "name")), name))
+			return json_string_value(json_object_get(d, "guest_path"));
+	}
+	fail_step(NULL, "disk '%s' is not in the job's disk table", name);
+}
+
+static void wait_for_path(const char *path, double seconds)
+{
+	double deadline = mono_now() + seconds;
+
+	while (access(path, F_OK) < 0) {
+		if (mono_now() > deadline)
+			fail_step(NULL, "'%s' did not appear within %.0f s", path, seconds);
+		usleep(20 * 1000);
+	}
+}
+
+static void add_vdev_group(struct argv_buf *a, json_t *vdev)
+{
+	const char *type = json_string_value(json_object_get(vdev, "type"));
+	size_t i;
+	json_t *d;
+
+	if (type && strcmp(type, "stripe"))
+		argv_add(a, "%s", type);
+	json_array_foreach(json_object_get(vdev, "disks"), i, d)
+	{
+		const char *p = disk_path(json_string_value(d));
+
+		wait_for_path(p, 30);
+		argv_add(a, "%s", p);
+	}
+}
+
+static void step_pool(void)
+{
+	json_t *cfg = json_object_get(agent.job, "config");
+	json_t *pool = json_object_get(cfg, "pool");
+	const char *pname = json_string_value(json_object_get(pool, "name"));
+	struct argv_buf a = { 0 };
+	const char *k;
+	json_t *v, *vdev;
+	size_t i;
+
+	argv_add(&a, "/sbin/zpool");
+	argv_add(&a, "create");
+	argv_add(&a, "-f");
+	json_object_foreach(json_object_get(pool, "properties"), k, v)
+	{
+		char tmp[64];
+
+		argv_add(&a, "-o");
+		argv_add(&a, "%s=%s", k, scalar_str(v, tmp, sizeof(tmp)));
+	}
+	argv_add(&a, "%s", pname);
+	json_array_foreach(json_object_get(pool, "vdevs"), i, vdev)
+		add_vdev_group(&a, vdev);
+	if (json_array_size(json_object_get(pool, "log"))) {
+		argv_add(&a, "log");
+		json_array_foreach(json_object_get(pool, "log"), i, vdev)
+			add_vdev_group(&a, vdev);
+	}
+	if (json_array_size(json_object_get(pool, "special"))) {
+		argv_add(&a, "special");
+		json_array_foreach(json_object_get(pool, "special"), i, vdev)
+			add_vdev_group(&a, vdev);
+	}
+	if (json_array_size(json_object_get(pool, "cache"))) {
+		argv_add(&a, "cache");
+		json_array_foreach(json_object_get(pool, "cache"), i, v)
+			argv_add(&a, "%s", disk_path(json_string_value(v)));
+	}
+	logf_console("creating pool '%s' (%d arguments)", pname, a.n);
+	free(must_run(a.v));
+	argv_free(&a);
+}
+
+static void create_dataset(const char *pool, json_t *ds, int zvol)
+{
+	const char *name = json_string_value(json_object_get(ds, "name"));
+	struct argv_buf a = { 0 };
+	const char *k;
+	json_t *v;
+
+	argv_add(&a, "/sbin/zfs");
+	argv_add(&a, "create");
+	if (zvol) {
+		argv_add(&a, "-V");
+		argv_add(&a, "%s", json_string_value(json_object_get(ds, "size")));
+	}
+	json_object_foreach(json_object_get(ds, "properties"), k, v)
+	{
+		char tmp[64];
+
+		argv_add(&a, "-o");
+		argv_add(&a, "%s=%s", k, scalar_str(v, tmp, sizeof(tmp)));
+	}
+	argv_add(&a, "%s/%s", pool, name);
+	free(must_run(a.v));
+	argv_free(&a);
+}
+
+static void step_datasets(void)
+{
+	json_t *cfg = json_object_get(agent.job, "config");
+	const char *pname = json_string_value(json_object_get(json_object_get(cfg, "pool"), "name"));
+	const char *target =
+		json_string_value(json_object_get(json_object_get(cfg, "workload"), "target"));
+	json_t *ds;
+	size_t i;
+
+	json_array_foreach(json_object_get(cfg, "datasets"), i, ds)
+	{
+		const char *name = json_string_value(json_object_get(ds, "name"));
+
+		create_dataset(pname, ds, 0);
+		if (target && !strcmp(name, target)) {
+			char path[512], *mnt;
+			char *const argv[] = { "/sbin/zfs", "get",  "-Hp", "-o", "value", "mountpoint",
+					       path,	    NULL };
+
+			snprintf(path, sizeof(path), "%s/%s", pname, name);
+			mnt = must_run(argv);
+			mnt[strcspn(mnt, "\n")] = '\0';
+			snprintf(agent.target_path, sizeof(agent.target_path), "%s", mnt);
+			free(mnt);
+		}
+	}
+	json_array_foreach(json_object_get(cfg, "zvols"), i, ds)
+	{
+		const char *name = json_string_value(json_object_get(ds, "name"));
+
+		create_dataset(pname, ds, 1);
+		if (target && !strcmp(name, target)) {
+			snprintf(agent.target_path, sizeof(agent.target_path), "/dev/zvol/%s/%s",
+				 pname, name);
+			agent.target_is_dev = 1;
+			wait_for_path(agent.target_path, 60);
+		}
+	}
+	if (!agent.target_path[0])
+		fail_step(NULL, "workload target '%s' is neither a dataset nor a zvol of the job",
+			  target ? target : "(none)");
+}
+
+/* "property\tvalue\tsource" lines into {"property": {"value": v, "source": s}}. */
+static json_t *parse_get(char *out)
+{
+	json_t *obj = json_object();
+	char *save = NULL;
+
+	for (char *line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *f[4] = { 0 };
+		int n = 0;
+
+		for (char *p = line; n < 4; n++) {
+			f[n] = p;
+			p = strchr(p, '\t');
+			if (!p) {
+				n++;
+				break;
+			}
+			*p++ = '\0';
+		}
+		if (n >= 3)
+			json_object_set_new(obj, f[0],
+					    json_pack("{s:s, s:s}", "value", f[1], "source", f[2]));
+	}
+	return obj;
+}
+
+static char *read_small(const char *path)
+{
+	char buf[4096];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return NULL;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return strdup(buf);
+}
+
+static json_t *module_parameters(const char *mod)
+{
+	char dir[128];
+	json_t *obj = json_object();
+	DIR *d;
+	struct dirent *de;
+
+	snprintf(dir, sizeof(dir), "/sys/module/%s/parameters", mod);
+	d = opendir(dir);
+	while (d && (de = readdir(d))) {
+		char path[400];
+		char *v;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		v = read_small(path);
+		if (v)
+			json_object_set_new(obj, de->d_name, json_string(v));
+		free(v);
+	}
+	if (d)
+		closedir(d);
+	return obj;
+}
+
+/* Tell the host what the guest really has: pool and target properties, layout, module
+ * parameters, versions. */
+static void step_report(void)
+{
+	json_t *cfg = json_object_get(agent.job, "config");
+	const char *pname = json_string_value(json_object_get(json_object_get(cfg, "pool"), "name"));
+	const char *target =
+		json_string_value(json_object_get(json_object_get(cfg, "workload"), "target"));
+	char ds[512];
+	char *zpool_get, *zfs_get, *status, *zfs_version;
+	char *const a_pool[] = { "/sbin/zpool", "get", "-Hp", "-o", "property,value,source",
+				 "all",		(char *)pname, NULL };
+	char *const a_ds[] = { "/sbin/zfs", "get", "-Hp", "-o", "property,value,source",
+			       "all",	    ds,	   NULL };
+	char *const a_status[] = { "/sbin/zpool", "status", "-P", (char *)pname, NULL };
+	json_t *params = json_object();
+	const char *mod;
+	json_t *v;
+	struct utsname u;
+
+	snprintf(ds, sizeof(ds), "%s/%s", pname, target);
+	zpool_get = must_run(a_pool);
+	zfs_get = must_run(a_ds);
+	status = must_run(a_status);
+	zfs_version = read_small("/sys/module/zfs/version");
+	uname(&u);
+	json_object_set_new(params, "zfs", module_parameters("zfs"));
+	json_object_foreach(json_object_get(cfg, "module_params"), mod, v)
+	{
+		if (strcmp(mod, "zfs"))
+			json_object_set_new(params, mod, module_parameters(mod));
+	}
+	send_msg(json_pack("{s:s, s:o, s:o, s:s, s:o, s:s?, s:s, s:s}", "type", "effective",
+			   "pool", parse_get(zpool_get), "target", parse_get(zfs_get),
+			   "zpool_status", status, "module_params", params, "zfs_version",
+			   zfs_version, "kernel", u.release, "target_path", agent.target_path));
+	free(zpool_get);
+	free(zfs_get);
+	free(status);
+	free(zfs_version);
+}
+
+/* Relay the engine's per-second status lines (one JSON object each) as "sample" messages. */
+static void relay_status(int fd, char *acc, size_t *len, size_t cap)
+{
+	ssize_t r = read(fd, acc + *len, cap - *len - 1);
+	char *nl;
+
+	if (r <= 0)
+		return;
+	*len += (size_t)r;
+	acc[*len] = '\0';
+	while ((nl = strchr(acc, '\n'))) {
+		json_t *line;
+
+		*nl = '\0';
+		line = json_loads(acc, 0, NULL);
+		if (json_is_object(line)) {
+			json_object_set_new(line, "type", json_string("sample"));
+			send_msg(line);
+		} else {
+			json_decref(line);
+		}
+		*len -= (size_t)(nl + 1 - acc);
+		memmove(acc, nl + 1, *len + 1);
+	}
+	if (*len == cap - 1) /* a line longer than the buffer: drop it */
+		*len = 0;
+}
+
+static void step_workload(void)
+{
+	json_t *w = json_object_get(json_object_get(agent.job, "config"), "workload");
+	const char *name = json_string_value(json_object_get(agent.job, "cell"));
+	struct argv_buf a = { 0 };
+	int status_pipe[2], out_pipe[2], status;
+	char acc[8192], *errout;
+	json_error_t jerr;
+	size_t acc_len = 0, err_len = 0;
+	const char *k;
+	json_t *v, *fio;
+	pid_t pid;
+
+	argv_add(&a, ENGINE_PATH);
+	argv_add(&a, "--output-format=json");
+	argv_add(&a, "--output=" RESULT_PATH);
+	argv_add(&a, "--status-fd=3");
+	argv_add(&a, "--name=%s", name ? name : "zbench");
+	argv_add(&a, agent.target_is_dev ? "--filename=%s" : "--directory=%s", agent.target_path);
+	json_object_foreach(w, k, v)
+	{
+		char tmp[64];
+
+		if (!strcmp(k, "target"))
+			continue;
+		argv_add(&a, "--%s=%s", k, scalar_str(v, tmp, sizeof(tmp)));
+	}
+	if (pipe(status_pipe) < 0 || pipe(out_pipe) < 0)
+		fail_step(NULL, "pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		fail_step(NULL, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		dup2(out_pipe[1], 1);
+		dup2(out_pipe[1], 2);
+		dup2(status_pipe[1], 3);
+		execv(a.v[0], a.v);
+		fprintf(stderr, "cannot run %s: %s\n", a.v[0], strerror(errno));
+		_exit(127);
+	}
+	close(status_pipe[1]);
+	close(out_pipe[1]);
+	errout = calloc(1, CMD_OUTPUT_MAX + 1);
+	for (int open_fds = 2; open_fds > 0;) {
+		struct pollfd pfd[2] = { { status_pipe[0], POLLIN, 0 }, { out_pipe[0], POLLIN, 0 } };
+
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pfd[0].revents & POLLIN)
+			relay_status(status_pipe[0], acc, &acc_len, sizeof(acc));
+		else if (pfd[0].revents & (POLLHUP | POLLERR)) {
+			if (pfd[0].fd >= 0)
+				open_fds--;
+			close(status_pipe[0]);
+			status_pipe[0] = -1;
+		}
+		if (pfd[1].revents & POLLIN) {
+			char tmp[4096];
+			ssize_t r = read(out_pipe[0], tmp, sizeof(tmp));
+
+			if (r > 0) {
+				fwrite(tmp, 1, (size_t)r, stderr); /* the console keeps it too */
+				if (err_len + (size_t)r <= CMD_OUTPUT_MAX) {
+					memcpy(errout + err_len, tmp, (size_t)r);
+					err_len += (size_t)r;
+				}
+			}
+		} else if (pfd[1].revents & (POLLHUP | POLLERR)) {
+			open_fds--;
+			close(out_pipe[0]);
+			out_pipe[0] = -1;
+		}
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	argv_free(&a);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		if (WIFSIGNALED(status))
+			fail_step(errout, "the workload engine was killed by signal %d",
+				  WTERMSIG(status));
+		fail_step(errout, "the workload engine exited with status %d", WEXITSTATUS(status));
+	}
+	fio = json_load_file(RESULT_PATH, 0, &jerr);
+	if (!fio)
+		fail_step(errout, "the engine's result is not JSON: %s (line %d)", jerr.text,
+			  jerr.line);
+	free(errout);
+	send_msg(json_pack("{s:s, s:o}", "type", "result", "fio", fio));
+}
+
+static const struct step {
+	const char *name;
+	void (*run)(void);
+	int to_host; /* 1 once the port is open: the step is announced with a "phase" message */
+} agent_steps[] = {
+	{ "mounts", step_mounts, 0 },	     { "modules", step_base_modules, 0 },
+	{ "port", step_port, 0 },	     { "hello", step_hello, 1 },
+	{ "job", step_job, 1 },		     { "udev", step_udev, 1 },
+	{ "zfs-module", step_zfs_module, 1 }, { "pool", step_pool, 1 },
+	{ "datasets", step_datasets, 1 },    { "report", step_report, 1 },
+	{ "workload", step_workload, 1 },
+};
+
+/* Orphans (udevd's workers, say) are not reaped: the machine lives for one cell, a few zombies
+ * cost nothing, and a reaper thread calling waitpid(-1) would steal the exit statuses that
+ * run_cmd() waits for. */
+int main(int argc, char **argv)
+{
+	pthread_t hb;
+	int console;
+
+	if (getpid() != 1) {
+		fprintf(stderr, "zbench-agent: this is the guest appliance's init (PID 1); it "
+				"powers the machine off when done, so it refuses to run as PID %d\n",
+			(int)getpid());
+		return 2;
+	}
+	setenv("PATH", "/sbin:/bin:/usr/sbin:/usr/bin", 1);
+	for (size_t i = 0; i < sizeof(agent_steps) / sizeof(agent_steps[0]); i++) {
+		agent.step = agent_steps[i].name;
+		if (agent_steps[i].to_host)
+			send_msg(json_pack("{s:s, s:s}", "type", "phase", "name", agent.step));
+		logf_console("step %s", agent.step);
+		agent_steps[i].run();
+		if (!strcmp(agent.step, "mounts")) {
+			console = open("/dev/console", O_RDWR | O_NOCTTY);
+			if (console >= 0) {
+				dup2(console, 1);
+				dup2(console, 2);
+				if (console > 2)
+					close(console);
+			}
+		}
+		if (!strcmp(agent.step, "hello"))
+			pthread_create(&hb, NULL, heartbeat_main, NULL);
+	}
+	agent.step = "poweroff";
+	send_msg(json_pack("{s:s}", "type", "bye"));
+	logf_console("done, powering off");
+	power_off();
+	return 0;
+}

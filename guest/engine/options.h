@@ -1,0 +1,101 @@
+/* The workload engine's option table: fio option names, one declarative table that drives
+ * command-line parsing, JSON job parsing, validation (also on the host, by the matrix loader) and
+ * --help. */
+#ifndef ZB_ENGINE_OPTIONS_H
+#define ZB_ENGINE_OPTIONS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Check one workload option as it appears in a matrix: 0 if `name` is a known engine option and
+ * `value` is acceptable for it (a JSON string, integer or boolean as the option expects, parsed
+ * with the same rules the engine uses), else -1 with a one-line reason in msg (for example
+ * "unknown option" or "expected a size such as \"4k\""). Used by the host's matrix loader so a bad
+ * workload is rejected before any VM boots. */
+int engine_option_check(const char *name, const json_t *value, char *msg, size_t len);
+
+/* The I/O pattern (fio's rw=). */
+enum engine_rw {
+	ENGINE_RW_READ,
+	ENGINE_RW_WRITE,
+	ENGINE_RW_RANDREAD,
+	ENGINE_RW_RANDWRITE,
+	ENGINE_RW_RW, /* sequential mix, also "readwrite" */
+	ENGINE_RW_RANDRW,
+};
+
+/* The upper bound of the option table; a static assertion in options.c keeps it honest. */
+#define ENGINE_OPT_MAX 48
+
+/* One job as the options describe it: fio's job section, run `numjobs` times in parallel.
+ * Strings are owned (engine_job_release() frees them). Durations are in microseconds. */
+struct job {
+	char *name;
+	char *description;
+	char *filename;	 /* a file or block device shared by all threads; NULL: one file each */
+	char *directory; /* where per-thread files "<name>.<n>.0" live; NULL: current directory */
+	char *ioengine;
+	int rw;
+	int rwmixread; /* percent of reads in rw/randrw */
+	uint64_t bs;
+	uint64_t size;	 /* bytes per thread (per file); 0: the size of an existing filename */
+	uint64_t offset; /* start of the region within the file */
+	int numjobs;
+	int iodepth;
+	bool direct;
+	int sync_flags; /* 0, O_SYNC or O_DSYNC */
+	int fsync;	/* fsync after every N writes; 0: never */
+	bool end_fsync;
+	bool time_based;
+	uint64_t runtime_us; /* 0: unlimited (until size is done) */
+	uint64_t ramp_time_us;
+	int loops;
+	uint64_t randseed;
+	bool randrepeat;
+	bool norandommap;
+	bool group_reporting;
+	bool thread;
+	bool invalidate;
+
+	/* The text each option was given as (NULL if left at its default), indexed like the table;
+	 * "job options" in the output shows these, as fio does. */
+	char *given[ENGINE_OPT_MAX];
+};
+
+/* Set every option to its default. */
+void engine_job_init(struct job *job);
+/* Free the owned strings; the job can be initialised again. */
+void engine_job_release(struct job *job);
+
+/* Set one option from its text form (command line). `value` NULL means the option was given
+ * without "=value" (allowed for booleans: true). 0, or -1 with "option 'bs': <reason>" in msg. */
+int engine_option_set(struct job *job, const char *name, const char *value, char *msg, size_t len);
+
+/* Apply a JSON job object (same option names; strings, integers or booleans). 0 or -1 with msg. */
+int engine_job_from_json(struct job *job, const json_t *obj, char *msg, size_t len);
+
+/* Cross-option checks after all options are set (bs > 0, a size or a filename, mix in range,
+ * direct alignment, known ioengine). 0 or -1 with msg. */
+int engine_job_validate(const struct job *job, char *msg, size_t len);
+
+/* Every option with its resolved value, typed (sizes in bytes, durations as "5s"-style strings,
+ * booleans, enums as their names): the --dry-run output, accepted back by --job-json. */
+json_t *engine_job_resolved_json(const struct job *job);
+/* The options that were given, as strings, like fio's "job options". */
+json_t *engine_job_given_json(const struct job *job);
+
+/* Print the option table as help text. */
+void engine_options_help(FILE *out);
+
+/* Names of enum values, for output. */
+const char *engine_rw_name(int rw);
+
+/* True when the job issues reads or writes. */
+bool engine_rw_reads(int rw);
+bool engine_rw_writes(int rw);
+bool engine_rw_random(int rw);
+
+#endif
