@@ -7,7 +7,7 @@
 set -eu
 
 PKGS="build-essential pkg-config libjansson-dev libssl-dev
-qemu-system-x86 qemu-utils debootstrap xz-utils zstd cpio
+qemu-system-x86 qemu-utils debootstrap xz-utils zstd cpio kmod
 fio jq gnuplot-nox"
 
 missing=""
