@@ -1,4 +1,5 @@
 #include "error.h"
+#include "commands.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -40,7 +41,9 @@ int error_wrap(struct zb_error *err, const char *fmt, ...)
 	vsnprintf(prefix, sizeof(prefix), fmt, ap);
 	va_end(ap);
 	memcpy(old, err->msg, sizeof(old));
-	snprintf(err->msg, sizeof(err->msg), "%s: %s", prefix, old);
+	/* Truncation keeps the outer context, which is what a reader needs first. */
+	if (snprintf(err->msg, sizeof(err->msg), "%s: %s", prefix, old) < 0)
+		err->msg[0] = '\0';
 	return -1;
 }
 
@@ -48,4 +51,9 @@ void error_clear(struct zb_error *err)
 {
 	err->errnum = 0;
 	err->msg[0] = '\0';
+}
+
+void die_message(const char *msg)
+{
+	fprintf(stderr, "zbench: %s\n", msg);
 }

@@ -25,11 +25,6 @@ static void usage(FILE *f)
 		   "docs/.\n");
 }
 
-void die_message(const char *msg)
-{
-	fprintf(stderr, "zbench: %s\n", msg);
-}
-
 int main(int argc, char **argv)
 {
 	if (argc < 2) {

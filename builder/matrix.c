@@ -1,0 +1,809 @@
+#include "matrix.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_pos.h"
+#include "schema.h"
+#include "util.h"
+
+/* Where a part of a cell's configuration came from in the file: config paths under `cfg` came
+ * from the file path `file` (base: cfg "" from "base"; an axis value: cfg = the axis path, from
+ * "axes[i].values[j]"). Errors found on the resolved configuration are mapped back through the
+ * longest matching origin, so they point at the value the user wrote. */
+struct origin {
+	const char *cfg;
+	char file[JSON_POS_PATH_MAX];
+	int from_value; /* 1: an axis value, 2: a case value (name the config path in messages) */
+};
+
+struct loader {
+	const char *path; /* the file, for messages */
+	struct json_pos pos;
+	struct zb_error *err;
+};
+
+#define PATH_COMPONENTS_MAX 32
+
+struct component {
+	char key[128];
+	size_t index;
+	int is_index;
+};
+
+/* snprintf into a fixed buffer where truncating a long message is the intended behaviour. */
+static void bprintf(char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void bprintf(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- errors --------------------------------------------------------------------------------- */
+
+/* Does config path `p` lie under `prefix` (component-wise)? */
+static int path_under(const char *p, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	if (n == 0)
+		return 1;
+	return !strncmp(p, prefix, n) && (p[n] == '\0' || p[n] == '.' || p[n] == '[');
+}
+
+static void origin_file_path(const struct origin *o, const char *cfg_path, char *buf, size_t len)
+{
+	const char *rest = cfg_path + strlen(o->cfg);
+
+	if (!o->file[0])
+		bprintf(buf, len, "%s", rest);
+	else if (!o->cfg[0] && rest[0] && rest[0] != '[')
+		bprintf(buf, len, "%s.%s", o->file, rest);
+	else
+		bprintf(buf, len, "%s%s", o->file, rest);
+}
+
+/* Fill L->err with "FILE:LINE:COL: PATH: msg" for an error at file path `file_path`. */
+static int report_at(struct loader *L, const char *file_path, enum json_pos_kind at,
+		     const char *msg)
+{
+	const struct json_pos_entry *e = json_pos_find_near(&L->pos, file_path, at);
+
+	if (e)
+		return error_set(L->err, 0, "%s:%d:%d: %s%s%s", L->path, e->line, e->col, file_path,
+				 file_path[0] ? ": " : "", msg);
+	return error_set(L->err, 0, "%s: %s%s%s", L->path, file_path, file_path[0] ? ": " : "",
+			 msg);
+}
+
+/* Report a schema error on a configuration assembled from `origins`; `cell` adds the cell's
+ * context when the error lies in a part that did not come from an axis or case value. */
+static int report(struct loader *L, const struct origin *origins, size_t n,
+		  const struct schema_error *se, const char *cell)
+{
+	const struct origin *best = NULL;
+	char file[JSON_POS_PATH_MAX], msg[1400];
+
+	for (size_t i = 0; i < n; i++) {
+		if (path_under(se->path, origins[i].cfg) &&
+		    (!best || strlen(origins[i].cfg) >= strlen(best->cfg)))
+			best = &origins[i];
+	}
+	if (!best)
+		return report_at(L, se->path, se->at, se->msg);
+	origin_file_path(best, se->path, file, sizeof(file));
+	/* name the config path unless the file path already spells it (a case's key) */
+	if (best->from_value && !(best->from_value == 2 && !strcmp(se->path, best->cfg)))
+		bprintf(msg, sizeof(msg), "%s: %s", se->path, se->msg);
+	else if (cell)
+		bprintf(msg, sizeof(msg), "%s (in %s)", se->msg, cell);
+	else
+		bprintf(msg, sizeof(msg), "%s", se->msg);
+	/* a key an axis or case created has no position of its own: point at the value */
+	return report_at(L, file, best->from_value ? JSON_POS_VALUE : se->at, msg);
+}
+
+static int seterr(struct schema_error *e, const char *path, enum json_pos_kind at, const char *fmt,
+		  ...) __attribute__((format(printf, 4, 5)));
+
+static int seterr(struct schema_error *e, const char *path, enum json_pos_kind at, const char *fmt,
+		  ...)
+{
+	va_list ap;
+
+	bprintf(e->path, sizeof(e->path), "%s", path);
+	e->at = at;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* ---- cross-references within one configuration ----------------------------------------------- */
+
+/* "d0, d1" (at most len bytes) */
+static void list_names(json_t *arr, const char *member, char *buf, size_t len)
+{
+	size_t o = 0, i;
+	json_t *it;
+
+	buf[0] = '\0';
+	json_array_foreach(arr, i, it)
+	{
+		const char *s = json_string_value(json_object_get(it, member));
+
+		int w;
+
+		if (!s || o >= len)
+			continue;
+		w = snprintf(buf + o, len - o, "%s%s", o ? ", " : "", s);
+		if (w > 0)
+			o += (size_t)w;
+	}
+	if (!buf[0])
+		bprintf(buf, len, "none");
+}
+
+static int vdev_min_disks(const char *type)
+{
+	if (!strcmp(type, "mirror"))
+		return 2;
+	if (!strncmp(type, "raidz", 5))
+		return type[5] - '0' + 1;
+	return 1;
+}
+
+/* One disk named in the pool at `path`: it must exist and not be used yet. `used` maps each disk
+ * name to the path that used it first. */
+static int check_disk_ref(json_t *disks, json_t *used, const char *name, const char *path,
+			  struct schema_error *e)
+{
+	json_t *d, *prev;
+	char list[512];
+	size_t i;
+	int found = 0;
+
+	json_array_foreach(disks, i, d)
+	{
+		if (!strcmp(json_string_value(json_object_get(d, "name")), name))
+			found = 1;
+	}
+	if (!found) {
+		list_names(disks, "name", list, sizeof(list));
+		return seterr(e, path, JSON_POS_VALUE, "no disk named \"%s\"; disks: %s", name,
+			      list);
+	}
+	prev = json_object_get(used, name);
+	if (prev)
+		return seterr(e, path, JSON_POS_VALUE, "disk \"%s\" is already used at %s", name,
+			      json_string_value(prev));
+	json_object_set_new(used, name, json_string(path));
+	return 0;
+}
+
+static int check_vdevs(json_t *cfg, json_t *used, const char *group, struct schema_error *e)
+{
+	json_t *vdevs = json_object_get(json_object_get(cfg, "pool"), group);
+	json_t *disks = json_object_get(cfg, "disks");
+	json_t *v, *d;
+	size_t i, j;
+	char path[JSON_POS_PATH_MAX];
+
+	json_array_foreach(vdevs, i, v)
+	{
+		const char *type = json_string_value(json_object_get(v, "type"));
+		json_t *names = json_object_get(v, "disks");
+		int min = vdev_min_disks(type);
+
+		if (json_array_size(names) < (size_t)min) {
+			bprintf(path, sizeof(path), "pool.%s[%zu].disks", group, i);
+			return seterr(e, path, JSON_POS_VALUE,
+				      "%s needs at least %d disk%s, got %zu", type, min,
+				      min == 1 ? "" : "s", json_array_size(names));
+		}
+		json_array_foreach(names, j, d)
+		{
+			bprintf(path, sizeof(path), "pool.%s[%zu].disks[%zu]", group, i, j);
+			if (check_disk_ref(disks, used, json_string_value(d), path, e) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int check_unique(json_t *arr, const char *what, const char *key, json_t *seen,
+			struct schema_error *e)
+{
+	json_t *it;
+	size_t i;
+	char path[JSON_POS_PATH_MAX];
+
+	json_array_foreach(arr, i, it)
+	{
+		const char *name = json_string_value(json_object_get(it, "name"));
+		json_t *prev = json_object_get(seen, name);
+
+		bprintf(path, sizeof(path), "%s[%zu].name", key, i);
+		if (prev)
+			return seterr(e, path, JSON_POS_VALUE,
+				      "duplicate %s name \"%s\" (also at %s)", what, name,
+				      json_string_value(prev));
+		json_object_set_new(seen, name, json_string(path));
+	}
+	return 0;
+}
+
+/* What the schema cannot say: names unique, every disk named exists and is used once, vdev
+ * widths, the workload's target exists. `cfg` has passed schema_validate(). */
+static int config_check_refs(json_t *cfg, struct schema_error *e)
+{
+	json_t *disks = json_object_get(cfg, "disks");
+	json_t *pool = json_object_get(cfg, "pool");
+	json_t *seen = json_object(), *used = json_object(), *d;
+	const char *target;
+	size_t i;
+	int rc = -1;
+
+	if (check_unique(disks, "disk", "disks", seen, e) < 0)
+		goto out;
+	json_array_foreach(disks, i, d)
+	{
+		json_t *lbs = json_object_get(d, "logical_block_size");
+		json_t *pbs = json_object_get(d, "physical_block_size");
+		char path[64];
+
+		if (lbs && pbs && json_integer_value(lbs) > json_integer_value(pbs)) {
+			bprintf(path, sizeof(path), "disks[%zu].physical_block_size", i);
+			seterr(e, path, JSON_POS_VALUE,
+			       "physical_block_size %lld is smaller than logical_block_size %lld",
+			       (long long)json_integer_value(pbs),
+			       (long long)json_integer_value(lbs));
+			goto out;
+		}
+	}
+	if (check_vdevs(cfg, used, "vdevs", e) < 0 || check_vdevs(cfg, used, "log", e) < 0 ||
+	    check_vdevs(cfg, used, "special", e) < 0)
+		goto out;
+	json_array_foreach(json_object_get(pool, "cache"), i, d)
+	{
+		char path[64];
+
+		bprintf(path, sizeof(path), "pool.cache[%zu]", i);
+		if (check_disk_ref(disks, used, json_string_value(d), path, e) < 0)
+			goto out;
+	}
+	json_object_clear(seen);
+	if (check_unique(json_object_get(cfg, "datasets"), "dataset", "datasets", seen, e) < 0 ||
+	    check_unique(json_object_get(cfg, "zvols"), "dataset or zvol", "zvols", seen, e) < 0)
+		goto out;
+	target = json_string_value(json_object_get(json_object_get(cfg, "workload"), "target"));
+	if (target && !json_object_get(seen, target)) {
+		char ds[512], zv[512];
+
+		list_names(json_object_get(cfg, "datasets"), "name", ds, sizeof(ds));
+		list_names(json_object_get(cfg, "zvols"), "name", zv, sizeof(zv));
+		seterr(e, "workload.target", JSON_POS_VALUE,
+		       "no dataset or zvol named \"%s\" (datasets: %s; zvols: %s)", target, ds, zv);
+		goto out;
+	}
+	rc = 0;
+out:
+	json_decref(seen);
+	json_decref(used);
+	return rc;
+}
+
+/* Validate one configuration completely. */
+static int config_validate(json_t *cfg, struct schema_error *e)
+{
+	if (schema_validate(&schema_config, NULL, cfg, "", e) < 0)
+		return -1;
+	return config_check_refs(cfg, e);
+}
+
+/* ---- paths into a configuration ---------------------------------------------------------------
+ */
+
+/* Split "a.b[2].c" (syntax already checked by the schema) into components. */
+static int path_split(const char *path, struct component *c, size_t max, size_t *n)
+{
+	*n = 0;
+	for (const char *p = path; *p;) {
+		if (*n == max)
+			return -1;
+		memset(&c[*n], 0, sizeof(c[*n]));
+		if (*p == '[') {
+			c[*n].is_index = 1;
+			c[*n].index = strtoul(p + 1, (char **)&p, 10);
+			if (*p != ']')
+				return -1;
+			p++;
+		} else {
+			size_t k = strcspn(p, ".[");
+
+			if (k == 0 || k >= sizeof(c[*n].key))
+				return -1;
+			memcpy(c[*n].key, p, k);
+			p += k;
+		}
+		(*n)++;
+		if (*p == '.')
+			p++;
+	}
+	return *n ? 0 : -1;
+}
+
+/* Check that `path` names a place in the configuration schema. `value` is what will be set there
+ * (for the checks of open keys such as zpool properties, which look at key and value). Returns
+ * 0, or -1 with a message in msg. */
+static int path_check_schema(const char *path, const json_t *value, char *msg, size_t len)
+{
+	struct component c[PATH_COMPONENTS_MAX];
+	const struct schema_key *sk = schema_find(&schema_config, "");
+	char sofar[JSON_POS_PATH_MAX] = "";
+	size_t n;
+
+	if (path_split(path, c, PATH_COMPONENTS_MAX, &n) < 0) {
+		bprintf(msg, len, "\"%s\" is not a configuration path", path);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct schema_key *next;
+
+		if (c[i].is_index) {
+			next = schema_item(&schema_config, sk);
+			if (!next) {
+				bprintf(msg, len,
+					"\"%s\" is not a configuration path: %s is not an array",
+					path, sofar[0] ? sofar : "the configuration");
+				return -1;
+			}
+			json_path_append_index(sofar, sizeof(sofar), c[i].index);
+		} else {
+			next = schema_child(&schema_config, sk, c[i].key);
+			if (!next) {
+				const char *names[64], *best;
+				size_t k = 0, pl = strlen(sk->path);
+
+				for (size_t j = 0; j < schema_config.n && k < 64; j++) {
+					const char *p = schema_config.keys[j].path, *rest;
+
+					if (!*p ||
+					    (pl && (strncmp(p, sk->path, pl) || p[pl] != '.')))
+						continue;
+					rest = p + (pl ? pl + 1 : 0);
+					if (!strpbrk(rest, ".[*"))
+						names[k++] = rest;
+				}
+				best = sk->type == SCHEMA_OBJECT
+					   ? schema_did_you_mean(c[i].key, names, k)
+					   : NULL;
+				bprintf(msg, len,
+					"\"%s\" is not a configuration path: %s%s%s has no key "
+					"\"%s\"%s%s%s",
+					path, sofar[0] ? "\"" : "",
+					sofar[0] ? sofar : "the configuration",
+					sofar[0] ? "\"" : "", c[i].key,
+					best ? " (did you mean \"" : "", best ? best : "",
+					best ? "\"?)" : "");
+				return -1;
+			}
+			json_path_append_key(sofar, sizeof(sofar), c[i].key);
+			/* an open key ("*"): let its check judge the key */
+			if (next->check && !strcmp(next->path + strlen(next->path) - 1, "*")) {
+				char m[1024];
+				const json_t *v = i + 1 == n ? value : json_object();
+				int rc = next->check(c[i].key, v, m, sizeof(m));
+
+				if (i + 1 != n)
+					json_decref((json_t *)v);
+				if (rc == SCHEMA_BAD_KEY) {
+					bprintf(msg, len, "%s: %s", sofar, m);
+					return -1;
+				}
+			}
+		}
+		sk = next;
+	}
+	return 0;
+}
+
+/* Set `value` (copied) at `path` in cfg, creating missing objects on the way. Array items must
+ * exist. Returns 0, or -1 with a message in msg. */
+static int path_set(json_t *cfg, const char *path, const json_t *value, char *msg, size_t len)
+{
+	struct component c[PATH_COMPONENTS_MAX];
+	char sofar[JSON_POS_PATH_MAX] = "";
+	json_t *cur = cfg;
+	size_t n;
+
+	if (path_split(path, c, PATH_COMPONENTS_MAX, &n) < 0) {
+		bprintf(msg, len, "\"%s\" is not a configuration path", path);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int last = i + 1 == n;
+		json_t *next;
+
+		if (c[i].is_index) {
+			if (!json_is_array(cur) || c[i].index >= json_array_size(cur)) {
+				bprintf(msg, len, "cannot set \"%s\": %s has %zu item%s, no [%zu]",
+					path, sofar, json_array_size(cur),
+					json_array_size(cur) == 1 ? "" : "s", c[i].index);
+				return -1;
+			}
+			if (last)
+				return json_array_set_new(cur, c[i].index, json_deep_copy(value));
+			next = json_array_get(cur, c[i].index);
+			json_path_append_index(sofar, sizeof(sofar), c[i].index);
+		} else {
+			if (!json_is_object(cur)) {
+				bprintf(msg, len, "cannot set \"%s\": %s is not an object", path,
+					sofar[0] ? sofar : "the configuration");
+				return -1;
+			}
+			if (last)
+				return json_object_set_new(cur, c[i].key, json_deep_copy(value));
+			next = json_object_get(cur, c[i].key);
+			if (!next) {
+				if (c[i + 1].is_index) {
+					bprintf(msg, len, "cannot set \"%s\": %s%s%s is absent",
+						path, sofar, sofar[0] ? "." : "", c[i].key);
+					return -1;
+				}
+				next = json_object();
+				json_object_set_new(cur, c[i].key, next);
+			}
+			json_path_append_key(sofar, sizeof(sofar), c[i].key);
+		}
+		cur = next;
+	}
+	return 0;
+}
+
+/* ---- the matrix ------------------------------------------------------------------------------ */
+
+static void summary_append(char **s, const char *name, const json_t *value)
+{
+	char *v = json_is_string(value) ? xstrdup(json_string_value(value))
+					: json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
+	char *next = xasprintf("%s%s%s=%s", *s ? *s : "", *s ? "," : "", name, v ? v : "?");
+
+	free(v);
+	free(*s);
+	*s = next;
+}
+
+static void cell_release(struct cell *c)
+{
+	free(c->summary);
+	json_decref(c->config);
+}
+
+void matrix_free(struct matrix *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->n_cells; i++)
+		cell_release(&m->cells[i]);
+	free(m->cells);
+	free(m->path);
+	free(m->name);
+	free(m->description);
+	json_decref(m->json);
+	free(m);
+}
+
+/* Check the axes' and cases' paths, names and overlaps before expanding. */
+static int check_axes_cases(struct loader *L, json_t *axes, json_t *cases)
+{
+	json_t *a, *b, *c, *names = json_object();
+	size_t i, j;
+	const char *key;
+	char fp[JSON_POS_PATH_MAX], msg[1200];
+	int rc = -1;
+
+	json_array_foreach(axes, i, a)
+	{
+		const char *name = json_string_value(json_object_get(a, "name"));
+		const char *path = json_string_value(json_object_get(a, "path"));
+
+		if (json_object_get(names, name)) {
+			bprintf(fp, sizeof(fp), "axes[%zu].name", i);
+			bprintf(msg, sizeof(msg), "duplicate axis name \"%s\"", name);
+			report_at(L, fp, JSON_POS_VALUE, msg);
+			goto out;
+		}
+		json_object_set_new(names, name, json_true());
+		bprintf(fp, sizeof(fp), "axes[%zu].path", i);
+		if (path_check_schema(path, json_array_get(json_object_get(a, "values"), 0), msg,
+				      sizeof(msg)) < 0) {
+			report_at(L, fp, JSON_POS_VALUE, msg);
+			goto out;
+		}
+		for (j = 0; j < i; j++) {
+			const char *other =
+			    json_string_value(json_object_get(json_array_get(axes, j), "path"));
+
+			if (path_under(path, other) || path_under(other, path)) {
+				bprintf(msg, sizeof(msg), "\"%s\" overlaps axes[%zu].path \"%s\"",
+					path, j, other);
+				report_at(L, fp, JSON_POS_VALUE, msg);
+				goto out;
+			}
+		}
+	}
+	json_object_clear(names);
+	json_array_foreach(cases, i, c)
+	{
+		const char *name = json_string_value(json_object_get(c, "name"));
+		json_t *v;
+
+		if (json_object_get(names, name)) {
+			bprintf(fp, sizeof(fp), "cases[%zu].name", i);
+			bprintf(msg, sizeof(msg), "duplicate case name \"%s\"", name);
+			report_at(L, fp, JSON_POS_VALUE, msg);
+			goto out;
+		}
+		json_object_set_new(names, name, json_true());
+		json_object_foreach(json_object_get(c, "set"), key, v)
+		{
+			bprintf(fp, sizeof(fp), "cases[%zu].set", i);
+			json_path_append_key(fp, sizeof(fp), key);
+			if (path_check_schema(key, v, msg, sizeof(msg)) < 0) {
+				report_at(L, fp, JSON_POS_KEY, msg);
+				goto out;
+			}
+			json_array_foreach(axes, j, b)
+			{
+				const char *other = json_string_value(json_object_get(b, "path"));
+
+				if (path_under(key, other) || path_under(other, key)) {
+					bprintf(msg, sizeof(msg),
+						"\"%s\" overlaps axes[%zu].path \"%s\"", key, j,
+						other);
+					report_at(L, fp, JSON_POS_KEY, msg);
+					goto out;
+				}
+			}
+		}
+	}
+	rc = 0;
+out:
+	json_decref(names);
+	return rc;
+}
+
+/* Build cell `index`: case `ci` (or none when there are no cases), axis value choice `pick[]`. */
+static int build_cell(struct loader *L, struct matrix *m, json_t *base, json_t *axes, json_t *cases,
+		      size_t ci, const size_t *pick, struct cell *cell)
+{
+	size_t n_axes = json_array_size(axes), n_set, k = 0, i;
+	struct origin *origins;
+	struct schema_error se;
+	json_t *cfg = json_deep_copy(base), *c = json_array_get(cases, ci), *v;
+	const char *key;
+	char msg[1200], ctx[1200], fp[JSON_POS_PATH_MAX];
+	int rc = -1;
+
+	n_set = c ? json_object_size(json_object_get(c, "set")) : 0;
+	origins = xcalloc(1 + n_set + n_axes, sizeof(*origins));
+	origins[k].cfg = "";
+	bprintf(origins[k++].file, sizeof(origins[0].file), "base");
+	if (c) {
+		summary_append(&cell->summary, "case", json_object_get(c, "name"));
+		i = 0;
+		json_object_foreach(json_object_get(c, "set"), key, v)
+		{
+			bprintf(fp, sizeof(fp), "cases[%zu].set", ci);
+			json_path_append_key(fp, sizeof(fp), key);
+			if (path_set(cfg, key, v, msg, sizeof(msg)) < 0) {
+				report_at(L, fp, JSON_POS_KEY, msg);
+				goto out;
+			}
+			origins[k].cfg = key;
+			origins[k].from_value = 2;
+			bprintf(origins[k++].file, sizeof(origins[0].file), "%s", fp);
+			i++;
+		}
+	}
+	for (i = 0; i < n_axes; i++) {
+		json_t *a = json_array_get(axes, i);
+		const char *path = json_string_value(json_object_get(a, "path"));
+
+		v = json_array_get(json_object_get(a, "values"), pick[i]);
+		summary_append(&cell->summary, json_string_value(json_object_get(a, "name")), v);
+		if (path_set(cfg, path, v, msg, sizeof(msg)) < 0) {
+			bprintf(fp, sizeof(fp), "axes[%zu].path", i);
+			report_at(L, fp, JSON_POS_VALUE, msg);
+			goto out;
+		}
+		origins[k].cfg = path;
+		origins[k].from_value = 1;
+		bprintf(origins[k++].file, sizeof(origins[0].file), "axes[%zu].values[%zu]", i,
+			pick[i]);
+	}
+	if (!cell->summary)
+		cell->summary = xstrdup("base");
+	bprintf(ctx, sizeof(ctx), "cell %d: %s", cell->index, cell->summary);
+	if (config_validate(cfg, &se) < 0) {
+		report(L, origins, k, &se, ctx);
+		goto out;
+	}
+	schema_fill_defaults(&schema_config, NULL, cfg);
+	{
+		char *dump = json_dumps(cfg, JSON_COMPACT | JSON_SORT_KEYS);
+		char hex[65];
+
+		sha256_hex(dump, strlen(dump), hex);
+		memcpy(cell->id, hex, 16);
+		cell->id[16] = '\0';
+		free(dump);
+	}
+	cell->config = cfg;
+	cfg = NULL;
+	rc = 0;
+out:
+	(void)m;
+	json_decref(cfg);
+	free(origins);
+	return rc;
+}
+
+static int expand(struct loader *L, struct matrix *m, json_t *base, json_t *axes, json_t *cases)
+{
+	size_t n_axes = json_array_size(axes), n_cases = json_array_size(cases);
+	size_t total = n_cases ? n_cases : 1, *pick;
+	json_t *a, *ids;
+	size_t i;
+	int rc = -1;
+
+	json_array_foreach(axes, i, a)
+	{
+		size_t nv = json_array_size(json_object_get(a, "values"));
+
+		if (total > MATRIX_CELLS_MAX / nv) {
+			char msg[128];
+
+			bprintf(msg, sizeof(msg), "the matrix expands to more than %d cells",
+				MATRIX_CELLS_MAX);
+			return report_at(L, "axes", JSON_POS_VALUE, msg);
+		}
+		total *= nv;
+	}
+	m->cells = xcalloc(total, sizeof(*m->cells));
+	pick = xcalloc(n_axes + 1, sizeof(*pick));
+	ids = json_object();
+	for (size_t idx = 0; idx < total; idx++) {
+		/* idx = case, then axes, last axis fastest */
+		size_t rest = idx, ci;
+		struct cell *cell = &m->cells[idx];
+		json_t *prev;
+
+		for (size_t k = n_axes; k-- > 0;) {
+			size_t nv =
+			    json_array_size(json_object_get(json_array_get(axes, k), "values"));
+
+			pick[k] = rest % nv;
+			rest /= nv;
+		}
+		ci = rest;
+		cell->index = (int)idx;
+		m->n_cells = idx + 1;
+		if (build_cell(L, m, base, axes, n_cases ? cases : NULL, ci, pick, cell) < 0)
+			goto out;
+		prev = json_object_get(ids, cell->id);
+		if (prev) {
+			char msg[1024];
+			struct cell *p = &m->cells[json_integer_value(prev)];
+
+			bprintf(msg, sizeof(msg),
+				"cell %d (%s) has the same configuration as cell %d (%s): a value "
+				"repeats, or sets what is already there",
+				cell->index, cell->summary, p->index, p->summary);
+			report_at(L, n_axes ? "axes" : "cases", JSON_POS_VALUE, msg);
+			goto out;
+		}
+		json_object_set_new(ids, cell->id, json_integer((json_int_t)idx));
+	}
+	rc = 0;
+out:
+	free(pick);
+	json_decref(ids);
+	return rc;
+}
+
+int matrix_load_buffer(const char *path, const char *text, size_t len, struct matrix **out,
+		       struct zb_error *err)
+{
+	struct loader L = {.path = path, .err = err};
+	struct origin top = {.cfg = ""}, base_origin = {.cfg = ""};
+	struct schema_error se;
+	struct matrix *m = NULL;
+	json_error_t jerr;
+	json_t *root, *base;
+	int rc = -1;
+
+	*out = NULL;
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root) {
+		/* jansson says "duplicate object key near '"bs"'": say it as we say the rest */
+		if (json_error_code(&jerr) == json_error_duplicate_key) {
+			const char *q = strchr(jerr.text, '\'');
+			size_t n = q ? strlen(q) : 0;
+
+			char msg[sizeof(jerr.text)];
+
+			if (n >= 4 && q[1] == '"' && q[n - 1] == '\'' && q[n - 2] == '"') {
+				bprintf(msg, sizeof(msg), "duplicate key %.*s", (int)(n - 2),
+					q + 1);
+				memcpy(jerr.text, msg, sizeof(msg));
+			}
+		}
+		if (jerr.line > 0)
+			return error_set(err, 0, "%s:%d:%d: %s", path, jerr.line, jerr.column,
+					 jerr.text);
+		return error_set(err, 0, "%s: %s", path, jerr.text);
+	}
+	json_pos_scan(&L.pos, text, len); /* best effort: without positions, messages lack them */
+
+	if (schema_validate(&schema_matrix, NULL, root, "", &se) < 0) {
+		report(&L, &top, 1, &se, NULL);
+		goto out;
+	}
+	base = json_object_get(root, "base");
+	bprintf(base_origin.file, sizeof(base_origin.file), "base");
+	/* base must be valid on its own: axes and cases vary it */
+	if (config_validate(base, &se) < 0) {
+		report(&L, &base_origin, 1, &se, NULL);
+		goto out;
+	}
+	if (check_axes_cases(&L, json_object_get(root, "axes"), json_object_get(root, "cases")) < 0)
+		goto out;
+
+	m = xcalloc(1, sizeof(*m));
+	m->path = xstrdup(path);
+	m->name = xstrdup(json_string_value(json_object_get(root, "name")));
+	m->description = xstrdup(json_object_get(root, "description")
+				     ? json_string_value(json_object_get(root, "description"))
+				     : "");
+	sha256_hex(text, len, m->sha256);
+	m->repeats = json_object_get(root, "repeats")
+			 ? (int)json_integer_value(json_object_get(root, "repeats"))
+			 : 1;
+	if (expand(&L, m, base, json_object_get(root, "axes"), json_object_get(root, "cases")) < 0)
+		goto out;
+	m->json = root;
+	root = NULL;
+	*out = m;
+	m = NULL;
+	rc = 0;
+out:
+	matrix_free(m);
+	json_decref(root);
+	json_pos_release(&L.pos);
+	return rc;
+}
+
+int matrix_load(const char *path, struct matrix **out, struct zb_error *err)
+{
+	char *text;
+	size_t len;
+	int rc;
+
+	*out = NULL;
+	if (read_file(path, MATRIX_FILE_MAX, &text, &len, err) < 0)
+		return -1;
+	rc = matrix_load_buffer(path, text, len, out, err);
+	free(text);
+	return rc;
+}

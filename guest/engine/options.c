@@ -1,0 +1,586 @@
+/* The option table (fio's names and meanings) and everything it drives: defaults, command-line
+ * and JSON parsing, the host-side check, --help and the resolved/given dumps. Adding an option is
+ * one row here plus its field in struct job. */
+#include "options.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ioengine.h"
+#include "units.h"
+
+enum opt_type {
+	OPT_STR,
+	OPT_SIZE,     /* uint64_t bytes, units_parse_size() */
+	OPT_DURATION, /* uint64_t microseconds, units_parse_duration(); a bare number is seconds */
+	OPT_INT,      /* int within [min, max] */
+	OPT_U64,      /* uint64_t, any value */
+	OPT_BOOL,     /* bool: true/false, 1/0; given bare on the command line: true */
+	OPT_ENUM,     /* int, one of `values` */
+};
+
+struct opt_value {
+	const char *name;
+	int value;
+};
+
+struct engine_option {
+	const char *name;
+	const char *alias; /* another accepted name (fio's), or NULL */
+	enum opt_type type;
+	const char *def; /* default in text form, parsed like a given value; NULL: zero/NULL */
+	const char *help;
+	size_t off; /* offset of the field in struct job */
+	int min, max;
+	const struct opt_value *values; /* OPT_ENUM: NULL-terminated */
+	/* Optional: called after the value is parsed and stored, to check or derive more. */
+	int (*hook)(struct job *job, const struct engine_option *o, char *msg, size_t len);
+};
+
+static const struct opt_value rw_values[] = {
+    {"read", ENGINE_RW_READ},
+    {"write", ENGINE_RW_WRITE},
+    {"randread", ENGINE_RW_RANDREAD},
+    {"randwrite", ENGINE_RW_RANDWRITE},
+    {"rw", ENGINE_RW_RW},
+    {"readwrite", ENGINE_RW_RW},
+    {"randrw", ENGINE_RW_RANDRW},
+    {NULL, 0},
+};
+
+static const struct opt_value sync_values[] = {
+    {"0", 0},	 {"1", O_SYNC},	   {"false", 0},       {"true", O_SYNC},
+    {"none", 0}, {"sync", O_SYNC}, {"dsync", O_DSYNC}, {NULL, 0},
+};
+
+static int hook_ioengine(struct job *job, const struct engine_option *o, char *msg, size_t len);
+static int hook_rwmixwrite(struct job *job, const struct engine_option *o, char *msg, size_t len);
+
+/* rwmixwrite has no field of its own: its hook stores 100 - value into rwmixread. */
+static int engine_rwmixwrite_scratch;
+
+#define F(field) offsetof(struct job, field)
+
+/* clang-format off */
+static const struct engine_option engine_options[] = {
+	{ .name = "name", .type = OPT_STR, .def = "job", .off = F(name),
+	  .help = "job name; per-thread files are named <name>.<n>.0" },
+	{ .name = "description", .type = OPT_STR, .off = F(description),
+	  .help = "free text, shown in the output" },
+	{ .name = "filename", .type = OPT_STR, .off = F(filename),
+	  .help = "one file or block device shared by all threads (instead of per-thread files)" },
+	{ .name = "directory", .type = OPT_STR, .off = F(directory),
+	  .help = "directory for the per-thread files" },
+	{ .name = "ioengine", .type = OPT_STR, .def = "psync", .off = F(ioengine),
+	  .hook = hook_ioengine, .help = "I/O engine (see --version for the list)" },
+	{ .name = "rw", .alias = "readwrite", .type = OPT_ENUM, .def = "read", .off = F(rw),
+	  .values = rw_values, .help = "I/O pattern" },
+	{ .name = "rwmixread", .type = OPT_INT, .def = "50", .off = F(rwmixread), .min = 0,
+	  .max = 100, .help = "percent of reads in rw/randrw" },
+	{ .name = "rwmixwrite", .type = OPT_INT, .min = 0, .max = 100,
+	  .hook = hook_rwmixwrite, .help = "percent of writes in rw/randrw (sets rwmixread)" },
+	{ .name = "bs", .alias = "blocksize", .type = OPT_SIZE, .def = "4k", .off = F(bs),
+	  .help = "block size of each I/O" },
+	{ .name = "size", .type = OPT_SIZE, .off = F(size),
+	  .help = "bytes of I/O per thread and size of its file (default: size of filename)" },
+	{ .name = "offset", .type = OPT_SIZE, .def = "0", .off = F(offset),
+	  .help = "start of the I/O region in the file" },
+	{ .name = "numjobs", .type = OPT_INT, .def = "1", .off = F(numjobs), .min = 1,
+	  .max = 1024, .help = "threads running this job in parallel" },
+	{ .name = "iodepth", .type = OPT_INT, .def = "1", .off = F(iodepth), .min = 1,
+	  .max = 65536, .help = "I/Os in flight per thread (sync engines: always 1)" },
+	{ .name = "direct", .type = OPT_BOOL, .def = "0", .off = F(direct),
+	  .help = "open with O_DIRECT (aligned buffers)" },
+	{ .name = "sync", .type = OPT_ENUM, .def = "0", .off = F(sync_flags),
+	  .values = sync_values, .help = "open with O_SYNC (1, sync) or O_DSYNC (dsync)" },
+	{ .name = "fsync", .type = OPT_INT, .def = "0", .off = F(fsync), .min = 0,
+	  .max = INT_MAX, .help = "fsync after every N writes (0: never)" },
+	{ .name = "end_fsync", .type = OPT_BOOL, .def = "0", .off = F(end_fsync),
+	  .help = "fsync the file when the job ends" },
+	{ .name = "time_based", .type = OPT_BOOL, .def = "0", .off = F(time_based),
+	  .help = "run for runtime, repeating the region, not until size is done" },
+	{ .name = "runtime", .type = OPT_DURATION, .def = "0", .off = F(runtime_us),
+	  .help = "run time (a bare number is seconds); caps the job when not time_based" },
+	{ .name = "ramp_time", .type = OPT_DURATION, .def = "0", .off = F(ramp_time_us),
+	  .help = "run this long before counting results" },
+	{ .name = "loops", .type = OPT_INT, .def = "1", .off = F(loops), .min = 1,
+	  .max = INT_MAX, .help = "repeat the job this many times (not time_based)" },
+	{ .name = "randseed", .type = OPT_U64, .def = "1379", .off = F(randseed),
+	  .help = "seed of the offset, mix and buffer generators" },
+	{ .name = "randrepeat", .type = OPT_BOOL, .def = "1", .off = F(randrepeat),
+	  .help = "same random sequence every run (0: seed from the clock)" },
+	{ .name = "norandommap", .type = OPT_BOOL, .def = "1", .off = F(norandommap),
+	  .help = "accepted for fio compatibility: offsets are always uniform with repetition" },
+	{ .name = "group_reporting", .type = OPT_BOOL, .def = "0", .off = F(group_reporting),
+	  .help = "report all threads as one merged job" },
+	{ .name = "thread", .type = OPT_BOOL, .def = "1", .off = F(thread),
+	  .help = "accepted for fio compatibility: jobs always run as threads" },
+	{ .name = "invalidate", .type = OPT_BOOL, .def = "1", .off = F(invalidate),
+	  .help = "drop the file's page cache before the run" },
+};
+/* clang-format on */
+
+#define NOPTIONS (sizeof(engine_options) / sizeof(engine_options[0]))
+_Static_assert(NOPTIONS <= ENGINE_OPT_MAX, "raise ENGINE_OPT_MAX");
+
+static void *field(struct job *job, const struct engine_option *o)
+{
+	return (char *)job + o->off;
+}
+
+static const void *cfield(const struct job *job, const struct engine_option *o)
+{
+	return (const char *)job + o->off;
+}
+
+static const struct engine_option *option_find(const char *name)
+{
+	for (size_t i = 0; i < NOPTIONS; i++) {
+		const struct engine_option *o = &engine_options[i];
+
+		if (!strcmp(o->name, name) || (o->alias && !strcmp(o->alias, name)))
+			return o;
+	}
+	return NULL;
+}
+
+static int hook_ioengine(struct job *job, const struct engine_option *o, char *msg, size_t len)
+{
+	if (ioengine_find(job->ioengine))
+		return 0;
+	snprintf(msg, len, "unknown I/O engine \"%s\" (this build has: %s)", job->ioengine,
+		 ioengine_names());
+	return -1;
+}
+
+static int hook_rwmixwrite(struct job *job, const struct engine_option *o, char *msg, size_t len)
+{
+	job->rwmixread = 100 - engine_rwmixwrite_scratch;
+	return 0;
+}
+
+static void enum_list(const struct opt_value *v, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (; v->name && n < len; v++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "", v->name);
+}
+
+static int parse_bool(const char *s, bool *out)
+{
+	if (!strcmp(s, "1") || !strcasecmp(s, "true")) {
+		*out = true;
+		return 0;
+	}
+	if (!strcmp(s, "0") || !strcasecmp(s, "false")) {
+		*out = false;
+		return 0;
+	}
+	return -1;
+}
+
+static int parse_i64(const char *s, long long *out)
+{
+	char *end;
+
+	if (!*s)
+		return -1;
+	errno = 0;
+	*out = strtoll(s, &end, 10);
+	return (errno || *end) ? -1 : 0;
+}
+
+/* Parse `text` into the option's field. 0, or -1 with the reason (no "option 'x'" prefix). */
+static int option_apply(struct job *job, const struct engine_option *o, const char *text, char *msg,
+			size_t len)
+{
+	char list[256];
+	long long ll;
+	uint64_t u;
+	bool b;
+
+	switch (o->type) {
+	case OPT_STR: {
+		char **p = field(job, o);
+
+		if (!*text) {
+			snprintf(msg, len, "expected a non-empty string");
+			return -1;
+		}
+		free(*p);
+		*p = strdup(text);
+		if (!*p) {
+			snprintf(msg, len, "out of memory");
+			return -1;
+		}
+		break;
+	}
+	case OPT_SIZE:
+		if (units_parse_size(text, &u) < 0) {
+			snprintf(msg, len, "expected a size such as \"4k\", got \"%s\"", text);
+			return -1;
+		}
+		*(uint64_t *)field(job, o) = u;
+		break;
+	case OPT_DURATION:
+		if (units_parse_duration(text, &u) < 0) {
+			snprintf(msg, len, "expected a duration such as \"30s\", got \"%s\"", text);
+			return -1;
+		}
+		*(uint64_t *)field(job, o) = u;
+		break;
+	case OPT_INT:
+		if (parse_i64(text, &ll) < 0 || ll < o->min || ll > o->max) {
+			snprintf(msg, len, "expected an integer from %d to %d, got \"%s\"", o->min,
+				 o->max, text);
+			return -1;
+		}
+		if (o->hook == hook_rwmixwrite)
+			engine_rwmixwrite_scratch = (int)ll;
+		else
+			*(int *)field(job, o) = (int)ll;
+		break;
+	case OPT_U64: {
+		char *end;
+
+		errno = 0;
+		u = strtoull(text, &end, 0);
+		if (!*text || *end || errno || *text == '-') {
+			snprintf(msg, len, "expected a non-negative integer, got \"%s\"", text);
+			return -1;
+		}
+		*(uint64_t *)field(job, o) = u;
+		break;
+	}
+	case OPT_BOOL:
+		if (parse_bool(text, &b) < 0) {
+			snprintf(msg, len, "expected true/false or 1/0, got \"%s\"", text);
+			return -1;
+		}
+		*(bool *)field(job, o) = b;
+		break;
+	case OPT_ENUM: {
+		const struct opt_value *v;
+
+		for (v = o->values; v->name; v++)
+			if (!strcmp(v->name, text))
+				break;
+		if (!v->name) {
+			enum_list(o->values, list, sizeof(list));
+			snprintf(msg, len, "expected one of %s, got \"%s\"", list, text);
+			return -1;
+		}
+		*(int *)field(job, o) = v->value;
+		break;
+	}
+	}
+	if (o->hook)
+		return o->hook(job, o, msg, len);
+	return 0;
+}
+
+/* Record the given text of option `o` for "job options". */
+static int option_remember(struct job *job, const struct engine_option *o, const char *text)
+{
+	size_t i = (size_t)(o - engine_options);
+	char *copy = strdup(text);
+
+	if (!copy)
+		return -1;
+	free(job->given[i]);
+	job->given[i] = copy;
+	return 0;
+}
+
+void engine_job_init(struct job *job)
+{
+	char msg[256];
+
+	memset(job, 0, sizeof(*job));
+	for (size_t i = 0; i < NOPTIONS; i++) {
+		const struct engine_option *o = &engine_options[i];
+
+		/* The defaults are part of the table and parse; a failure is a bug here. */
+		if (o->def && option_apply(job, o, o->def, msg, sizeof(msg)) < 0)
+			abort();
+	}
+}
+
+void engine_job_release(struct job *job)
+{
+	for (size_t i = 0; i < NOPTIONS; i++) {
+		if (engine_options[i].type == OPT_STR) {
+			char **p = field(job, &engine_options[i]);
+
+			free(*p);
+			*p = NULL;
+		}
+		free(job->given[i]);
+		job->given[i] = NULL;
+	}
+}
+
+int engine_option_set(struct job *job, const char *name, const char *value, char *msg, size_t len)
+{
+	const struct engine_option *o = option_find(name);
+	char reason[512];
+
+	if (!o) {
+		snprintf(msg, len, "unknown option '%s'", name);
+		return -1;
+	}
+	if (!value) {
+		if (o->type != OPT_BOOL) {
+			snprintf(msg, len, "option '%s': needs a value (--%s=VALUE)", o->name,
+				 o->name);
+			return -1;
+		}
+		value = "1";
+	}
+	if (option_apply(job, o, value, reason, sizeof(reason)) < 0) {
+		snprintf(msg, len, "option '%s': %s", o->name, reason);
+		return -1;
+	}
+	if (option_remember(job, o, value) < 0) {
+		snprintf(msg, len, "option '%s': out of memory", o->name);
+		return -1;
+	}
+	return 0;
+}
+
+/* The text form of a JSON option value: strings as they are, integers in decimal, booleans as
+ * "1"/"0". Other JSON types are rejected. */
+static int json_text(const json_t *v, char *buf, size_t len, const char **text, char *msg,
+		     size_t msglen)
+{
+	if (json_is_string(v)) {
+		*text = json_string_value(v);
+	} else if (json_is_integer(v)) {
+		snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		*text = buf;
+	} else if (json_is_boolean(v)) {
+		*text = json_is_true(v) ? "1" : "0";
+	} else {
+		snprintf(msg, msglen, "expected a string, integer or boolean");
+		return -1;
+	}
+	return 0;
+}
+
+int engine_option_check(const char *name, const json_t *value, char *msg, size_t len)
+{
+	const struct engine_option *o = option_find(name);
+	const char *text;
+	struct job job;
+	char buf[64];
+	int ret;
+
+	if (!o) {
+		snprintf(msg, len, "unknown option");
+		return -1;
+	}
+	if (json_text(value, buf, sizeof(buf), &text, msg, len) < 0)
+		return -1;
+	engine_job_init(&job);
+	ret = option_apply(&job, o, text, msg, len);
+	engine_job_release(&job);
+	return ret;
+}
+
+int engine_job_from_json(struct job *job, const json_t *obj, char *msg, size_t len)
+{
+	const char *key, *text;
+	char buf[64], reason[512];
+	json_t *v;
+
+	if (!json_is_object(obj)) {
+		snprintf(msg, len, "a job must be a JSON object");
+		return -1;
+	}
+	json_object_foreach((json_t *)obj, key, v)
+	{
+		const struct engine_option *o = option_find(key);
+
+		if (!o) {
+			snprintf(msg, len, "unknown option '%s'", key);
+			return -1;
+		}
+		if (json_text(v, buf, sizeof(buf), &text, reason, sizeof(reason)) < 0 ||
+		    option_apply(job, o, text, reason, sizeof(reason)) < 0) {
+			snprintf(msg, len, "option '%s': %s", o->name, reason);
+			return -1;
+		}
+		if (option_remember(job, o, text) < 0) {
+			snprintf(msg, len, "option '%s': out of memory", o->name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int engine_job_validate(const struct job *job, char *msg, size_t len)
+{
+	if (job->bs == 0) {
+		snprintf(msg, len, "option 'bs': must be greater than 0");
+		return -1;
+	}
+	if (job->bs > (64u << 20)) {
+		snprintf(msg, len, "option 'bs': at most 64M is supported");
+		return -1;
+	}
+	if (!job->size && !job->filename) {
+		snprintf(msg, len,
+			 "option 'size': required unless 'filename' names an existing "
+			 "file or device");
+		return -1;
+	}
+	if (job->size && job->size < job->bs) {
+		snprintf(msg, len, "option 'size': smaller than bs");
+		return -1;
+	}
+	if (job->direct && (job->bs % 512 || job->offset % 512)) {
+		snprintf(msg, len, "option 'direct': bs and offset must be multiples of 512");
+		return -1;
+	}
+	if (job->filename && job->directory) {
+		snprintf(msg, len,
+			 "options 'filename' and 'directory' cannot be used together "
+			 "(use a path in filename)");
+		return -1;
+	}
+	if (job->time_based && !job->runtime_us) {
+		snprintf(msg, len, "option 'time_based': needs a runtime");
+		return -1;
+	}
+	if (!ioengine_find(job->ioengine)) {
+		snprintf(msg, len, "option 'ioengine': unknown I/O engine \"%s\"", job->ioengine);
+		return -1;
+	}
+	return 0;
+}
+
+/* "5s", "1500ms", "250us": the coarsest exact unit, as units_parse_duration() reads it back. */
+static void duration_text(uint64_t us, char *buf, size_t len)
+{
+	if (us % 1000000 == 0)
+		snprintf(buf, len, "%" PRIu64 "s", us / 1000000);
+	else if (us % 1000 == 0)
+		snprintf(buf, len, "%" PRIu64 "ms", us / 1000);
+	else
+		snprintf(buf, len, "%" PRIu64 "us", us);
+}
+
+json_t *engine_job_resolved_json(const struct job *job)
+{
+	json_t *obj = json_object();
+	char buf[64];
+
+	for (size_t i = 0; i < NOPTIONS; i++) {
+		const struct engine_option *o = &engine_options[i];
+		const void *p = cfield(job, o);
+		json_t *v = NULL;
+
+		switch (o->type) {
+		case OPT_STR:
+			v = *(char *const *)p ? json_string(*(char *const *)p) : json_null();
+			break;
+		case OPT_SIZE:
+		case OPT_U64:
+			v = json_integer((json_int_t) * (const uint64_t *)p);
+			break;
+		case OPT_DURATION:
+			duration_text(*(const uint64_t *)p, buf, sizeof(buf));
+			v = json_string(buf);
+			break;
+		case OPT_INT:
+			if (o->hook == hook_rwmixwrite)
+				v = json_integer(100 - job->rwmixread);
+			else
+				v = json_integer(*(const int *)p);
+			break;
+		case OPT_BOOL:
+			v = json_boolean(*(const bool *)p);
+			break;
+		case OPT_ENUM:
+			for (const struct opt_value *e = o->values; e->name; e++) {
+				if (e->value == *(const int *)p) {
+					v = json_string(e->name);
+					break;
+				}
+			}
+			break;
+		}
+		json_object_set_new(obj, o->name, v ? v : json_null());
+	}
+	return obj;
+}
+
+json_t *engine_job_given_json(const struct job *job)
+{
+	json_t *obj = json_object();
+
+	for (size_t i = 0; i < NOPTIONS; i++)
+		if (job->given[i])
+			json_object_set_new(obj, engine_options[i].name,
+					    json_string(job->given[i]));
+	return obj;
+}
+
+void engine_options_help(FILE *out)
+{
+	static const char *const type_names[] = {
+	    [OPT_STR] = "string", [OPT_SIZE] = "size", [OPT_DURATION] = "duration",
+	    [OPT_INT] = "int",	  [OPT_U64] = "int",   [OPT_BOOL] = "bool",
+	    [OPT_ENUM] = "enum",
+	};
+	char list[256];
+
+	fprintf(out, "Job options (fio names; --NAME=VALUE on the command line, \"NAME\": VALUE in "
+		     "--job-json):\n");
+	for (size_t i = 0; i < NOPTIONS; i++) {
+		const struct engine_option *o = &engine_options[i];
+
+		fprintf(out, "  --%-16s %-8s %s", o->name, type_names[o->type], o->help);
+		if (o->type == OPT_ENUM) {
+			enum_list(o->values, list, sizeof(list));
+			fprintf(out, "; one of %s", list);
+		}
+		if (o->type == OPT_INT && o->max != INT_MAX)
+			fprintf(out, "; %d..%d", o->min, o->max);
+		if (o->def)
+			fprintf(out, " [default: %s]", o->def);
+		if (o->alias)
+			fprintf(out, " (alias: %s)", o->alias);
+		fputc('\n', out);
+	}
+}
+
+const char *engine_rw_name(int rw)
+{
+	for (const struct opt_value *v = rw_values; v->name; v++)
+		if (v->value == rw)
+			return v->name;
+	return "?";
+}
+
+bool engine_rw_reads(int rw)
+{
+	return rw != ENGINE_RW_WRITE && rw != ENGINE_RW_RANDWRITE;
+}
+
+bool engine_rw_writes(int rw)
+{
+	return rw != ENGINE_RW_READ && rw != ENGINE_RW_RANDREAD;
+}
+
+bool engine_rw_random(int rw)
+{
+	return rw == ENGINE_RW_RANDREAD || rw == ENGINE_RW_RANDWRITE || rw == ENGINE_RW_RANDRW;
+}

@@ -1,0 +1,117 @@
+/* The job runner: lays out files, runs `numjobs` threads of one job through an I/O engine,
+ * samples progress once a second, and keeps the results for output_json.c.
+ *
+ * Lifecycle: workload_run() on a zeroed struct workload_run, read the results, then
+ * workload_release(). */
+#ifndef ZB_ENGINE_WORKLOAD_H
+#define ZB_ENGINE_WORKLOAD_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "ioengine.h"
+#include "options.h"
+#include "stats.h"
+
+/* xoshiro256**, seeded through splitmix64: fast, good, and the same everywhere. */
+struct engine_rand {
+	uint64_t s[4];
+};
+void engine_rand_seed(struct engine_rand *r, uint64_t seed);
+uint64_t engine_rand_next(struct engine_rand *r);
+/* Uniform in [0, n) (n > 0). */
+uint64_t engine_rand_below(struct engine_rand *r, uint64_t n);
+
+/* The offsets one thread visits: sequential from `start`, or uniform random block-aligned
+ * offsets in [start, start + size - bs]. The same job and thread index give the same sequence. */
+struct workload_offsets {
+	uint64_t start, nblocks, bs, next_block;
+	bool random;
+	bool wrap; /* sequential: start over at the end (time_based) instead of stopping */
+	struct engine_rand rand;
+};
+void workload_offsets_init(struct workload_offsets *o, const struct job *job, uint64_t size,
+			   unsigned thread_index);
+/* The next offset; 0 and true, or false when a sequential pass is done (and it rewinds). */
+bool workload_offsets_next(struct workload_offsets *o, uint64_t *offset);
+
+/* The seed a thread's generators derive from (randseed, or the clock if !randrepeat). */
+uint64_t workload_thread_seed(const struct job *job, unsigned thread_index, unsigned stream);
+
+/* Results of one direction (read, write, trim) of one thread, or merged. */
+struct workload_dir {
+	uint64_t ios, bytes, short_ios, drop_ios;
+	struct stats_lat slat, clat, lat;
+	struct stats_hist clat_hist;
+	struct stats_series bw_kib; /* per-second bandwidth samples, KiB/s */
+	struct stats_series iops;   /* per-second IOPS samples */
+};
+
+/* Counters the sampler reads while the thread runs (one writer, relaxed atomics). */
+struct workload_live {
+	uint64_t ios[2], bytes[2], lat_sum_ns[2];
+	uint64_t errors;
+	uint64_t layout_bytes;
+};
+
+struct workload_thread {
+	struct workload_run *run;
+	unsigned index;
+	char path[PATH_MAX];
+	uint64_t size; /* bytes of the region this thread works on */
+	pthread_t tid;
+	bool started;
+
+	int error;	  /* errno of the first failure, as fio's "error" */
+	char errmsg[512]; /* what failed */
+	uint64_t runtime_ns;
+	struct workload_dir dir[IO_DDIR_COUNT];
+	struct stats_lat sync_lat;
+	double usr_sec, sys_sec;
+	uint64_t ctx, majf, minf;
+
+	struct workload_live live;
+	bool finished; /* under run->lock */
+	/* The sampler's previous snapshot of `live`. */
+	uint64_t prev_ios[2], prev_bytes[2], prev_lat[2];
+};
+
+/* One per-second sample of the whole job (all threads), zbench's extra output. */
+struct workload_sample {
+	double t; /* seconds since counting started (after layout and ramp_time) */
+	double iops[2], bw_kib[2], lat_mean_ns[2];
+};
+
+struct workload_run {
+	const struct job *job;
+	const struct ioengine_ops *ops;
+	unsigned nthreads;
+	struct workload_thread *threads;
+	int status_fd; /* -1: none */
+
+	time_t timestamp;
+	uint64_t timestamp_ms;
+	struct workload_sample *samples;
+	unsigned nsamples, samples_cap;
+
+	pthread_mutex_t lock;
+	pthread_cond_t main_cond; /* workers -> main: ready or finished */
+	pthread_cond_t go_cond;	  /* main -> workers: layout is done everywhere, start */
+	unsigned ready, nfinished;
+	bool go;
+	bool sync_ready;
+};
+
+/* Run the job. 0 when it ran (a thread may still have failed: see threads[].error), -1 with msg
+ * when it could not start. `status_fd` >= 0 gets one JSON line of counters a second. */
+int workload_run(struct workload_run *run, const struct job *job, int status_fd, char *msg,
+		 size_t len);
+void workload_release(struct workload_run *run);
+
+/* Merge thread results (group_reporting). `dst` must be zeroed. */
+void workload_thread_merge(struct workload_thread *dst, const struct workload_thread *src);
+
+#endif
