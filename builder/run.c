@@ -81,6 +81,7 @@ struct cell_run {
 	char *detail;      /* a one-line explanation for non-ok outcomes */
 	char *current_phase;
 	int job_sent;
+	int broken; /* the guest broke the protocol: nothing more it says can be trusted */
 };
 
 /* ---- the channel --------------------------------------------------------------------------- */
@@ -118,6 +119,12 @@ static int send_job(struct cell_run *cr, struct vm *vm, const struct vm_ops *ops
 
 static void set_detail(struct cell_run *cr, const char *outcome, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* A protocol violation: record it and stop the VM without waiting for a power-off. */
+#define PROTOCOL_ERROR(cr, ...)                                 \
+	do {                                                    \
+		set_detail((cr), "agent-error", "protocol: " __VA_ARGS__); \
+		(cr)->broken = 1;                               \
+	} while (0)
 static void set_detail(struct cell_run *cr, const char *outcome, const char *fmt, ...)
 {
 	va_list ap;
@@ -154,26 +161,25 @@ static int on_frame(void *arg, const char *payload, size_t len)
 
 	if (!json_is_object(msg)) {
 		json_decref(msg);
-		set_detail(cr, "agent-error", "protocol: a message is not a JSON object");
+		PROTOCOL_ERROR(cr, "a message is not a JSON object");
 		return -1;
 	}
 	type = json_string_value(json_object_get(msg, "type"));
 	if (!type || json_integer_value(json_object_get(msg, "v")) != ZB_PROTO_VERSION) {
 		json_decref(msg);
-		set_detail(cr, "agent-error", "protocol: a message lacks type or version %d",
-			   ZB_PROTO_VERSION);
+		PROTOCOL_ERROR(cr, "a message lacks type or version %d", ZB_PROTO_VERSION);
 		return -1;
 	}
 	cr->t_last_msg = now;
 	if (!cr->said_hello && strcmp(type, "hello")) {
-		set_detail(cr, "agent-error", "protocol: first message is '%.32s', not hello", type);
+		PROTOCOL_ERROR(cr, "first message is '%.32s', not hello", type);
 		json_decref(msg);
 		return -1;
 	}
 	if (!strcmp(type, "hello")) {
 		if (cr->said_hello) {
 			json_decref(msg);
-			set_detail(cr, "agent-error", "protocol: a second hello");
+			PROTOCOL_ERROR(cr, "a second hello");
 			return -1;
 		}
 		cr->said_hello = 1;
@@ -208,7 +214,7 @@ static int on_frame(void *arg, const char *payload, size_t len)
 		json_t *fio = json_object_get(msg, "fio");
 
 		if (!json_is_object(fio) || !json_is_array(json_object_get(fio, "jobs"))) {
-			set_detail(cr, "agent-error", "protocol: a result without fio jobs");
+			PROTOCOL_ERROR(cr, "a result without fio jobs");
 			json_decref(msg);
 			return -1;
 		}
@@ -227,7 +233,7 @@ static int on_frame(void *arg, const char *payload, size_t len)
 	} else if (!strcmp(type, "bye")) {
 		cr->got_bye = 1;
 	} else if (strcmp(type, "heartbeat")) {
-		set_detail(cr, "agent-error", "protocol: unknown message type '%.32s'", type);
+		PROTOCOL_ERROR(cr, "unknown message type '%.32s'", type);
 		json_decref(msg);
 		return -1;
 	}
@@ -345,6 +351,7 @@ static int cell_drive(struct run_ctx *ctx, struct cell_run *cr, struct disk_set 
 	char *cmdline;
 	struct vm *vm = NULL;
 	double t_exit_wait = 0, last_progress = 0;
+	char last_phase[32] = "";
 	int status;
 
 	if (json_is_string(json_object_get(vmc, "memory")))
@@ -378,6 +385,8 @@ static int cell_drive(struct run_ctx *ctx, struct cell_run *cr, struct disk_set 
 		};
 		double now = now_monotonic();
 
+		if (cr->broken)
+			break;
 		if (interrupted) {
 			set_detail(cr, "interrupted", "stopped by signal %d", (int)interrupted);
 			break;
@@ -405,9 +414,12 @@ static int cell_drive(struct run_ctx *ctx, struct cell_run *cr, struct disk_set 
 			t_exit_wait = now;
 		if (t_exit_wait && now - t_exit_wait > EXIT_GRACE_SECONDS)
 			break;
-		if (now - last_progress >= 1.0) {
+		if (ctx->is_tty ? now - last_progress >= 1.0
+				: (cr->current_phase && strcmp(cr->current_phase, last_phase))) {
 			progress(ctx, cr, 0);
 			last_progress = now;
+			snprintf(last_phase, sizeof(last_phase), "%s",
+				 cr->current_phase ? cr->current_phase : "");
 		}
 
 		if (poll(pfd, pfd[1].fd >= 0 ? 2 : 1, 250) < 0 && errno != EINTR) {
@@ -426,7 +438,7 @@ static int cell_drive(struct run_ctx *ctx, struct cell_run *cr, struct disk_set 
 				    proto_decoder_feed(&dec, buf, (size_t)r, on_frame, &fc) < 0) {
 					if (fc.fatal)
 						break;
-					set_detail(cr, "agent-error", "protocol: %s", dec.err);
+					PROTOCOL_ERROR(cr, "%s", dec.err);
 				}
 			} else if (r == 0 && !t_exit_wait) {
 				/* The channel closed: QEMU is going away. */

@@ -279,6 +279,8 @@ static void step_mounts(void)
 	mkdir("/dev/shm", 01777);
 	mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, NULL);
 	mkdir("/run/udev", 0755);
+	mkdir("/etc", 0755);
+	mkdir("/etc/zfs", 0755); /* zpool.cache */
 	symlink("/proc/self/mounts", "/etc/mtab");
 }
 
@@ -829,10 +831,10 @@ static void step_workload(void)
 static const struct step {
 	const char *name;
 	void (*run)(void);
-	int to_host; /* 1 once the port is open: the step is announced with a "phase" message */
+	int to_host; /* announced with a "phase" message (only after hello: it must come first) */
 } agent_steps[] = {
 	{ "mounts", step_mounts, 0 },	     { "modules", step_base_modules, 0 },
-	{ "port", step_port, 0 },	     { "hello", step_hello, 1 },
+	{ "port", step_port, 0 },	     { "hello", step_hello, 0 },
 	{ "job", step_job, 1 },		     { "udev", step_udev, 1 },
 	{ "zfs-module", step_zfs_module, 1 }, { "pool", step_pool, 1 },
 	{ "datasets", step_datasets, 1 },    { "report", step_report, 1 },
