@@ -13,7 +13,8 @@
 
 static int problems;
 
-static void line(int ok, const char *what, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void line(int ok, const char *what, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static void line(int ok, const char *what, const char *fmt, ...)
 {
 	va_list ap;
@@ -42,8 +43,7 @@ static char *first_line_of(char *const argv[])
 
 static void check_program(const char *what, const char *prog, const char *why)
 {
-	char *const argv[] = { (char *)"sh", (char *)"-c",
-			       xasprintf("command -v %s", prog), NULL };
+	char *const argv[] = { (char *)"sh", (char *)"-c", xasprintf("command -v %s", prog), NULL };
 	char *path = first_line_of(argv);
 
 	if (path && *path)
@@ -88,13 +88,14 @@ int cmd_doctor(int argc, char **argv)
 	free(qv);
 	line(access("/usr/share/qemu/qboot.rom", R_OK) == 0 ? 1 : -1, "qboot",
 	     access("/usr/share/qemu/qboot.rom", R_OK) == 0
-		     ? "/usr/share/qemu/qboot.rom (fast direct boot)"
-		     : "qboot.rom missing: boots use SeaBIOS, a little slower");
+		 ? "/usr/share/qemu/qboot.rom (fast direct boot)"
+		 : "qboot.rom missing: boots use SeaBIOS, a little slower");
 	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 	if (fd >= 0) {
 		close(fd);
-		line(-1, "kvm", "/dev/kvm opens; whether guests run on it is probed on the first "
-				"cell (accel auto falls back to TCG)");
+		line(-1, "kvm",
+		     "/dev/kvm opens; whether guests run on it is probed on the first "
+		     "cell (accel auto falls back to TCG)");
 	} else {
 		line(-1, "kvm", "/dev/kvm cannot be opened: cells run under TCG (slower, works)");
 	}
@@ -102,14 +103,16 @@ int cmd_doctor(int argc, char **argv)
 	check_program("depmod", "depmod", "needed to build images");
 	check_program("xz", "xz", "needed to extract the kernel");
 	line(getuid() == 0 ? 1 : -1, "root",
-	     getuid() == 0 ? "running as root" : "not root: image builds need root (chroot, mounts)");
+	     getuid() == 0 ? "running as root"
+			   : "not root: image builds need root (chroot, mounts)");
 	check_space("cache space", cache);
 	check_space("run space", ".");
 	{
 		char *images = xasprintf("%s/images", cache);
 
 		line(path_exists(images) ? 1 : -1, "image cache", "%s%s", images,
-		     path_exists(images) ? "" : " (empty: the first run builds the image, ~10 min)");
+		     path_exists(images) ? ""
+					 : " (empty: the first run builds the image, ~10 min)");
 		free(images);
 	}
 	printf("%s\n", problems ? "some things are missing (MISS above)" : "nothing is missing");

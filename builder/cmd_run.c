@@ -59,7 +59,8 @@ int cmd_run(int argc, char **argv)
 			o.cache_dir = optarg;
 			break;
 		case OPT_ACCEL:
-			if (strcmp(optarg, "auto") && strcmp(optarg, "kvm") && strcmp(optarg, "tcg")) {
+			if (strcmp(optarg, "auto") && strcmp(optarg, "kvm") &&
+			    strcmp(optarg, "tcg")) {
 				fprintf(stderr, "zbench run: --accel must be auto, kvm or tcg\n");
 				return 2;
 			}

@@ -21,8 +21,7 @@ static int disk_create_all(struct disk_set *ds, const json_t *config, const char
 
 	ds->n = 0;
 	ds->disks = xcalloc(json_array_size(disks) + 1, sizeof(*ds->disks));
-	json_array_foreach(disks, i, d)
-	{
+	json_array_foreach (disks, i, d) {
 		const char *name = json_string_value(json_object_get(d, "name"));
 		const char *size = json_string_value(json_object_get(d, "size"));
 		const char *bus = json_string_value(json_object_get(d, "bus"));

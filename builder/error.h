@@ -13,17 +13,17 @@
 #define ZB_ERROR_MAX 2048
 
 struct zb_error {
-	int errnum;             /* errno of the root cause, or 0 */
+	int errnum;		/* errno of the root cause, or 0 */
 	char msg[ZB_ERROR_MAX]; /* "context: context: cause" */
 };
 
 /* Set the message (printf format) and errnum; returns -1 so callers can `return error_set(...)`. */
 int error_set(struct zb_error *err, int errnum, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* As error_set(), with ": strerror(errnum)" appended when errnum != 0. */
 int error_sys(struct zb_error *err, int errnum, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* Prefix the existing message with "context: "; returns -1. */
 int error_wrap(struct zb_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -8,7 +8,7 @@ set -eu
 
 PKGS="build-essential pkg-config libjansson-dev libssl-dev
 qemu-system-x86 qemu-utils debootstrap xz-utils zstd cpio kmod
-fio jq gnuplot-nox"
+fio jq gnuplot-nox libaio-dev liburing-dev libzstd-dev"
 
 missing=""
 for p in $PKGS; do

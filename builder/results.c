@@ -134,7 +134,7 @@ double results_fio_iops(const json_t *fio, const char *dir)
 	size_t i;
 	json_t *job;
 
-	json_array_foreach(jobs, i, job)
+	json_array_foreach (jobs, i, job)
 		sum += json_number_value(json_object_get(json_object_get(job, dir), "iops"));
 	return sum;
 }

@@ -33,10 +33,10 @@
 #include "version.h"
 #include "vm.h"
 
-#define KVM_PROBE_SECONDS 15 /* a working KVM guest prints within a second or two */
+#define KVM_PROBE_SECONDS  15 /* a working KVM guest prints within a second or two */
 #define EXIT_GRACE_SECONDS 30 /* after the result: time for the guest to power off */
-#define MAX_SAMPLES 100000
-#define CONSOLE_TAIL 4096
+#define MAX_SAMPLES	   100000
+#define CONSOLE_TAIL	   4096
 
 static volatile sig_atomic_t interrupted;
 
@@ -57,9 +57,9 @@ struct run_ctx {
 	struct image img;
 	struct results res;
 	const struct vm_ops *vm_ops;
-	char accel[8];     /* "kvm" or "tcg" once decided; "" while auto is undecided */
+	char accel[8]; /* "kvm" or "tcg" once decided; "" while auto is undecided */
 	int is_tty;
-	int ncells_total;  /* cells x repeats */
+	int ncells_total; /* cells x repeats */
 	int done, ok;
 };
 
@@ -71,14 +71,14 @@ struct cell_run {
 	const char *accel;
 	double t_start, t_first_byte, t_last_msg, t_hello;
 	int said_hello, got_bye;
-	json_t *phases;    /* name -> seconds since VM start (host clock) */
+	json_t *phases;	   /* name -> seconds since VM start (host clock) */
 	json_t *effective; /* the "effective" message */
 	json_t *hello;
-	json_t *fio;       /* the result */
+	json_t *fio; /* the result */
 	json_t *samples;
-	json_t *error;     /* the agent's "error" message */
+	json_t *error; /* the agent's "error" message */
 	const char *outcome;
-	char *detail;      /* a one-line explanation for non-ok outcomes */
+	char *detail; /* a one-line explanation for non-ok outcomes */
 	char *current_phase;
 	int job_sent;
 	int broken; /* the guest broke the protocol: nothing more it says can be trusted */
@@ -97,8 +97,8 @@ static int send_job(struct cell_run *cr, struct vm *vm, const struct vm_ops *ops
 	for (int i = 0; i < ndisks; i++) {
 		char *gp = disk_guest_path(&disks[i]);
 
-		json_array_append_new(jd, json_pack("{s:s, s:s}", "name", disks[i].name,
-						    "guest_path", gp));
+		json_array_append_new(
+		    jd, json_pack("{s:s, s:s}", "name", disks[i].name, "guest_path", gp));
 		free(gp);
 	}
 	job = json_pack("{s:i, s:s, s:s, s:O, s:o}", "v", ZB_PROTO_VERSION, "type", "job", "cell",
@@ -118,12 +118,12 @@ static int send_job(struct cell_run *cr, struct vm *vm, const struct vm_ops *ops
 }
 
 static void set_detail(struct cell_run *cr, const char *outcome, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 /* A protocol violation: record it and stop the VM without waiting for a power-off. */
-#define PROTOCOL_ERROR(cr, ...)                                 \
-	do {                                                    \
-		set_detail((cr), "agent-error", "protocol: " __VA_ARGS__); \
-		(cr)->broken = 1;                               \
+#define PROTOCOL_ERROR(cr, ...)                                                                    \
+	do {                                                                                       \
+		set_detail((cr), "agent-error", "protocol: " __VA_ARGS__);                         \
+		(cr)->broken = 1;                                                                  \
 	} while (0)
 static void set_detail(struct cell_run *cr, const char *outcome, const char *fmt, ...)
 {
@@ -303,7 +303,8 @@ static void progress(struct run_ctx *ctx, struct cell_run *cr, int final)
 			cr->cell->summary, cr->cell->id, cr->accel, cr->outcome);
 		if (cr->fio)
 			fprintf(stderr, ", read %.0f IOPS, write %.0f IOPS",
-				results_fio_iops(cr->fio, "read"), results_fio_iops(cr->fio, "write"));
+				results_fio_iops(cr->fio, "read"),
+				results_fio_iops(cr->fio, "write"));
 		else if (cr->detail)
 			fprintf(stderr, ": %s", cr->detail);
 		fprintf(stderr, " [%s]\n", el);
@@ -362,8 +363,8 @@ static int cell_drive(struct run_ctx *ctx, struct cell_run *cr, struct disk_set 
 	spec.cmdline = cmdline;
 	spec.memory = memory;
 	spec.cpus = json_is_integer(json_object_get(vmc, "cpus"))
-			    ? (int)json_integer_value(json_object_get(vmc, "cpus"))
-			    : 2;
+			? (int)json_integer_value(json_object_get(vmc, "cpus"))
+			: 2;
 	spec.accel = cr->accel;
 	spec.dir = cr->dir;
 	spec.disks = ds->disks;
@@ -509,11 +510,11 @@ static int kvm_openable(void)
 static int run_one(struct run_ctx *ctx, const struct cell *cell, int repeat, struct zb_error *err)
 {
 	json_t *cfg = cell->config;
-	const char *want = ctx->o->accel ? ctx->o->accel
-					 : json_string_value(json_object_get(
-						   json_object_get(cfg, "vm"), "accel"));
-	double boot_s = json_duration(json_object_get(json_object_get(cfg, "timeouts"), "boot"),
-				      120);
+	const char *want =
+	    ctx->o->accel ? ctx->o->accel
+			  : json_string_value(json_object_get(json_object_get(cfg, "vm"), "accel"));
+	double boot_s =
+	    json_duration(json_object_get(json_object_get(cfg, "timeouts"), "boot"), 120);
 	struct cell_run cr;
 	struct disk_set ds;
 	json_t *rec;
@@ -561,8 +562,9 @@ static int run_one(struct run_ctx *ctx, const struct cell *cell, int repeat, str
 		if (probing && cr.outcome && !strcmp(cr.outcome, "boot-fail")) {
 			/* KVM opened but the guest never spoke: it does not work on this host
 			 * (DESIGN.md field notes). Everything from here runs under TCG. */
-			fprintf(stderr, "zbench: KVM opened but the guest printed nothing in %d s; "
-					"using TCG for this run\n",
+			fprintf(stderr,
+				"zbench: KVM opened but the guest printed nothing in %d s; "
+				"using TCG for this run\n",
 				KVM_PROBE_SECONDS);
 			snprintf(ctx->accel, sizeof(ctx->accel), "tcg");
 			remove_tree(cr.dir, err);
@@ -584,9 +586,10 @@ static int run_one(struct run_ctx *ctx, const struct cell *cell, int repeat, str
 		else if (!cr.t_first_byte)
 			set_detail(&cr, "boot-fail", "the guest exited without any output");
 		else
-			set_detail(&cr, "agent-error",
-				   "the guest stopped without a result or an error (last step '%s')",
-				   cr.current_phase ? cr.current_phase : "boot");
+			set_detail(
+			    &cr, "agent-error",
+			    "the guest stopped without a result or an error (last step '%s')",
+			    cr.current_phase ? cr.current_phase : "boot");
 	} else if (cr.error && strcmp(cr.outcome, "oom")) {
 		/* An engine killed by the OOM killer reports a signal; the console says why. */
 		if (strstr(tail, "Out of memory") || strstr(tail, "oom-kill")) {

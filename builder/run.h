@@ -8,11 +8,11 @@
 struct run_options {
 	const char *matrix_path;
 	const char *recipe_path; /* image recipe; default images/debian12-zfs.json */
-	const char *cache_dir;   /* NULL: image_cache_dir_default() */
-	const char *out_dir;     /* NULL: runs/<matrix name>-<UTC timestamp> */
-	const char *accel;       /* NULL: the matrix's vm.accel; else auto|kvm|tcg */
-	const char *backend;     /* "qemu" */
-	int keep_disks;          /* keep each cell's disk images (debugging) */
+	const char *cache_dir;	 /* NULL: image_cache_dir_default() */
+	const char *out_dir;	 /* NULL: runs/<matrix name>-<UTC timestamp> */
+	const char *accel;	 /* NULL: the matrix's vm.accel; else auto|kvm|tcg */
+	const char *backend;	 /* "qemu" */
+	int keep_disks;		 /* keep each cell's disk images (debugging) */
 };
 
 /* Run the matrix. Returns 0 if every cell ended ok, 1 if some did not (their records say why),

@@ -1,4 +1,3 @@
-#define _GNU_SOURCE
 #include "util.h"
 
 #include <dirent.h>
@@ -92,26 +91,26 @@ int mkdir_p(const char *path, mode_t mode, struct zb_error *err)
 	return 0;
 }
 
-static int remove_at(int dirfd, const char *name, dev_t dev, struct zb_error *err)
+static int remove_at(int parent, const char *name, dev_t dev, struct zb_error *err)
 {
 	struct stat st;
 	DIR *d;
 	struct dirent *de;
 	int fd;
 
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+	if (fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (errno == ENOENT)
 			return 0;
 		return error_sys(err, errno, "inspecting '%s'", name);
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT)
+		if (unlinkat(parent, name, 0) < 0 && errno != ENOENT)
 			return error_sys(err, errno, "removing '%s'", name);
 		return 0;
 	}
 	if (st.st_dev != dev)
 		return error_set(err, EXDEV, "refusing to remove '%s': it is a mount point", name);
-	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return error_sys(err, errno, "opening '%s'", name);
 	d = fdopendir(fd);
@@ -128,7 +127,7 @@ static int remove_at(int dirfd, const char *name, dev_t dev, struct zb_error *er
 		}
 	}
 	closedir(d);
-	if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+	if (unlinkat(parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
 		return error_sys(err, errno, "removing directory '%s'", name);
 	return 0;
 }
@@ -161,7 +160,8 @@ int read_file(const char *path, size_t max, char **out, size_t *len, struct zb_e
 			if (cap >= max) {
 				close(fd);
 				free(buf);
-				return error_set(err, EFBIG, "'%s' is larger than %zu bytes", path, max);
+				return error_set(err, EFBIG, "'%s' is larger than %zu bytes", path,
+						 max);
 			}
 			cap = cap * 2 > max ? max : cap * 2;
 			buf = xrealloc(buf, cap + 1);
@@ -444,7 +444,7 @@ int run_capture(char *const argv[], const char *log_path, size_t max, char **out
 		}
 	}
 	/* Drain so the child never blocks on a full pipe. */
-	while (n == cap && (r = read(fds[0], (char[4096]){0}, 4096)) > 0)
+	while (n == cap && (r = read(fds[0], (char[4096]){ 0 }, 4096)) > 0)
 		;
 	close(fds[0]);
 	buf[n] = '\0';

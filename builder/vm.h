@@ -24,8 +24,8 @@ struct vm_spec {
 	const char *kernel, *initramfs, *cmdline;
 	uint64_t memory; /* bytes */
 	int cpus;
-	const char *accel;       /* "kvm" or "tcg" (auto is resolved by the runner) */
-	const char *dir;         /* cell directory: sockets, console.log, the command line */
+	const char *accel; /* "kvm" or "tcg" (auto is resolved by the runner) */
+	const char *dir;   /* cell directory: sockets, console.log, the command line */
 	struct vm_disk *disks;
 	int ndisks;
 };

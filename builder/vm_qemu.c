@@ -23,8 +23,8 @@
 #include "util.h"
 #include "vm.h"
 
-#define QEMU_BINARY "qemu-system-x86_64"
-#define QBOOT_ROM "/usr/share/qemu/qboot.rom"
+#define QEMU_BINARY   "qemu-system-x86_64"
+#define QBOOT_ROM     "/usr/share/qemu/qboot.rom"
 #define QEMU_MAX_ARGS 256
 
 struct vm {
@@ -140,8 +140,8 @@ static void build_args(const struct vm_spec *s, struct vm *vm, struct args *a)
 		const struct vm_disk *d = &s->disks[i];
 
 		args_add(a, "-drive");
-		args_add(a, "file=%s,if=none,id=disk%d,format=raw,cache=%s,discard=unmap", d->path, i,
-			 disk_cache_mode(d->path));
+		args_add(a, "file=%s,if=none,id=disk%d,format=raw,cache=%s,discard=unmap", d->path,
+			 i, disk_cache_mode(d->path));
 		args_add(a, "-device");
 		args_add(a, "virtio-blk-pci,drive=disk%d,serial=%s", i, d->serial);
 	}
@@ -304,8 +304,8 @@ static int qemu_start(const struct vm_spec *s, struct vm **out, struct zb_error 
 			goto fail;
 		}
 		if (now_monotonic() > deadline) {
-			error_set(err, ETIMEDOUT, "qemu did not open its channel socket '%s' in 30 s",
-				  sock);
+			error_set(err, ETIMEDOUT,
+				  "qemu did not open its channel socket '%s' in 30 s", sock);
 			qemu_stop(vm, 1);
 			goto fail;
 		}

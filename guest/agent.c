@@ -30,18 +30,18 @@
 #include "proto.h"
 #include "units.h"
 
-#define AGENT_VERSION "0.1.0"
+#define AGENT_VERSION  "0.1.0"
 #define CMD_OUTPUT_MAX (64 * 1024)
-#define HEARTBEAT_SEC 2
-#define ENGINE_PATH "/bin/zbench-engine"
-#define RESULT_PATH "/tmp/zbench-result.json"
+#define HEARTBEAT_SEC  2
+#define ENGINE_PATH    "/bin/zbench-engine"
+#define RESULT_PATH    "/tmp/zbench-result.json"
 
 struct agent {
-	int port;                /* virtio-serial port, O_RDWR, blocking */
+	int port;		 /* virtio-serial port, O_RDWR, blocking */
 	pthread_mutex_t tx_lock; /* one writer at a time on the port */
-	const char *step;        /* the step running now, for heartbeats and errors */
-	json_t *job;             /* the job the host sent (owned) */
-	char target_path[512];   /* what the workload runs against: a directory or a zvol */
+	const char *step;	 /* the step running now, for heartbeats and errors */
+	json_t *job;		 /* the job the host sent (owned) */
+	char target_path[512];	 /* what the workload runs against: a directory or a zvol */
 	int target_is_dev;
 };
 
@@ -100,7 +100,7 @@ static int send_msg(json_t *msg)
 
 /* Report a failure of the current step and power off. `output` is a command's output or NULL. */
 static void fail_step(const char *output, const char *fmt, ...)
-	__attribute__((noreturn, format(printf, 2, 3)));
+    __attribute__((noreturn, format(printf, 2, 3)));
 static void fail_step(const char *output, const char *fmt, ...)
 {
 	char msg[1024];
@@ -211,7 +211,8 @@ struct argv_buf {
 	int n;
 };
 
-static void argv_add(struct argv_buf *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void argv_add(struct argv_buf *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 static void argv_add(struct argv_buf *a, const char *fmt, ...)
 {
 	va_list ap;
@@ -269,7 +270,8 @@ static void step_mounts(void)
 
 	for (size_t i = 0; i < sizeof(mounts) / sizeof(mounts[0]); i++) {
 		mkdir(mounts[i].dst, 0755);
-		if (mount(mounts[i].src, mounts[i].dst, mounts[i].type, mounts[i].flags, NULL) < 0 &&
+		if (mount(mounts[i].src, mounts[i].dst, mounts[i].type, mounts[i].flags, NULL) <
+			0 &&
 		    errno != EBUSY)
 			fail_step(NULL, "mounting %s on %s: %s", mounts[i].type, mounts[i].dst,
 				  strerror(errno));
@@ -289,8 +291,10 @@ static void step_base_modules(void)
 	/* modprobe resolves dependencies (virtio_ring, virtio, virtio_pci_modern_dev, ...) from
 	 * modules.dep. A module that is built in or absent for a bus is not an error here: the
 	 * disks the job needs are checked when the pool is created. */
-	static char *const argv[] = { "/sbin/modprobe", "-a", "-q", "virtio_pci", "virtio_console",
-				      "virtio_blk", "virtio_scsi", "sd_mod", NULL };
+	static char *const argv[] = {
+		"/sbin/modprobe", "-a",		 "-q",	   "virtio_pci", "virtio_console",
+		"virtio_blk",	  "virtio_scsi", "sd_mod", NULL
+	};
 	char *out = NULL;
 
 	if (run_cmd(argv, &out) != 0)
@@ -413,8 +417,7 @@ static void step_zfs_module(void)
 	json_t *kv;
 
 	for (int pass = 0; pass < 2; pass++) {
-		json_object_foreach(params, mod, kv)
-		{
+		json_object_foreach (params, mod, kv) {
 			struct argv_buf a = { 0 };
 			const char *k;
 			json_t *v;
@@ -424,8 +427,7 @@ static void step_zfs_module(void)
 				continue;
 			argv_add(&a, "/sbin/modprobe");
 			argv_add(&a, "%s", mod);
-			json_object_foreach(kv, k, v)
-			{
+			json_object_foreach (kv, k, v) {
 				char tmp[64];
 
 				argv_add(&a, "%s=%s", k, scalar_str(v, tmp, sizeof(tmp)));
@@ -449,8 +451,7 @@ static const char *disk_path(const char *name)
 	size_t i;
 	json_t *d;
 
-	json_array_foreach(disks, i, d)
-	{
+	json_array_foreach (disks, i, d) {
 		if (!strcmp(json_string_value(json_object_get(d, "name")), name))
 			return json_string_value(json_object_get(d, "guest_path"));
 	}
@@ -476,8 +477,7 @@ static void add_vdev_group(struct argv_buf *a, json_t *vdev)
 
 	if (type && strcmp(type, "stripe"))
 		argv_add(a, "%s", type);
-	json_array_foreach(json_object_get(vdev, "disks"), i, d)
-	{
+	json_array_foreach (json_object_get(vdev, "disks"), i, d) {
 		const char *p = disk_path(json_string_value(d));
 
 		wait_for_path(p, 30);
@@ -498,29 +498,28 @@ static void step_pool(void)
 	argv_add(&a, "/sbin/zpool");
 	argv_add(&a, "create");
 	argv_add(&a, "-f");
-	json_object_foreach(json_object_get(pool, "properties"), k, v)
-	{
+	json_object_foreach (json_object_get(pool, "properties"), k, v) {
 		char tmp[64];
 
 		argv_add(&a, "-o");
 		argv_add(&a, "%s=%s", k, scalar_str(v, tmp, sizeof(tmp)));
 	}
 	argv_add(&a, "%s", pname);
-	json_array_foreach(json_object_get(pool, "vdevs"), i, vdev)
+	json_array_foreach (json_object_get(pool, "vdevs"), i, vdev)
 		add_vdev_group(&a, vdev);
 	if (json_array_size(json_object_get(pool, "log"))) {
 		argv_add(&a, "log");
-		json_array_foreach(json_object_get(pool, "log"), i, vdev)
+		json_array_foreach (json_object_get(pool, "log"), i, vdev)
 			add_vdev_group(&a, vdev);
 	}
 	if (json_array_size(json_object_get(pool, "special"))) {
 		argv_add(&a, "special");
-		json_array_foreach(json_object_get(pool, "special"), i, vdev)
+		json_array_foreach (json_object_get(pool, "special"), i, vdev)
 			add_vdev_group(&a, vdev);
 	}
 	if (json_array_size(json_object_get(pool, "cache"))) {
 		argv_add(&a, "cache");
-		json_array_foreach(json_object_get(pool, "cache"), i, v)
+		json_array_foreach (json_object_get(pool, "cache"), i, v)
 			argv_add(&a, "%s", disk_path(json_string_value(v)));
 	}
 	logf_console("creating pool '%s' (%d arguments)", pname, a.n);
@@ -541,8 +540,7 @@ static void create_dataset(const char *pool, json_t *ds, int zvol)
 		argv_add(&a, "-V");
 		argv_add(&a, "%s", json_string_value(json_object_get(ds, "size")));
 	}
-	json_object_foreach(json_object_get(ds, "properties"), k, v)
-	{
+	json_object_foreach (json_object_get(ds, "properties"), k, v) {
 		char tmp[64];
 
 		argv_add(&a, "-o");
@@ -556,21 +554,21 @@ static void create_dataset(const char *pool, json_t *ds, int zvol)
 static void step_datasets(void)
 {
 	json_t *cfg = json_object_get(agent.job, "config");
-	const char *pname = json_string_value(json_object_get(json_object_get(cfg, "pool"), "name"));
+	const char *pname =
+	    json_string_value(json_object_get(json_object_get(cfg, "pool"), "name"));
 	const char *target =
-		json_string_value(json_object_get(json_object_get(cfg, "workload"), "target"));
+	    json_string_value(json_object_get(json_object_get(cfg, "workload"), "target"));
 	json_t *ds;
 	size_t i;
 
-	json_array_foreach(json_object_get(cfg, "datasets"), i, ds)
-	{
+	json_array_foreach (json_object_get(cfg, "datasets"), i, ds) {
 		const char *name = json_string_value(json_object_get(ds, "name"));
 
 		create_dataset(pname, ds, 0);
 		if (target && !strcmp(name, target)) {
 			char path[512], *mnt;
-			char *const argv[] = { "/sbin/zfs", "get",  "-Hp", "-o", "value", "mountpoint",
-					       path,	    NULL };
+			char *const argv[] = { "/sbin/zfs", "get",	  "-Hp", "-o",
+					       "value",	    "mountpoint", path,	 NULL };
 
 			snprintf(path, sizeof(path), "%s/%s", pname, name);
 			mnt = must_run(argv);
@@ -579,8 +577,7 @@ static void step_datasets(void)
 			free(mnt);
 		}
 	}
-	json_array_foreach(json_object_get(cfg, "zvols"), i, ds)
-	{
+	json_array_foreach (json_object_get(cfg, "zvols"), i, ds) {
 		const char *name = json_string_value(json_object_get(ds, "name"));
 
 		create_dataset(pname, ds, 1);
@@ -670,13 +667,14 @@ static json_t *module_parameters(const char *mod)
 static void step_report(void)
 {
 	json_t *cfg = json_object_get(agent.job, "config");
-	const char *pname = json_string_value(json_object_get(json_object_get(cfg, "pool"), "name"));
+	const char *pname =
+	    json_string_value(json_object_get(json_object_get(cfg, "pool"), "name"));
 	const char *target =
-		json_string_value(json_object_get(json_object_get(cfg, "workload"), "target"));
+	    json_string_value(json_object_get(json_object_get(cfg, "workload"), "target"));
 	char ds[512];
 	char *zpool_get, *zfs_get, *status, *zfs_version;
-	char *const a_pool[] = { "/sbin/zpool", "get", "-Hp", "-o", "property,value,source",
-				 "all",		(char *)pname, NULL };
+	char *const a_pool[] = { "/sbin/zpool",		  "get", "-Hp",		"-o",
+				 "property,value,source", "all", (char *)pname, NULL };
 	char *const a_ds[] = { "/sbin/zfs", "get", "-Hp", "-o", "property,value,source",
 			       "all",	    ds,	   NULL };
 	char *const a_status[] = { "/sbin/zpool", "status", "-P", (char *)pname, NULL };
@@ -692,15 +690,14 @@ static void step_report(void)
 	zfs_version = read_small("/sys/module/zfs/version");
 	uname(&u);
 	json_object_set_new(params, "zfs", module_parameters("zfs"));
-	json_object_foreach(json_object_get(cfg, "module_params"), mod, v)
-	{
+	json_object_foreach (json_object_get(cfg, "module_params"), mod, v) {
 		if (strcmp(mod, "zfs"))
 			json_object_set_new(params, mod, module_parameters(mod));
 	}
-	send_msg(json_pack("{s:s, s:o, s:o, s:s, s:o, s:s?, s:s, s:s}", "type", "effective",
-			   "pool", parse_get(zpool_get), "target", parse_get(zfs_get),
-			   "zpool_status", status, "module_params", params, "zfs_version",
-			   zfs_version, "kernel", u.release, "target_path", agent.target_path));
+	send_msg(json_pack("{s:s, s:o, s:o, s:s, s:o, s:s?, s:s, s:s}", "type", "effective", "pool",
+			   parse_get(zpool_get), "target", parse_get(zfs_get), "zpool_status",
+			   status, "module_params", params, "zfs_version", zfs_version, "kernel",
+			   u.release, "target_path", agent.target_path));
 	free(zpool_get);
 	free(zfs_get);
 	free(status);
@@ -754,8 +751,7 @@ static void step_workload(void)
 	argv_add(&a, "--status-fd=3");
 	argv_add(&a, "--name=%s", name ? name : "zbench");
 	argv_add(&a, agent.target_is_dev ? "--filename=%s" : "--directory=%s", agent.target_path);
-	json_object_foreach(w, k, v)
-	{
+	json_object_foreach (w, k, v) {
 		char tmp[64];
 
 		if (!strcmp(k, "target"))
@@ -779,7 +775,8 @@ static void step_workload(void)
 	close(out_pipe[1]);
 	errout = calloc(1, CMD_OUTPUT_MAX + 1);
 	for (int open_fds = 2; open_fds > 0;) {
-		struct pollfd pfd[2] = { { status_pipe[0], POLLIN, 0 }, { out_pipe[0], POLLIN, 0 } };
+		struct pollfd pfd[2] = { { status_pipe[0], POLLIN, 0 },
+					 { out_pipe[0], POLLIN, 0 } };
 
 		if (poll(pfd, 2, -1) < 0) {
 			if (errno == EINTR)
@@ -833,11 +830,16 @@ static const struct step {
 	void (*run)(void);
 	int to_host; /* announced with a "phase" message (only after hello: it must come first) */
 } agent_steps[] = {
-	{ "mounts", step_mounts, 0 },	     { "modules", step_base_modules, 0 },
-	{ "port", step_port, 0 },	     { "hello", step_hello, 0 },
-	{ "job", step_job, 1 },		     { "udev", step_udev, 1 },
-	{ "zfs-module", step_zfs_module, 1 }, { "pool", step_pool, 1 },
-	{ "datasets", step_datasets, 1 },    { "report", step_report, 1 },
+	{ "mounts", step_mounts, 0 },
+	{ "modules", step_base_modules, 0 },
+	{ "port", step_port, 0 },
+	{ "hello", step_hello, 0 },
+	{ "job", step_job, 1 },
+	{ "udev", step_udev, 1 },
+	{ "zfs-module", step_zfs_module, 1 },
+	{ "pool", step_pool, 1 },
+	{ "datasets", step_datasets, 1 },
+	{ "report", step_report, 1 },
 	{ "workload", step_workload, 1 },
 };
 
@@ -850,8 +852,9 @@ int main(int argc, char **argv)
 	int console;
 
 	if (getpid() != 1) {
-		fprintf(stderr, "zbench-agent: this is the guest appliance's init (PID 1); it "
-				"powers the machine off when done, so it refuses to run as PID %d\n",
+		fprintf(stderr,
+			"zbench-agent: this is the guest appliance's init (PID 1); it "
+			"powers the machine off when done, so it refuses to run as PID %d\n",
 			(int)getpid());
 		return 2;
 	}

@@ -73,7 +73,8 @@ int proto_decoder_feed(struct proto_decoder *d, const char *data, size_t len, pr
 		case PROTO_NEWLINE:
 			i++;
 			if (c != '\n')
-				return fail(d, "frame is not closed by a newline (truncated or too long)");
+				return fail(
+				    d, "frame is not closed by a newline (truncated or too long)");
 			d->buf[d->have] = '\0';
 			d->state = PROTO_LENGTH;
 			d->want = 0;

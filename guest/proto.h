@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 #define PROTO_MAX_PAYLOAD (1u << 20) /* 1 MiB: a fio JSON result with json+ bins fits */
-#define PROTO_PORT_NAME "org.zbench.0"
+#define PROTO_PORT_NAME	  "org.zbench.0"
 
 enum proto_state {
 	PROTO_LENGTH,  /* reading the decimal length */
@@ -23,9 +23,9 @@ enum proto_state {
 
 struct proto_decoder {
 	enum proto_state state;
-	size_t max;    /* largest payload accepted */
-	size_t want;   /* payload length announced by the header */
-	size_t have;   /* payload bytes received so far */
+	size_t max;  /* largest payload accepted */
+	size_t want; /* payload length announced by the header */
+	size_t have; /* payload bytes received so far */
 	unsigned ndigits;
 	char *buf;     /* payload buffer, `max` + 1 bytes, owned */
 	char err[128]; /* why the stream broke */

@@ -59,8 +59,9 @@ int units_parse_duration(const char *s, uint64_t *usec)
 		const char *suffix;
 		uint64_t usec;
 	} table[] = {
-		{ "", 1000000 },	 { "us", 1 },	      { "ms", 1000 },	   { "s", 1000000 },
-		{ "m", 60000000 }, { "h", 3600000000ULL }, { "d", 86400000000ULL },
+		{ "", 1000000 },	 { "us", 1 },	    { "ms", 1000 },
+		{ "s", 1000000 },	 { "m", 60000000 }, { "h", 3600000000ULL },
+		{ "d", 86400000000ULL },
 	};
 	uint64_t v;
 

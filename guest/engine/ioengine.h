@@ -3,8 +3,7 @@
  * registry in ioengines.c; ioengine_ops_check() validates a table before it is used.
  *
  * The workload runner (workload.c) owns files, buffers, offsets and timing; an engine only moves
- * bytes. Sync engines complete each I/O inside queue(); async engines (a later libaio/io_uring)
- * return IOENGINE_Q_QUEUED and hand completions back through commit/getevents/event. */
+ * bytes. Sync engines complete each I/O inside queue(); async engines (libaio, io_uring) return IOENGINE_Q_QUEUED and hand completions back through commit/getevents/event. */
 #ifndef ZB_ENGINE_IOENGINE_H
 #define ZB_ENGINE_IOENGINE_H
 
@@ -14,7 +13,7 @@
 #include <time.h>
 
 /* Bump when struct ioengine_ops changes shape; engines state the version they were written for. */
-#define IOENGINE_VERSION 1
+#define IOENGINE_VERSION 2
 
 enum io_ddir {
 	IO_DDIR_READ,
@@ -29,8 +28,10 @@ struct io_u {
 	uint64_t offset;
 	void *buf;
 	size_t len;
-	ssize_t result;	   /* set on completion: bytes moved, or -errno */
-	uint64_t start_ns; /* monotonic time of submission, for latency */
+	ssize_t result;	     /* set on completion: bytes moved, or -errno */
+	uint64_t start_ns;   /* monotonic time queue() was called (lat and slat start here) */
+	uint64_t issue_ns;   /* when the kernel got it (after commit); clat starts here */
+	uint64_t arrival_ns; /* rate_iops: the scheduled arrival (open-loop latency) */
 	void *engine_data; /* the engine's per-unit state */
 	unsigned index;	   /* position in the thread's io_u array */
 };
@@ -82,9 +83,18 @@ struct ioengine_ops {
 	int (*getevents)(struct ioengine_thread *t, unsigned min, unsigned max,
 			 const struct timespec *timeout);
 	struct io_u *(*event)(struct ioengine_thread *t, unsigned i);
-	/* Make written data durable (fsync). Required. 0 or -errno. */
+	/* Make written data durable (fsync). Required. 0 or -errno. Called with nothing in
+	 * flight. */
 	int (*sync)(struct ioengine_thread *t, struct ioengine_file *f);
+	/* fdatasync. Optional: NULL falls back to sync. */
+	int (*datasync)(struct ioengine_thread *t, struct ioengine_file *f);
 };
+
+/* open(2)/close(2)/fsync(2)/fdatasync(2) of f->path, for engines that need nothing more. */
+int ioengine_generic_open(struct ioengine_thread *t, struct ioengine_file *f);
+int ioengine_generic_close(struct ioengine_thread *t, struct ioengine_file *f);
+int ioengine_generic_sync(struct ioengine_thread *t, struct ioengine_file *f);
+int ioengine_generic_datasync(struct ioengine_thread *t, struct ioengine_file *f);
 
 /* The engine called `name`, or NULL. Only tables that pass ioengine_ops_check() are returned. */
 const struct ioengine_ops *ioengine_find(const char *name);
@@ -94,5 +104,7 @@ const char *ioengine_names(void);
 int ioengine_ops_check(const struct ioengine_ops *ops, char *msg, size_t len);
 
 extern const struct ioengine_ops ioengine_psync;
+extern const struct ioengine_ops ioengine_libaio;
+extern const struct ioengine_ops ioengine_io_uring;
 
 #endif

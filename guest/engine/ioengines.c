@@ -1,12 +1,17 @@
 /* The one registry of I/O engines and the check every table passes before use. */
 #include "ioengine.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Every engine this build knows, in --help order. Add new engines here (and to ENGINE_SRCS). */
 static const struct ioengine_ops *const ioengine_registry[] = {
     &ioengine_psync,
+    &ioengine_libaio,
+    &ioengine_io_uring,
 };
 
 #define NENGINES (sizeof(ioengine_registry) / sizeof(ioengine_registry[0]))
@@ -43,12 +48,38 @@ int ioengine_ops_check(const struct ioengine_ops *ops, char *msg, size_t len)
 				 name);
 			return -1;
 		}
-	} else if (!ops->getevents || !ops->event) {
-		snprintf(msg, len, "I/O engine \"%s\": an async engine needs getevents and event",
+	} else if (!ops->commit || !ops->getevents || !ops->event) {
+		snprintf(msg, len, "I/O engine \"%s\": an async engine needs commit, getevents and event",
 			 name);
 		return -1;
 	}
 	return 0;
+}
+
+int ioengine_generic_open(struct ioengine_thread *t, struct ioengine_file *f)
+{
+	f->fd = open(f->path, f->open_flags | O_CLOEXEC, 0644);
+	return f->fd < 0 ? -errno : 0;
+}
+
+int ioengine_generic_close(struct ioengine_thread *t, struct ioengine_file *f)
+{
+	int ret = 0;
+
+	if (f->fd >= 0 && close(f->fd) < 0)
+		ret = -errno;
+	f->fd = -1;
+	return ret;
+}
+
+int ioengine_generic_sync(struct ioengine_thread *t, struct ioengine_file *f)
+{
+	return fsync(f->fd) < 0 ? -errno : 0;
+}
+
+int ioengine_generic_datasync(struct ioengine_thread *t, struct ioengine_file *f)
+{
+	return fdatasync(f->fd) < 0 ? -errno : 0;
 }
 
 const struct ioengine_ops *ioengine_find(const char *name)

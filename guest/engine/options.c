@@ -58,7 +58,16 @@ static const struct opt_value sync_values[] = {
     {"none", 0}, {"sync", O_SYNC}, {"dsync", O_DSYNC}, {NULL, 0},
 };
 
+static const struct opt_value rate_process_values[] = {
+    {"linear", ENGINE_RATE_LINEAR},
+    {"poisson", ENGINE_RATE_POISSON},
+    {NULL, 0},
+};
+
 static int hook_ioengine(struct job *job, const struct engine_option *o, char *msg, size_t len);
+static int hook_bssplit(struct job *job, const struct engine_option *o, char *msg, size_t len);
+static int hook_pattern(struct job *job, const struct engine_option *o, char *msg, size_t len);
+static int parse_i64(const char *s, long long *out);
 static int hook_rwmixwrite(struct job *job, const struct engine_option *o, char *msg, size_t len);
 
 /* rwmixwrite has no field of its own: its hook stores 100 - value into rwmixread. */
@@ -118,10 +127,29 @@ static const struct engine_option engine_options[] = {
 	  .help = "accepted for fio compatibility: offsets are always uniform with repetition" },
 	{ .name = "group_reporting", .type = OPT_BOOL, .def = "0", .off = F(group_reporting),
 	  .help = "report all threads as one merged job" },
-	{ .name = "thread", .type = OPT_BOOL, .def = "1", .off = F(thread),
-	  .help = "accepted for fio compatibility: jobs always run as threads" },
+	{ .name = "thread", .type = OPT_BOOL, .def = "0", .off = F(thread),
+	  .help = "run the numjobs workers as threads of one process (default: a process each)" },
 	{ .name = "invalidate", .type = OPT_BOOL, .def = "1", .off = F(invalidate),
 	  .help = "drop the file's page cache before the run" },
+	{ .name = "bssplit", .type = OPT_STR, .off = F(bssplit), .hook = hook_bssplit,
+	  .help = "mixed block sizes: bs/percent[:bs/percent...] (a missing percent shares the "
+		  "rest)" },
+	{ .name = "fdatasync", .type = OPT_INT, .def = "0", .off = F(fdatasync), .min = 0,
+	  .max = INT_MAX, .help = "fdatasync after every N writes (0: never)" },
+	{ .name = "rate_iops", .type = OPT_INT, .def = "0", .off = F(rate_iops), .min = 0,
+	  .max = INT_MAX, .help = "open loop: this many arrivals per second per thread" },
+	{ .name = "rate_process", .type = OPT_ENUM, .def = "linear", .off = F(rate_process),
+	  .values = rate_process_values, .help = "spacing of rate_iops arrivals" },
+	{ .name = "buffer_compress_percentage", .type = OPT_INT, .def = "0",
+	  .off = F(buffer_compress_percentage), .min = 0, .max = 100,
+	  .help = "make write buffers this compressible (percent of each chunk is pattern)" },
+	{ .name = "buffer_compress_chunk", .type = OPT_SIZE, .def = "512",
+	  .off = F(buffer_compress_chunk), .help = "granularity of buffer_compress_percentage" },
+	{ .name = "buffer_pattern", .type = OPT_STR, .off = F(buffer_pattern),
+	  .hook = hook_pattern,
+	  .help = "fill pattern: 0xHEX, 'text' or text (alone: every buffer is the pattern)" },
+	{ .name = "dedupe_percentage", .type = OPT_INT, .def = "0", .off = F(dedupe_percentage),
+	  .min = 0, .max = 100, .help = "percent of writes that repeat an earlier buffer" },
 };
 /* clang-format on */
 
@@ -155,6 +183,121 @@ static int hook_ioengine(struct job *job, const struct engine_option *o, char *m
 		return 0;
 	snprintf(msg, len, "unknown I/O engine \"%s\" (this build has: %s)", job->ioengine,
 		 ioengine_names());
+	return -1;
+}
+
+/* "4k/50:8k/30:64k": entries split by ':', each bs[/percent]; entries without a percent share
+ * what the others leave equally (fio's rule). */
+static int hook_bssplit(struct job *job, const struct engine_option *o, char *msg, size_t len)
+{
+	char buf[512], *save = NULL, *tok;
+	unsigned given = 0, nopct = 0, n = 0;
+
+	if (strlen(job->bssplit) >= sizeof(buf) || strchr(job->bssplit, ',')) {
+		snprintf(msg, len, "expected bs/percent[:bs/percent...] (one list for reads and "
+				   "writes), got \"%s\"",
+			 job->bssplit);
+		return -1;
+	}
+	strcpy(buf, job->bssplit);
+	for (tok = strtok_r(buf, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+		char *slash = strchr(tok, '/');
+		long long pct = -1;
+		uint64_t bs;
+
+		if (n == ENGINE_BSSPLIT_MAX) {
+			snprintf(msg, len, "at most %d entries", ENGINE_BSSPLIT_MAX);
+			return -1;
+		}
+		if (slash) {
+			*slash = '\0';
+			if (parse_i64(slash + 1, &pct) < 0 || pct < 0 || pct > 100) {
+				snprintf(msg, len, "expected a percent from 0 to 100, got \"%s\"",
+					 slash + 1);
+				return -1;
+			}
+		}
+		if (units_parse_size(tok, &bs) < 0 || bs == 0 || bs > (64u << 20)) {
+			snprintf(msg, len, "expected a block size such as \"4k\" (at most 64M), got "
+					   "\"%s\"",
+				 tok);
+			return -1;
+		}
+		job->bss[n].bs = bs;
+		job->bss[n].pct = pct < 0 ? UINT_MAX : (unsigned)pct;
+		if (pct < 0)
+			nopct++;
+		else
+			given += (unsigned)pct;
+		n++;
+	}
+	if (!n || given > 100 || (!nopct && given != 100)) {
+		snprintf(msg, len, "the percentages must add up to 100, got \"%s\"", job->bssplit);
+		return -1;
+	}
+	for (unsigned i = 0, k = 0; i < n; i++) {
+		if (job->bss[i].pct != UINT_MAX)
+			continue;
+		/* the first entries get the remainder's leftover units */
+		job->bss[i].pct = (100 - given) / nopct + (k < (100 - given) % nopct ? 1 : 0);
+		k++;
+	}
+	job->nbss = n;
+	return 0;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* fio's forms: 0xHEX (bytes in the order written), 'text' or "text"; a bare word is text too. */
+static int hook_pattern(struct job *job, const struct engine_option *o, char *msg, size_t len)
+{
+	const char *s = job->buffer_pattern;
+	size_t n = strlen(s);
+
+	job->pattern_len = 0;
+	if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		size_t digits = n - 2, i = 2;
+
+		if ((digits + 1) / 2 > ENGINE_PATTERN_MAX)
+			goto toolong;
+		if (digits % 2) { /* an odd count: the first digit is a byte of its own */
+			if (hexval(s[i]) < 0)
+				goto badhex;
+			job->pattern[job->pattern_len++] = (unsigned char)hexval(s[i++]);
+		}
+		for (; i < n; i += 2) {
+			int hi = hexval(s[i]), lo = hexval(s[i + 1]);
+
+			if (hi < 0 || lo < 0)
+				goto badhex;
+			job->pattern[job->pattern_len++] = (unsigned char)(hi << 4 | lo);
+		}
+		return 0;
+	}
+	if (n >= 2 && (s[0] == '\'' || s[0] == '"') && s[n - 1] == s[0]) {
+		s++;
+		n -= 2;
+	}
+	if (!n || n > ENGINE_PATTERN_MAX)
+		goto toolong;
+	memcpy(job->pattern, s, n);
+	job->pattern_len = (unsigned)n;
+	return 0;
+badhex:
+	snprintf(msg, len, "expected hex digits after 0x, got \"%s\"", job->buffer_pattern);
+	return -1;
+toolong:
+	snprintf(msg, len, "a pattern of 1 to %d bytes, got \"%s\"", ENGINE_PATTERN_MAX,
+		 job->buffer_pattern);
 	return -1;
 }
 
@@ -425,8 +568,30 @@ int engine_job_from_json(struct job *job, const json_t *obj, char *msg, size_t l
 	return 0;
 }
 
+uint64_t engine_job_max_bs(const struct job *job)
+{
+	uint64_t m = job->nbss ? 0 : job->bs;
+
+	for (unsigned i = 0; i < job->nbss; i++)
+		if (job->bss[i].pct && job->bss[i].bs > m)
+			m = job->bss[i].bs;
+	return m;
+}
+
+uint64_t engine_job_min_bs(const struct job *job)
+{
+	uint64_t m = job->nbss ? UINT64_MAX : job->bs;
+
+	for (unsigned i = 0; i < job->nbss; i++)
+		if (job->bss[i].pct && job->bss[i].bs < m)
+			m = job->bss[i].bs;
+	return m == UINT64_MAX ? job->bs : m;
+}
+
 int engine_job_validate(const struct job *job, char *msg, size_t len)
 {
+	const struct ioengine_ops *ops = ioengine_find(job->ioengine);
+
 	if (job->bs == 0) {
 		snprintf(msg, len, "option 'bs': must be greater than 0");
 		return -1;
@@ -441,12 +606,23 @@ int engine_job_validate(const struct job *job, char *msg, size_t len)
 			 "file or device");
 		return -1;
 	}
-	if (job->size && job->size < job->bs) {
+	if (job->size && job->size < engine_job_max_bs(job)) {
 		snprintf(msg, len, "option 'size': smaller than bs");
 		return -1;
 	}
 	if (job->direct && (job->bs % 512 || job->offset % 512)) {
 		snprintf(msg, len, "option 'direct': bs and offset must be multiples of 512");
+		return -1;
+	}
+	for (unsigned i = 0; job->direct && i < job->nbss; i++) {
+		if (job->bss[i].bs % 512) {
+			snprintf(msg, len,
+				 "option 'direct': every bssplit size must be a multiple of 512");
+			return -1;
+		}
+	}
+	if (job->buffer_compress_chunk == 0) {
+		snprintf(msg, len, "option 'buffer_compress_chunk': must be greater than 0");
 		return -1;
 	}
 	if (job->filename && job->directory) {
@@ -459,7 +635,7 @@ int engine_job_validate(const struct job *job, char *msg, size_t len)
 		snprintf(msg, len, "option 'time_based': needs a runtime");
 		return -1;
 	}
-	if (!ioengine_find(job->ioengine)) {
+	if (!ops) {
 		snprintf(msg, len, "option 'ioengine': unknown I/O engine \"%s\"", job->ioengine);
 		return -1;
 	}

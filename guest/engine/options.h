@@ -30,6 +30,20 @@ enum engine_rw {
 /* The upper bound of the option table; a static assertion in options.c keeps it honest. */
 #define ENGINE_OPT_MAX 48
 
+#define ENGINE_BSSPLIT_MAX 16  /* entries of bssplit */
+#define ENGINE_PATTERN_MAX 512 /* bytes of buffer_pattern */
+
+enum engine_rate_process {
+	ENGINE_RATE_LINEAR,  /* evenly spaced arrivals */
+	ENGINE_RATE_POISSON, /* exponential inter-arrival times */
+};
+
+/* One bssplit entry: `pct` percent of the I/Os are `bs` bytes. */
+struct engine_bs {
+	uint64_t bs;
+	unsigned pct;
+};
+
 /* One job as the options describe it: fio's job section, run `numjobs` times in parallel.
  * Strings are owned (engine_job_release() frees them). Durations are in microseconds. */
 struct job {
@@ -57,8 +71,24 @@ struct job {
 	bool randrepeat;
 	bool norandommap;
 	bool group_reporting;
-	bool thread;
+	bool thread; /* run numjobs as threads of one process (fio's default is a process each) */
 	bool invalidate;
+	char *bssplit; /* the given text; parsed into bss */
+	struct engine_bs bss[ENGINE_BSSPLIT_MAX];
+	unsigned nbss; /* 0: every I/O is bs */
+	int fdatasync; /* fdatasync after every N writes; 0: never */
+	int rate_iops; /* arrivals per second per thread (open loop); 0: as fast as possible */
+	int rate_process;
+	int buffer_compress_percentage; /* share of each chunk that is pattern (or zeros) */
+	uint64_t buffer_compress_chunk;
+	char *buffer_pattern; /* the given text; parsed into pattern */
+	unsigned char pattern[ENGINE_PATTERN_MAX];
+	unsigned pattern_len;
+	int dedupe_percentage; /* share of writes that repeat an earlier buffer */
+
+	/* Not an option: > 0 makes workload_run() keep the monotonic issue time of the first
+	 * issue_log I/Os of each thread (tests check the arrival process with it). */
+	unsigned issue_log;
 
 	/* The text each option was given as (NULL if left at its default), indexed like the table;
 	 * "job options" in the output shows these, as fio does. */
@@ -89,6 +119,10 @@ json_t *engine_job_given_json(const struct job *job);
 
 /* Print the option table as help text. */
 void engine_options_help(FILE *out);
+
+/* The largest and smallest block size the job uses (bs, or the bssplit entries). */
+uint64_t engine_job_max_bs(const struct job *job);
+uint64_t engine_job_min_bs(const struct job *job);
 
 /* Names of enum values, for output. */
 const char *engine_rw_name(int rw);

@@ -149,8 +149,11 @@ static json_t *job_json(const struct workload_run *run, const struct workload_th
 			const double group_bw[IO_DDIR_COUNT], bool plus)
 {
 	const struct job *job = run->job;
-	double secs = (double)t->runtime_ns / 1e9;
+	double secs = (double)t->runtime_ns / 1e9, cpu_secs = (double)t->cpu_runtime_ns / 1e9;
 	json_t *o = json_object(), *sync;
+	unsigned depth = (run->ops->flags & IOENGINE_SYNC) ? 1 : (unsigned)job->iodepth;
+	static const char *const depth_keys[] = {"1", "2", "4", "8", "16", "32", ">=64"};
+	json_t *depths = json_object();
 
 	json_object_set_new(o, "jobname", json_string(job->name));
 	json_object_set_new(o, "groupid", json_integer(0));
@@ -165,21 +168,80 @@ static json_t *job_json(const struct workload_run *run, const struct workload_th
 	sync = json_pack("{s:I, s:o}", "total_ios", (json_int_t)t->sync_lat.n, "lat_ns",
 			 lat_json(&t->sync_lat));
 	json_object_set_new(o, "sync", sync);
-	json_object_set_new(o, "job_runtime", json_integer((json_int_t)(t->runtime_ns / 1000000)));
-	json_object_set_new(o, "usr_cpu", json_real(secs > 0 ? 100.0 * t->usr_sec / secs : 0.0));
-	json_object_set_new(o, "sys_cpu", json_real(secs > 0 ? 100.0 * t->sys_sec / secs : 0.0));
+	/* fio: the summed runtime of the merged workers (ms) */
+	json_object_set_new(o, "job_runtime",
+			    json_integer((json_int_t)(t->cpu_runtime_ns / 1000000)));
+	/* as fio: CPU time over the summed runtime of the merged workers (a per-worker average) */
+	json_object_set_new(o, "usr_cpu",
+			    json_real(cpu_secs > 0 ? 100.0 * t->usr_sec / cpu_secs : 0.0));
+	json_object_set_new(o, "sys_cpu",
+			    json_real(cpu_secs > 0 ? 100.0 * t->sys_sec / cpu_secs : 0.0));
 	json_object_set_new(o, "ctx", json_integer((json_int_t)t->ctx));
 	json_object_set_new(o, "majf", json_integer((json_int_t)t->majf));
 	json_object_set_new(o, "minf", json_integer((json_int_t)t->minf));
-	/* Sync engines keep exactly one I/O in flight. */
-	json_object_set_new(o, "iodepth_level",
-			    json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "1", 100.0, "2", 0.0,
-				      "4", 0.0, "8", 0.0, "16", 0.0, "32", 0.0, ">=64", 0.0));
+	/* The runner keeps iodepth I/Os in flight (sync engines: one); we do not sample the
+	 * depth, so all of it is reported at the configured level. */
+	for (unsigned i = 0, lvl = 1; i < 7; i++, lvl *= 2)
+		json_object_set_new(depths, depth_keys[i],
+				    json_real((depth >= lvl && (i == 6 || depth < 2 * lvl)) ? 100.0
+											   : 0.0));
+	json_object_set_new(o, "iodepth_level", depths);
 	latency_buckets(o, t);
 	json_object_set_new(o, "latency_depth", json_integer(job->iodepth));
 	json_object_set_new(o, "latency_target", json_integer(0));
 	json_object_set_new(o, "latency_percentile", json_real(100.0));
 	json_object_set_new(o, "latency_window", json_integer(0));
+	return o;
+}
+
+/* rate_iops: the offered load against what was achieved, and the latency from each I/O's
+ * scheduled arrival (open loop: queueing behind a slow I/O counts). */
+static json_t *rate_json(const struct workload_run *run)
+{
+	const struct job *job = run->job;
+	struct workload_thread *m = calloc(1, sizeof(*m));
+	double target = (double)job->rate_iops * run->nthreads, achieved = 0;
+	json_t *o = json_object();
+
+	if (!m)
+		return o;
+	for (unsigned i = 0; i < run->nthreads; i++) {
+		const struct workload_thread *t = &run->threads[i];
+		uint64_t ios = t->dir[0].ios + t->dir[1].ios;
+
+		if (t->runtime_ns)
+			achieved += (double)ios / ((double)t->runtime_ns / 1e9);
+		workload_thread_merge(m, t);
+	}
+	json_object_set_new(o, "process",
+			    json_string(job->rate_process == ENGINE_RATE_POISSON ? "poisson"
+										 : "linear"));
+	json_object_set_new(o, "target_iops_per_job", json_integer(job->rate_iops));
+	json_object_set_new(o, "target_iops", json_real(target));
+	json_object_set_new(o, "achieved_iops", json_real(achieved));
+	json_object_set_new(o, "deviation_pct",
+			    json_real(target > 0 ? 100.0 * (achieved - target) / target : 0.0));
+	for (int d = 0; d < 2; d++) {
+		const struct workload_dir *dir = &m->dir[d];
+		json_t *lat = lat_json(&dir->olat), *pct = json_object();
+		char key[32];
+
+		if (!dir->olat.n) {
+			json_decref(pct);
+			json_decref(lat);
+			continue;
+		}
+		for (int i = 0; i < STATS_NPERCENTILES; i++) {
+			snprintf(key, sizeof(key), "%f", stats_percentiles[i]);
+			json_object_set_new(
+			    pct, key,
+			    json_integer((json_int_t)stats_hist_percentile(
+				&dir->olat_hist, stats_percentiles[i], dir->olat.min, dir->olat.max)));
+		}
+		json_object_set_new(lat, "percentile", pct);
+		json_object_set_new(o, d == 0 ? "read_sched_lat_ns" : "write_sched_lat_ns", lat);
+	}
+	free(m);
 	return o;
 }
 
@@ -264,6 +326,8 @@ json_t *output_json_build(const struct workload_run *run, bool plus)
 				       p->lat_mean_ns[0], "write_lat_mean_ns", p->lat_mean_ns[1]));
 	}
 	json_object_set_new(zb, "samples", samples);
+	if (job->rate_iops)
+		json_object_set_new(zb, "rate", rate_json(run));
 	errors = json_array();
 	for (unsigned i = 0; i < run->nthreads; i++)
 		if (run->threads[i].error)

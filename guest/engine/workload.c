@@ -3,6 +3,9 @@
  * records the per-second samples. See workload.h for the contracts. */
 #include "workload.h"
 
+#include "buffers.h"
+#include "rate.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -11,7 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -20,7 +27,7 @@
 #define LAYOUT_CHUNK (1u << 20)
 #define NSEC_PER_SEC 1000000000ull
 
-enum { STREAM_OFFSETS, STREAM_MIX, STREAM_BUFFER };
+enum { STREAM_OFFSETS, STREAM_MIX, STREAM_BUFFER, STREAM_RATE };
 
 static uint64_t now_ns(void)
 {
@@ -28,6 +35,12 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+static void timespec_from_ns_rel(struct timespec *ts, uint64_t ns)
+{
+	ts->tv_sec = (time_t)(ns / NSEC_PER_SEC);
+	ts->tv_nsec = (long)(ns % NSEC_PER_SEC);
 }
 
 static uint64_t splitmix64(uint64_t *x)
@@ -96,26 +109,70 @@ void workload_offsets_init(struct workload_offsets *o, const struct job *job, ui
 {
 	memset(o, 0, sizeof(*o));
 	o->start = job->offset;
-	o->bs = job->bs;
-	o->nblocks = size / job->bs;
+	o->size = size;
+	o->bs = job->nbss ? engine_job_max_bs(job) : job->bs;
+	o->align = engine_job_min_bs(job);
 	o->random = engine_rw_random(job->rw);
 	o->wrap = job->time_based;
 	engine_rand_seed(&o->rand, workload_thread_seed(job, thread_index, STREAM_OFFSETS));
 }
 
-bool workload_offsets_next(struct workload_offsets *o, uint64_t *offset)
+bool workload_offsets_next_len(struct workload_offsets *o, uint64_t len, uint64_t *offset)
 {
 	if (o->random) {
-		*offset = o->start + engine_rand_below(&o->rand, o->nblocks) * o->bs;
+		/* block-aligned starts whose I/O ends inside the region */
+		*offset = o->start + engine_rand_below(&o->rand, (o->size - len) / o->align + 1) *
+					 o->align;
 		return true;
 	}
-	if (o->next_block >= o->nblocks) {
-		o->next_block = 0;
+	if (o->pos + len > o->size) {
+		o->pos = 0;
 		if (!o->wrap)
 			return false;
 	}
-	*offset = o->start + o->next_block++ * o->bs;
+	*offset = o->start + o->pos;
+	o->pos += len;
 	return true;
+}
+
+bool workload_offsets_next(struct workload_offsets *o, uint64_t *offset)
+{
+	return workload_offsets_next_len(o, o->bs, offset);
+}
+
+void workload_mix_init(struct workload_mix *m, const struct job *job, unsigned thread_index)
+{
+	unsigned c = 0;
+
+	memset(m, 0, sizeof(*m));
+	m->job = job;
+	engine_rand_seed(&m->rand, workload_thread_seed(job, thread_index, STREAM_MIX));
+	for (unsigned i = 0; i < job->nbss; i++)
+		m->cum[i] = c += job->bss[i].pct;
+}
+
+enum io_ddir workload_mix_ddir(struct workload_mix *m)
+{
+	const struct job *job = m->job;
+
+	if (job->rw == ENGINE_RW_RW || job->rw == ENGINE_RW_RANDRW)
+		return engine_rand_below(&m->rand, 100) < (uint64_t)job->rwmixread ? IO_DDIR_READ
+										    : IO_DDIR_WRITE;
+	return engine_rw_reads(job->rw) ? IO_DDIR_READ : IO_DDIR_WRITE;
+}
+
+uint64_t workload_mix_bs(struct workload_mix *m)
+{
+	const struct job *job = m->job;
+	uint64_t x;
+
+	if (!job->nbss)
+		return job->bs;
+	x = engine_rand_below(&m->rand, 100);
+	for (unsigned i = 0; i < job->nbss; i++)
+		if (x < m->cum[i])
+			return job->bss[i].bs;
+	return job->bss[job->nbss - 1].bs;
 }
 
 /* --- files ------------------------------------------------------------------------------ */
@@ -171,14 +228,6 @@ static bool is_block_device(const char *path)
 	return stat(path, &st) == 0 && S_ISBLK(st.st_mode);
 }
 
-static void fill_random(void *buf, size_t len, struct engine_rand *r)
-{
-	uint64_t *p = buf;
-
-	for (size_t i = 0; i < len / sizeof(*p); i++)
-		p[i] = engine_rand_next(r);
-}
-
 /* Make the thread's file at least offset + size bytes. A job that reads gets real (random) data
  * written, as fio lays out files; a write-only job only needs the file to exist and be sized.
  * Devices and big-enough files are left alone. */
@@ -186,7 +235,7 @@ static int thread_layout(struct workload_thread *t)
 {
 	const struct job *job = t->run->job;
 	uint64_t need = job->offset + t->size, done;
-	struct engine_rand r;
+	struct bufgen g;
 	struct stat st;
 	void *buf;
 	int fd;
@@ -210,12 +259,12 @@ static int thread_layout(struct workload_thread *t)
 		close(fd);
 		return thread_fail(t, ENOMEM, "layout buffer");
 	}
-	engine_rand_seed(&r, workload_thread_seed(job, t->index, STREAM_BUFFER) ^ 0x5a5a);
+	bufgen_init(&g, job, workload_thread_seed(job, t->index, STREAM_BUFFER) ^ 0x5a5a);
 	for (done = 0; done < need;) {
 		size_t n = need - done < LAYOUT_CHUNK ? (size_t)(need - done) : LAYOUT_CHUNK;
 		ssize_t w;
 
-		fill_random(buf, n, &r);
+		bufgen_fill(&g, buf, n);
 		w = pwrite(fd, buf, n, (off_t)done);
 		if (w < 0 && errno == EINTR)
 			continue;
@@ -238,6 +287,8 @@ static int thread_layout(struct workload_thread *t)
 
 static void thread_reset_stats(struct workload_thread *t)
 {
+	bool rate = t->run->job->rate_iops > 0;
+
 	for (int d = 0; d < IO_DDIR_COUNT; d++) {
 		struct workload_dir *dir = &t->dir[d];
 
@@ -245,8 +296,14 @@ static void thread_reset_stats(struct workload_thread *t)
 		dir->slat = (struct stats_lat){0};
 		dir->clat = (struct stats_lat){0};
 		dir->lat = (struct stats_lat){0};
+		dir->olat = (struct stats_lat){0};
 		memset(dir->clat_hist.bucket, 0, sizeof(dir->clat_hist.bucket));
 		dir->clat_hist.count = 0;
+		/* only touched with rate_iops: 30 KiB per direction of shared memory otherwise */
+		if (rate) {
+			memset(dir->olat_hist.bucket, 0, sizeof(dir->olat_hist.bucket));
+			dir->olat_hist.count = 0;
+		}
 	}
 	t->sync_lat = (struct stats_lat){0};
 }
@@ -262,129 +319,328 @@ static double tv_sec(const struct timeval *tv)
 	return (double)tv->tv_sec + (double)tv->tv_usec / 1e6;
 }
 
-static int thread_sync(struct workload_thread *t, struct ioengine_thread *et, bool counting)
-{
-	uint64_t t0 = now_ns();
-	int ret = t->run->ops->sync(et, et->file);
+/* One worker's loop state. */
+struct runner {
+	struct workload_thread *t;
+	const struct job *job;
+	const struct ioengine_ops *ops;
+	struct ioengine_thread *et;
+	struct io_u *ios;
+	struct io_u **free, **pending; /* free slots; queued but not yet committed */
+	unsigned nfree, npending, inflight;
+	struct workload_offsets offs;
+	struct workload_mix mix;
+	struct bufgen buf;
+	struct rate_sched rate;
+	bool use_rate, sync_engine;
+	uint64_t count_start, end;
+	bool counting, stop, sync_due;
+	uint64_t pass_bytes; /* issued in this pass over the region */
+	int loop;
+	uint64_t nwrites;
+	struct rusage ru0;
+};
 
+static int runner_sync(struct runner *r)
+{
+	struct workload_thread *t = r->t;
+	uint64_t t0 = now_ns();
+	bool data = r->job->fdatasync && !r->job->fsync;
+	int ret = data && r->ops->datasync ? r->ops->datasync(r->et, r->et->file)
+					   : r->ops->sync(r->et, r->et->file);
+
+	r->sync_due = false;
 	if (ret < 0)
-		return thread_fail(t, -ret, "fsync '%s'", t->path);
-	if (counting)
+		return thread_fail(t, -ret, "%s '%s'", data ? "fdatasync" : "fsync", t->path);
+	if (r->counting)
 		stats_lat_add(&t->sync_lat, now_ns() - t0);
 	return 0;
 }
 
-/* Write a fresh random word into every 4 KiB of a write buffer, so no two blocks written are
- * the same (dedup and compression see new data), at a few stores per I/O. */
-static void scramble(void *buf, size_t len, struct engine_rand *r)
+/* Account one finished I/O at monotonic time `now`. */
+static void runner_complete(struct runner *r, struct io_u *io, uint64_t now)
 {
-	for (size_t i = 0; i + sizeof(uint64_t) <= len; i += 4096)
-		*(uint64_t *)((char *)buf + i) = engine_rand_next(r);
+	struct workload_thread *t = r->t;
+	const struct job *job = r->job;
+	struct workload_live *l = &t->live;
+	int d = io->ddir;
+	uint64_t lat = now - io->start_ns;
+
+	r->inflight -= !r->sync_engine;
+	r->free[r->nfree++] = io;
+	if (io->result < 0) {
+		thread_fail(t, (int)-io->result, "%s of %zu bytes at offset %" PRIu64,
+			    io->ddir == IO_DDIR_READ ? "read" : "write", io->len, io->offset);
+		r->stop = true;
+		return;
+	}
+	if (!r->counting && now >= r->count_start) {
+		r->counting = true;
+		thread_reset_stats(t);
+		rusage_now(&r->ru0);
+	}
+	__atomic_store_n(&l->ios[d], l->ios[d] + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&l->bytes[d], l->bytes[d] + (uint64_t)io->result, __ATOMIC_RELAXED);
+	__atomic_store_n(&l->lat_sum_ns[d], l->lat_sum_ns[d] + lat, __ATOMIC_RELAXED);
+	if (r->counting) {
+		struct workload_dir *dir = &t->dir[d];
+
+		dir->ios++;
+		dir->bytes += (uint64_t)io->result;
+		if ((size_t)io->result < io->len)
+			dir->short_ios++;
+		if (r->sync_engine) {
+			/* A sync engine's submission is its completion: fio reports no slat and
+			 * clat == lat for psync. */
+			stats_lat_add(&dir->clat, lat);
+			stats_hist_add(&dir->clat_hist, lat);
+		} else {
+			stats_lat_add(&dir->slat, io->issue_ns - io->start_ns);
+			stats_lat_add(&dir->clat, now - io->issue_ns);
+			stats_hist_add(&dir->clat_hist, now - io->issue_ns);
+		}
+		stats_lat_add(&dir->lat, lat);
+		if (r->use_rate) {
+			stats_lat_add(&dir->olat, now - io->arrival_ns);
+			stats_hist_add(&dir->olat_hist, now - io->arrival_ns);
+		}
+	}
+	if (io->ddir == IO_DDIR_WRITE) {
+		int every = job->fsync ? job->fsync : job->fdatasync;
+
+		if (every && ++r->nwrites % (uint64_t)every == 0)
+			r->sync_due = true;
+	}
+	if (now >= r->end)
+		r->stop = true;
 }
 
-static void thread_io_loop(struct workload_thread *t, struct ioengine_thread *et, void *buf)
+/* The next I/O's offset, direction and size into `io`; false when the job has no more. */
+static bool runner_next(struct runner *r, struct io_u *io)
 {
-	const struct job *job = t->run->job;
-	const struct ioengine_ops *ops = t->run->ops;
-	struct engine_rand mix, bufrand;
-	struct workload_offsets offs;
-	uint64_t start, count_start, end = UINT64_MAX, nwrites = 0;
-	bool counting = job->ramp_time_us == 0;
-	struct rusage ru0, ru1;
-	struct io_u io = {.buf = buf, .len = job->bs};
+	const struct job *job = r->job;
+	uint64_t len = workload_mix_bs(&r->mix), offset;
 
-	engine_rand_seed(&mix, workload_thread_seed(job, t->index, STREAM_MIX));
-	engine_rand_seed(&bufrand, workload_thread_seed(job, t->index, STREAM_BUFFER));
-	fill_random(buf, job->bs, &bufrand);
-	workload_offsets_init(&offs, job, t->size, t->index);
-
-	start = now_ns();
-	count_start = start + job->ramp_time_us * 1000;
-	if (job->runtime_us)
-		end = count_start + job->runtime_us * 1000;
-	rusage_now(&ru0);
-
-	for (int loop = 0; job->time_based || loop < job->loops; loop++) {
-		uint64_t offset, bytes_done = 0, t1;
-
-		while (job->time_based || bytes_done < t->size) {
-			if (!workload_offsets_next(&offs, &offset))
+	for (;;) {
+		if (job->time_based || r->pass_bytes < r->t->size) {
+			if (workload_offsets_next_len(&r->offs, len, &offset))
 				break;
-			if (job->rw == ENGINE_RW_RW || job->rw == ENGINE_RW_RANDRW)
-				io.ddir = engine_rand_below(&mix, 100) < (uint64_t)job->rwmixread
-					      ? IO_DDIR_READ
-					      : IO_DDIR_WRITE;
-			else
-				io.ddir = engine_rw_reads(job->rw) ? IO_DDIR_READ : IO_DDIR_WRITE;
-			if (io.ddir == IO_DDIR_WRITE)
-				scramble(buf, job->bs, &bufrand);
-			io.offset = offset;
-			io.start_ns = now_ns();
-			if (ops->queue(et, &io) != IOENGINE_Q_COMPLETED) {
-				thread_fail(t, EINVAL, "engine '%s' did not complete an I/O",
-					    ops->name);
-				goto out;
-			}
-			t1 = now_ns();
-			if (io.result < 0) {
-				thread_fail(
-				    t, (int)-io.result, "%s of %zu bytes at offset %" PRIu64,
-				    io.ddir == IO_DDIR_READ ? "read" : "write", io.len, io.offset);
-				goto out;
-			}
-			bytes_done += job->bs;
-			if (!counting && t1 >= count_start) {
-				counting = true;
-				thread_reset_stats(t);
-				rusage_now(&ru0);
-			}
-			{
-				struct workload_live *l = &t->live;
-				int d = io.ddir;
-				uint64_t lat = t1 - io.start_ns;
-
-				__atomic_store_n(&l->ios[d], l->ios[d] + 1, __ATOMIC_RELAXED);
-				__atomic_store_n(&l->bytes[d], l->bytes[d] + (uint64_t)io.result,
-						 __ATOMIC_RELAXED);
-				__atomic_store_n(&l->lat_sum_ns[d], l->lat_sum_ns[d] + lat,
-						 __ATOMIC_RELAXED);
-				if (counting) {
-					struct workload_dir *dir = &t->dir[d];
-
-					dir->ios++;
-					dir->bytes += (uint64_t)io.result;
-					if ((size_t)io.result < io.len)
-						dir->short_ios++;
-					/* A sync engine's submission is its completion: fio
-					 * reports no slat and clat == lat for psync. */
-					stats_lat_add(&dir->clat, lat);
-					stats_lat_add(&dir->lat, lat);
-					stats_hist_add(&dir->clat_hist, lat);
-				}
-			}
-			if (io.ddir == IO_DDIR_WRITE && job->fsync && ++nwrites % job->fsync == 0 &&
-			    thread_sync(t, et, counting) < 0)
-				goto out;
-			if (t1 >= end)
-				goto out;
 		}
-		if (!job->time_based && job->runtime_us && now_ns() >= end)
+		/* this pass over the region is done */
+		r->pass_bytes = 0;
+		r->offs.pos = 0;
+		if (job->time_based) /* sequential wraps itself; a region smaller than len */
+			return false;
+		if (++r->loop >= job->loops)
+			return false;
+	}
+	r->pass_bytes += len;
+	io->ddir = workload_mix_ddir(&r->mix);
+	io->offset = offset;
+	io->len = (size_t)len;
+	if (io->ddir == IO_DDIR_WRITE)
+		bufgen_next(&r->buf, io->buf, io->len);
+	return true;
+}
+
+static void sleep_until(uint64_t ns)
+{
+	struct timespec ts = {.tv_sec = (time_t)(ns / NSEC_PER_SEC),
+			      .tv_nsec = (long)(ns % NSEC_PER_SEC)};
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+/* Reap at least one completion (waiting until `deadline` at most when it is not 0). */
+static int runner_reap(struct runner *r, uint64_t deadline)
+{
+	struct timespec ts, *tp = NULL;
+	uint64_t now;
+	int n;
+
+	if (deadline) {
+		now = now_ns();
+		timespec_from_ns_rel(&ts, deadline > now ? deadline - now : 0);
+		tp = &ts;
+	}
+	n = r->ops->getevents(r->et, 1, r->inflight, tp);
+	if (n < 0)
+		return thread_fail(r->t, -n, "waiting for I/O");
+	now = now_ns();
+	for (int i = 0; i < n; i++)
+		runner_complete(r, r->ops->event(r->et, (unsigned)i), now);
+	return 0;
+}
+
+static int runner_commit(struct runner *r)
+{
+	uint64_t now;
+	int ret;
+
+	if (!r->npending)
+		return 0;
+	ret = r->ops->commit(r->et);
+	if (ret < 0)
+		return thread_fail(r->t, -ret, "submitting I/O");
+	now = now_ns();
+	for (unsigned i = 0; i < r->npending; i++)
+		r->pending[i]->issue_ns = now;
+	r->inflight += r->npending;
+	r->npending = 0;
+	return 0;
+}
+
+/* Queue I/Os while there are free slots (and, with rate_iops, arrivals that are due). Returns
+ * the time of the next arrival the loop must wake up for, 0 if none, or -1 on failure via
+ * r->t->error. */
+static uint64_t runner_fill(struct runner *r)
+{
+	struct workload_thread *t = r->t;
+
+	while (!r->stop && !r->sync_due && r->nfree) {
+		struct io_u *io;
+		uint64_t arrival = 0, t0;
+		enum ioengine_q q;
+
+		if (r->use_rate) {
+			uint64_t now = now_ns();
+
+			arrival = rate_sched_peek(&r->rate);
+			if (arrival >= r->end) {
+				r->stop = true;
+				break;
+			}
+			if (arrival > now) {
+				if (r->inflight || r->npending)
+					return arrival; /* reap (or wait) until then */
+				sleep_until(arrival);
+			}
+			rate_sched_next(&r->rate);
+		}
+		io = r->free[--r->nfree];
+		if (!runner_next(r, io)) {
+			r->free[r->nfree++] = io;
+			r->stop = true;
+			break;
+		}
+		io->arrival_ns = arrival;
+		if (t->issue_log && t->issue_n < r->job->issue_log)
+			t->issue_log[t->issue_n++] = now_ns();
+		t0 = io->start_ns = now_ns();
+		q = r->ops->queue(r->et, io);
+		if (q == IOENGINE_Q_COMPLETED) {
+			io->issue_ns = t0;
+			if (!r->sync_engine)
+				r->inflight++; /* runner_complete() takes it back off */
+			runner_complete(r, io, now_ns());
+		} else if (q == IOENGINE_Q_QUEUED) {
+			r->pending[r->npending++] = io;
+		} else {
+			/* busy: give the slot back and the arrival too is served late */
+			r->free[r->nfree++] = io;
+			break;
+		}
+	}
+	return 0;
+}
+
+static void runner_loop(struct runner *r)
+{
+	struct workload_thread *t = r->t;
+	const struct job *job = r->job;
+
+	while (!t->error) {
+		uint64_t wake = runner_fill(r);
+
+		if (t->error || runner_commit(r) < 0)
+			break;
+		if (r->inflight) {
+			/* with free slots, only wait until the next arrival is due */
+			if (runner_reap(r, r->nfree && wake ? wake : 0) < 0)
+				break;
+			continue;
+		}
+		if (r->sync_due) {
+			if (runner_sync(r) < 0)
+				break;
+			continue;
+		}
+		if (r->stop)
 			break;
 	}
-out:
+	/* drain whatever is still in flight after a stop or a failure */
+	while (r->inflight) {
+		int n = r->ops->getevents(r->et, 1, r->inflight, NULL);
+
+		if (n <= 0)
+			break;
+		for (int i = 0; i < n; i++) {
+			struct io_u *io = r->ops->event(r->et, (unsigned)i);
+
+			if (t->error) { /* failed already: only take them back */
+				r->inflight--;
+				r->free[r->nfree++] = io;
+			} else {
+				runner_complete(r, io, now_ns());
+			}
+		}
+	}
 	if (!t->error && job->end_fsync && engine_rw_writes(job->rw))
-		thread_sync(t, et, counting);
+		runner_sync(r);
+}
+
+static void thread_io_loop(struct workload_thread *t, struct ioengine_thread *et,
+			   struct io_u *ios, struct io_u **slots)
+{
+	const struct job *job = t->run->job;
+	struct runner r = {
+	    .t = t,
+	    .job = job,
+	    .ops = t->run->ops,
+	    .et = et,
+	    .ios = ios,
+	    .free = slots,
+	    .pending = slots + et->iodepth,
+	    .end = UINT64_MAX,
+	    .counting = job->ramp_time_us == 0,
+	    .sync_engine = (t->run->ops->flags & IOENGINE_SYNC) != 0,
+	    .use_rate = job->rate_iops > 0,
+	};
+	uint64_t start;
+	struct rusage ru1;
+
+	workload_mix_init(&r.mix, job, t->index);
+	bufgen_init(&r.buf, job, workload_thread_seed(job, t->index, STREAM_BUFFER));
+	for (unsigned i = 0; i < et->iodepth; i++) {
+		bufgen_fill(&r.buf, ios[i].buf, ios[i].len);
+		r.free[r.nfree++] = &ios[et->iodepth - 1 - i];
+	}
+	workload_offsets_init(&r.offs, job, t->size, t->index);
+
+	start = now_ns();
+	r.count_start = start + job->ramp_time_us * 1000;
+	if (job->runtime_us)
+		r.end = r.count_start + job->runtime_us * 1000;
+	if (r.use_rate) /* wake at the arrival, not up to 50 us after it (the default slack) */
+		prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	if (r.use_rate)
+		rate_sched_init(&r.rate, (unsigned)job->rate_iops, job->rate_process,
+				workload_thread_seed(job, t->index, STREAM_RATE), start);
+	rusage_now(&r.ru0);
+	runner_loop(&r);
 	rusage_now(&ru1);
-	if (counting) {
-		uint64_t stop = now_ns(), from = start > count_start ? start : count_start;
+	if (r.counting) {
+		uint64_t stop = now_ns(), from = start > r.count_start ? start : r.count_start;
 
 		t->runtime_ns = stop > from ? stop - from : 0;
-		t->usr_sec = tv_sec(&ru1.ru_utime) - tv_sec(&ru0.ru_utime);
-		t->sys_sec = tv_sec(&ru1.ru_stime) - tv_sec(&ru0.ru_stime);
-		t->ctx =
-		    (uint64_t)((ru1.ru_nvcsw - ru0.ru_nvcsw) + (ru1.ru_nivcsw - ru0.ru_nivcsw));
-		t->majf = (uint64_t)(ru1.ru_majflt - ru0.ru_majflt);
-		t->minf = (uint64_t)(ru1.ru_minflt - ru0.ru_minflt);
+		t->cpu_runtime_ns = t->runtime_ns;
+		t->usr_sec = tv_sec(&ru1.ru_utime) - tv_sec(&r.ru0.ru_utime);
+		t->sys_sec = tv_sec(&ru1.ru_stime) - tv_sec(&r.ru0.ru_stime);
+		t->ctx = (uint64_t)((ru1.ru_nvcsw - r.ru0.ru_nvcsw) +
+				    (ru1.ru_nivcsw - r.ru0.ru_nivcsw));
+		t->majf = (uint64_t)(ru1.ru_majflt - r.ru0.ru_majflt);
+		t->minf = (uint64_t)(ru1.ru_minflt - r.ru0.ru_minflt);
 	}
 }
 
@@ -403,20 +659,35 @@ static void thread_run_io(struct workload_thread *t)
 {
 	const struct job *job = t->run->job;
 	const struct ioengine_ops *ops = t->run->ops;
+	unsigned depth = (ops->flags & IOENGINE_SYNC) ? 1 : (unsigned)job->iodepth;
 	struct ioengine_file file = {.path = t->path, .fd = -1};
-	struct ioengine_thread et = {.ops = ops, .iodepth = 1, .file = &file};
-	void *buf = NULL;
+	struct ioengine_thread et = {.ops = ops, .iodepth = depth, .file = &file};
+	size_t bs = (size_t)engine_job_max_bs(job);
+	struct io_u *ios = calloc(depth, sizeof(*ios));
+	struct io_u **slots = calloc(2 * (size_t)depth, sizeof(*slots));
+	void *bufs = NULL;
 	int ret;
 
 	file.open_flags = open_flags(job, job->filename != NULL);
+	if (!ios || !slots) {
+		thread_fail(t, ENOMEM, "allocating %u I/O units", depth);
+		goto out;
+	}
+	/* one buffer per I/O unit, each a multiple of 4 KiB so all stay aligned for O_DIRECT */
+	bs = (bs + 4095) & ~(size_t)4095;
+	ret = posix_memalign(&bufs, 4096, bs * depth);
+	if (ret) {
+		thread_fail(t, ret, "allocating %u buffers of %zu bytes", depth, bs);
+		goto out;
+	}
+	for (unsigned i = 0; i < depth; i++) {
+		ios[i].buf = (char *)bufs + (size_t)i * bs;
+		ios[i].len = bs;
+		ios[i].index = i;
+	}
 	if (ops->init && (ret = ops->init(&et)) < 0) {
 		thread_fail(t, -ret, "starting I/O engine '%s'", ops->name);
-		return;
-	}
-	ret = posix_memalign(&buf, 4096, job->bs);
-	if (ret) {
-		thread_fail(t, ret, "allocating a %" PRIu64 "-byte buffer", job->bs);
-		goto cleanup;
+		goto out;
 	}
 	ret = ops->open_file(&et, &file);
 	if (ret < 0) {
@@ -425,20 +696,40 @@ static void thread_run_io(struct workload_thread *t)
 	}
 	if (job->invalidate && !job->direct)
 		posix_fadvise(file.fd, 0, 0, POSIX_FADV_DONTNEED);
-	thread_io_loop(t, &et, buf);
+	thread_io_loop(t, &et, ios, slots);
 	ret = ops->close_file(&et, &file);
 	if (ret < 0)
 		thread_fail(t, -ret, "closing '%s'", t->path);
 cleanup:
-	free(buf);
 	if (ops->cleanup)
 		ops->cleanup(&et);
+out:
+	free(bufs);
+	free(ios);
+	free(slots);
+}
+
+/* Lock the shared mutex; a worker process that died holding it leaves it consistent enough
+ * (the protected state is a few counters the sampler re-derives from waitpid). */
+static void sync_lock(struct workload_sync *s)
+{
+	if (pthread_mutex_lock(&s->lock) == EOWNERDEAD)
+		pthread_mutex_consistent(&s->lock);
+}
+
+static void sync_wait(struct workload_sync *s, pthread_cond_t *c, const struct timespec *abs)
+{
+	int ret = abs ? pthread_cond_timedwait(c, &s->lock, abs) : pthread_cond_wait(c, &s->lock);
+
+	if (ret == EOWNERDEAD)
+		pthread_mutex_consistent(&s->lock);
 }
 
 static void *thread_main(void *arg)
 {
 	struct workload_thread *t = arg;
 	struct workload_run *run = t->run;
+	struct workload_sync *sync = run->sync;
 	bool shared = run->job->filename != NULL;
 
 	/* Per-thread files are laid out in parallel; a shared file by thread 0 alone, the others
@@ -446,21 +737,21 @@ static void *thread_main(void *arg)
 	if (!shared || t->index == 0)
 		thread_layout(t);
 
-	pthread_mutex_lock(&run->lock);
-	run->ready++;
-	pthread_cond_signal(&run->main_cond);
-	while (!run->go)
-		pthread_cond_wait(&run->go_cond, &run->lock);
-	pthread_mutex_unlock(&run->lock);
+	sync_lock(sync);
+	sync->ready++;
+	pthread_cond_signal(&sync->main_cond);
+	while (!sync->go)
+		sync_wait(sync, &sync->go_cond, NULL);
+	pthread_mutex_unlock(&sync->lock);
 
 	if (!t->error && !(shared && run->threads[0].error))
 		thread_run_io(t);
 
-	pthread_mutex_lock(&run->lock);
+	sync_lock(sync);
 	t->finished = true;
-	run->nfinished++;
-	pthread_cond_signal(&run->main_cond);
-	pthread_mutex_unlock(&run->lock);
+	sync->nfinished++;
+	pthread_cond_signal(&sync->main_cond);
+	pthread_mutex_unlock(&sync->lock);
 	return NULL;
 }
 
@@ -504,9 +795,9 @@ static void sample_take(struct workload_run *run, double t, double interval, boo
 		struct workload_thread *th = &run->threads[i];
 		bool finished;
 
-		pthread_mutex_lock(&run->lock);
+		sync_lock(run->sync);
 		finished = th->finished;
-		pthread_mutex_unlock(&run->lock);
+		pthread_mutex_unlock(&run->sync->lock);
 		for (int d = 0; d < 2; d++) {
 			uint64_t ios = __atomic_load_n(&th->live.ios[d], __ATOMIC_RELAXED);
 			uint64_t bytes = __atomic_load_n(&th->live.bytes[d], __ATOMIC_RELAXED);
@@ -552,27 +843,61 @@ static void timespec_from_ns(struct timespec *ts, uint64_t ns)
 	ts->tv_nsec = (long)(ns % NSEC_PER_SEC);
 }
 
+/* thread=0: a worker process that exited without saying it finished (killed, crashed) counts
+ * as finished with an error, so the run ends instead of waiting for it. Called with the lock. */
+static void reap_dead_workers(struct workload_run *run)
+{
+	int status;
+	pid_t pid;
+
+	if (run->job->thread)
+		return;
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		for (unsigned i = 0; i < run->nthreads; i++) {
+			struct workload_thread *t = &run->threads[i];
+
+			if (t->pid != pid)
+				continue;
+			t->pid = 0;
+			if (t->finished)
+				break;
+			t->error = t->error ? t->error : EIO;
+			snprintf(t->errmsg, sizeof(t->errmsg),
+				 "job '%s' worker %u: process %d died (%s %d)", run->job->name, i,
+				 (int)pid, WIFSIGNALED(status) ? "signal" : "exit status",
+				 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+			t->finished = true;
+			run->sync->nfinished++;
+			if (!run->sync->go)
+				run->sync->ready++;
+			break;
+		}
+	}
+}
+
 static void sampler_loop(struct workload_run *run)
 {
 	const struct job *job = run->job;
+	struct workload_sync *sync = run->sync;
 	uint64_t t0 = now_ns(), next_status = t0 + NSEC_PER_SEC, count_start = 0, next_sample = 0;
 	bool running = false, snapped = false;
 
-	pthread_mutex_lock(&run->lock);
-	while (run->nfinished < run->nthreads) {
+	sync_lock(sync);
+	while (sync->nfinished < run->nthreads) {
 		uint64_t now = now_ns(), deadline = next_status;
 		struct timespec ts;
 
-		if (!running && run->ready == run->nthreads) {
+		reap_dead_workers(run);
+		if (!running && sync->ready == run->nthreads) {
 			/* Every thread has laid out its file: start the timed phase. */
 			running = true;
-			run->go = true;
-			pthread_cond_broadcast(&run->go_cond);
+			sync->go = true;
+			pthread_cond_broadcast(&sync->go_cond);
 			count_start = now + job->ramp_time_us * 1000;
 			next_sample = count_start;
 		}
 		if (running && now >= next_sample) {
-			pthread_mutex_unlock(&run->lock);
+			pthread_mutex_unlock(&sync->lock);
 			if (!snapped) {
 				sample_take(run, 0, 1.0, false);
 				snapped = true;
@@ -581,31 +906,53 @@ static void sampler_loop(struct workload_run *run)
 
 				sample_take(run, t, 1.0, true);
 			}
-			pthread_mutex_lock(&run->lock);
+			sync_lock(sync);
 			next_sample += NSEC_PER_SEC;
 		}
 		if (now >= next_status) {
-			pthread_mutex_unlock(&run->lock);
+			pthread_mutex_unlock(&sync->lock);
 			status_write(run, (double)(now - t0) / 1e9, running ? "run" : "layout");
-			pthread_mutex_lock(&run->lock);
+			sync_lock(sync);
 			next_status += NSEC_PER_SEC;
 		}
 		if (running && next_sample < deadline)
 			deadline = next_sample;
-		if (run->nfinished < run->nthreads && (running || run->ready < run->nthreads)) {
+		if (sync->nfinished < run->nthreads && (running || sync->ready < run->nthreads)) {
 			timespec_from_ns(&ts, deadline);
-			pthread_cond_timedwait(&run->main_cond, &run->lock, &ts);
+			sync_wait(sync, &sync->main_cond, &ts);
 		}
 	}
-	pthread_mutex_unlock(&run->lock);
+	pthread_mutex_unlock(&sync->lock);
 	status_write(run, (double)(now_ns() - t0) / 1e9, "done");
 }
 
 /* --- setup ------------------------------------------------------------------------------- */
 
+/* Zeroed memory that forked workers share with this process; NULL on failure. */
+static void *shared_alloc(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* A worker process (thread=0): run, then leave without atexit handlers or stdio flushes (they
+ * belong to the parent). It dies with the parent, so a killed run leaves no I/O behind. */
+static pid_t workload_parent;
+
+static void worker_process(struct workload_thread *t)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != workload_parent) /* the parent died before prctl */
+		_exit(1);
+	thread_main(t);
+	_exit(0);
+}
+
 int workload_run(struct workload_run *run, const struct job *job, int status_fd, char *msg,
 		 size_t len)
 {
+	pthread_mutexattr_t ma;
 	pthread_condattr_t ca;
 	struct timespec wall;
 	int64_t fsize = -1;
@@ -639,16 +986,33 @@ int workload_run(struct workload_run *run, const struct job *job, int status_fd,
 	run->timestamp = wall.tv_sec;
 	run->timestamp_ms = (uint64_t)wall.tv_sec * 1000 + (uint64_t)wall.tv_nsec / 1000000;
 	run->nthreads = (unsigned)job->numjobs;
-	run->threads = calloc(run->nthreads, sizeof(*run->threads));
+	/* Shared memory, so worker processes (thread=0) hand back their results in place. */
+	run->threads_len = run->nthreads * sizeof(*run->threads);
+	run->threads = shared_alloc(run->threads_len);
 	if (!run->threads) {
 		snprintf(msg, len, "out of memory for %u threads", run->nthreads);
 		return -1;
+	}
+	run->sync = shared_alloc(sizeof(*run->sync));
+	if (!run->sync) {
+		snprintf(msg, len, "out of memory");
+		return -1;
+	}
+	if (job->issue_log) {
+		run->issue_logs_len = (size_t)run->nthreads * job->issue_log * sizeof(uint64_t);
+		run->issue_logs = shared_alloc(run->issue_logs_len);
+		if (!run->issue_logs) {
+			snprintf(msg, len, "out of memory for the issue log");
+			return -1;
+		}
 	}
 	for (i = 0; i < run->nthreads; i++) {
 		struct workload_thread *t = &run->threads[i];
 
 		t->run = run;
 		t->index = i;
+		if (run->issue_logs)
+			t->issue_log = run->issue_logs + (size_t)i * job->issue_log;
 		if (job->filename)
 			snprintf(t->path, sizeof(t->path), "%s", job->filename);
 		else
@@ -658,47 +1022,71 @@ int workload_run(struct workload_run *run, const struct job *job, int status_fd,
 		t->size = job->size;
 		if (!t->size)
 			t->size = (uint64_t)fsize > job->offset ? (uint64_t)fsize - job->offset : 0;
-		if (t->size < job->bs) {
+		if (t->size < engine_job_max_bs(job)) {
 			snprintf(msg, len, "'%s': region of %" PRIu64 " bytes is smaller than bs",
 				 t->path, t->size);
-			free(run->threads);
-			run->threads = NULL;
 			return -1;
 		}
 	}
-	pthread_mutex_init(&run->lock, NULL);
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setrobust(&ma, PTHREAD_MUTEX_ROBUST);
+	pthread_mutex_init(&run->sync->lock, &ma);
+	pthread_mutexattr_destroy(&ma);
 	pthread_condattr_init(&ca);
+	pthread_condattr_setpshared(&ca, PTHREAD_PROCESS_SHARED);
+	pthread_cond_init(&run->sync->go_cond, &ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&run->main_cond, &ca);
+	pthread_cond_init(&run->sync->main_cond, &ca);
 	pthread_condattr_destroy(&ca);
-	pthread_cond_init(&run->go_cond, NULL);
 	run->sync_ready = true;
 
+	/* The children must not write out what this process has buffered. */
+	fflush(NULL);
+	workload_parent = getpid();
 	for (i = 0; i < run->nthreads; i++) {
-		int ret = pthread_create(&run->threads[i].tid, NULL, thread_main, &run->threads[i]);
+		struct workload_thread *t = &run->threads[i];
+		int ret = 0;
 
+		if (job->thread) {
+			ret = pthread_create(&t->tid, NULL, thread_main, t);
+		} else {
+			t->pid = fork();
+			if (t->pid == 0)
+				worker_process(t);
+			if (t->pid < 0)
+				ret = errno;
+		}
 		if (ret) {
-			/* Count the missing threads as finished failures so the rest can run. */
-			pthread_mutex_lock(&run->lock);
+			/* Count the missing workers as finished failures so the rest can run. */
+			sync_lock(run->sync);
 			for (unsigned j = i; j < run->nthreads; j++) {
-				struct workload_thread *t = &run->threads[j];
+				struct workload_thread *u = &run->threads[j];
 
-				t->error = ret;
-				snprintf(t->errmsg, sizeof(t->errmsg), "thread %u: not started: %s",
+				u->error = ret;
+				u->pid = 0;
+				snprintf(u->errmsg, sizeof(u->errmsg), "worker %u: not started: %s",
 					 j, strerror(ret));
-				t->finished = true;
-				run->ready++;
-				run->nfinished++;
+				u->finished = true;
+				run->sync->ready++;
+				run->sync->nfinished++;
 			}
-			pthread_mutex_unlock(&run->lock);
+			pthread_mutex_unlock(&run->sync->lock);
 			break;
 		}
-		run->threads[i].started = true;
+		t->started = true;
 	}
 	sampler_loop(run);
-	for (i = 0; i < run->nthreads; i++)
-		if (run->threads[i].started)
-			pthread_join(run->threads[i].tid, NULL);
+	for (i = 0; i < run->nthreads; i++) {
+		struct workload_thread *t = &run->threads[i];
+
+		if (!t->started)
+			continue;
+		if (job->thread)
+			pthread_join(t->tid, NULL);
+		else if (t->pid > 0)
+			waitpid(t->pid, NULL, 0);
+	}
 	return 0;
 }
 
@@ -710,13 +1098,17 @@ void workload_release(struct workload_run *run)
 				stats_series_release(&run->threads[i].dir[d].bw_kib);
 				stats_series_release(&run->threads[i].dir[d].iops);
 			}
-		free(run->threads);
+		munmap(run->threads, run->threads_len);
 	}
 	if (run->sync_ready) {
-		pthread_mutex_destroy(&run->lock);
-		pthread_cond_destroy(&run->main_cond);
-		pthread_cond_destroy(&run->go_cond);
+		pthread_mutex_destroy(&run->sync->lock);
+		pthread_cond_destroy(&run->sync->main_cond);
+		pthread_cond_destroy(&run->sync->go_cond);
 	}
+	if (run->sync)
+		munmap(run->sync, sizeof(*run->sync));
+	if (run->issue_logs)
+		munmap(run->issue_logs, run->issue_logs_len);
 	free(run->samples);
 	memset(run, 0, sizeof(*run));
 }
@@ -735,6 +1127,8 @@ void workload_thread_merge(struct workload_thread *dst, const struct workload_th
 		stats_lat_merge(&a->clat, &b->clat);
 		stats_lat_merge(&a->lat, &b->lat);
 		stats_hist_merge(&a->clat_hist, &b->clat_hist);
+		stats_lat_merge(&a->olat, &b->olat);
+		stats_hist_merge(&a->olat_hist, &b->olat_hist);
 	}
 	stats_lat_merge(&dst->sync_lat, &src->sync_lat);
 	if (!dst->error && src->error) {
@@ -743,6 +1137,7 @@ void workload_thread_merge(struct workload_thread *dst, const struct workload_th
 	}
 	if (src->runtime_ns > dst->runtime_ns)
 		dst->runtime_ns = src->runtime_ns;
+	dst->cpu_runtime_ns += src->cpu_runtime_ns;
 	dst->usr_sec += src->usr_sec;
 	dst->sys_sec += src->sys_sec;
 	dst->ctx += src->ctx;

@@ -8,6 +8,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <sys/types.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -25,18 +26,32 @@ uint64_t engine_rand_next(struct engine_rand *r);
 /* Uniform in [0, n) (n > 0). */
 uint64_t engine_rand_below(struct engine_rand *r, uint64_t n);
 
-/* The offsets one thread visits: sequential from `start`, or uniform random block-aligned
- * offsets in [start, start + size - bs]. The same job and thread index give the same sequence. */
+/* The offsets one thread visits: sequential from `start`, or uniform random offsets aligned to
+ * the smallest block size in [start, start + size - len]. The same job and thread index give
+ * the same sequence. */
 struct workload_offsets {
-	uint64_t start, nblocks, bs, next_block;
+	uint64_t start, size, bs, align, pos;
 	bool random;
 	bool wrap; /* sequential: start over at the end (time_based) instead of stopping */
 	struct engine_rand rand;
 };
 void workload_offsets_init(struct workload_offsets *o, const struct job *job, uint64_t size,
 			   unsigned thread_index);
-/* The next offset; 0 and true, or false when a sequential pass is done (and it rewinds). */
+/* The next offset of an I/O of `len` bytes; true, or false when a sequential pass is done (and
+ * it rewinds). */
+bool workload_offsets_next_len(struct workload_offsets *o, uint64_t len, uint64_t *offset);
+/* The same with len = bs. */
 bool workload_offsets_next(struct workload_offsets *o, uint64_t *offset);
+
+/* Picks each I/O's direction (rwmixread) and size (bssplit) from its own random stream. */
+struct workload_mix {
+	const struct job *job;
+	struct engine_rand rand;
+	unsigned cum[ENGINE_BSSPLIT_MAX]; /* bssplit: cumulative percents */
+};
+void workload_mix_init(struct workload_mix *m, const struct job *job, unsigned thread_index);
+enum io_ddir workload_mix_ddir(struct workload_mix *m);
+uint64_t workload_mix_bs(struct workload_mix *m);
 
 /* The seed a thread's generators derive from (randseed, or the clock if !randrepeat). */
 uint64_t workload_thread_seed(const struct job *job, unsigned thread_index, unsigned stream);
@@ -46,37 +61,56 @@ struct workload_dir {
 	uint64_t ios, bytes, short_ios, drop_ios;
 	struct stats_lat slat, clat, lat;
 	struct stats_hist clat_hist;
+	/* rate_iops: latency from the scheduled arrival to completion (open loop) */
+	struct stats_lat olat;
+	struct stats_hist olat_hist;
 	struct stats_series bw_kib; /* per-second bandwidth samples, KiB/s */
 	struct stats_series iops;   /* per-second IOPS samples */
 };
 
-/* Counters the sampler reads while the thread runs (one writer, relaxed atomics). */
+/* Counters the sampler reads while the thread runs (one writer, relaxed atomics). On a cache
+ * line of its own, away from the fields the sampler writes. */
 struct workload_live {
 	uint64_t ios[2], bytes[2], lat_sum_ns[2];
 	uint64_t errors;
 	uint64_t layout_bytes;
-};
+} __attribute__((aligned(64)));
 
 struct workload_thread {
 	struct workload_run *run;
 	unsigned index;
 	char path[PATH_MAX];
 	uint64_t size; /* bytes of the region this thread works on */
-	pthread_t tid;
+	pthread_t tid; /* thread=1 */
+	pid_t pid;     /* thread=0: the worker process */
 	bool started;
 
 	int error;	  /* errno of the first failure, as fio's "error" */
 	char errmsg[512]; /* what failed */
 	uint64_t runtime_ns;
+	uint64_t cpu_runtime_ns; /* summed over merged threads: usr_cpu/sys_cpu divide by it */
 	struct workload_dir dir[IO_DDIR_COUNT];
 	struct stats_lat sync_lat;
 	double usr_sec, sys_sec;
 	uint64_t ctx, majf, minf;
 
+	uint64_t *issue_log; /* job->issue_log entries (shared memory), or NULL */
+	uint64_t issue_n;
+
 	struct workload_live live;
-	bool finished; /* under run->lock */
+	bool finished; /* under run->sync->lock */
 	/* The sampler's previous snapshot of `live`. */
 	uint64_t prev_ios[2], prev_bytes[2], prev_lat[2];
+};
+
+/* Start/stop handshake between the sampler and the workers: shared memory, process-shared
+ * (robust) mutex and condition variables, so workers can be threads or processes. */
+struct workload_sync {
+	pthread_mutex_t lock;
+	pthread_cond_t main_cond; /* workers -> main: ready or finished */
+	pthread_cond_t go_cond;	  /* main -> workers: layout is done everywhere, start */
+	unsigned ready, nfinished;
+	bool go;
 };
 
 /* One per-second sample of the whole job (all threads), zbench's extra output. */
@@ -89,7 +123,10 @@ struct workload_run {
 	const struct job *job;
 	const struct ioengine_ops *ops;
 	unsigned nthreads;
-	struct workload_thread *threads;
+	struct workload_thread *threads; /* shared memory (thread=0 workers write their results) */
+	size_t threads_len;
+	uint64_t *issue_logs;
+	size_t issue_logs_len;
 	int status_fd; /* -1: none */
 
 	time_t timestamp;
@@ -97,15 +134,12 @@ struct workload_run {
 	struct workload_sample *samples;
 	unsigned nsamples, samples_cap;
 
-	pthread_mutex_t lock;
-	pthread_cond_t main_cond; /* workers -> main: ready or finished */
-	pthread_cond_t go_cond;	  /* main -> workers: layout is done everywhere, start */
-	unsigned ready, nfinished;
-	bool go;
+	struct workload_sync *sync; /* shared memory */
 	bool sync_ready;
 };
 
-/* Run the job. 0 when it ran (a thread may still have failed: see threads[].error), -1 with msg
+/* Run the job. Workers are processes (fio's default, thread=0; results come back through shared
+ * memory) or threads of this process (thread=1). 0 when it ran (a thread may still have failed: see threads[].error), -1 with msg
  * when it could not start. `status_fd` >= 0 gets one JSON line of counters a second. */
 int workload_run(struct workload_run *run, const struct job *job, int status_fd, char *msg,
 		 size_t len);

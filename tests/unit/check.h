@@ -8,26 +8,26 @@
 
 static int check_passed, check_failed;
 
-#define CHECK(cond)                                                                        \
-	do {                                                                               \
-		if (cond) {                                                                \
-			check_passed++;                                                    \
-		} else {                                                                   \
-			check_failed++;                                                    \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-		}                                                                          \
+#define CHECK(cond)                                                                                \
+	do {                                                                                       \
+		if (cond) {                                                                        \
+			check_passed++;                                                            \
+		} else {                                                                           \
+			check_failed++;                                                            \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
+		}                                                                                  \
 	} while (0)
 
-#define CHECK_STR(a, b)                                                                      \
-	do {                                                                                 \
-		const char *a_ = (a), *b_ = (b);                                             \
-		if (a_ && b_ && !strcmp(a_, b_)) {                                           \
-			check_passed++;                                                      \
-		} else {                                                                     \
-			check_failed++;                                                      \
-			fprintf(stderr, "%s:%d: expected \"%s\", got \"%s\"\n", __FILE__, __LINE__, \
-				b_ ? b_ : "(null)", a_ ? a_ : "(null)");                     \
-		}                                                                            \
+#define CHECK_STR(a, b)                                                                            \
+	do {                                                                                       \
+		const char *a_ = (a), *b_ = (b);                                                   \
+		if (a_ && b_ && !strcmp(a_, b_)) {                                                 \
+			check_passed++;                                                            \
+		} else {                                                                           \
+			check_failed++;                                                            \
+			fprintf(stderr, "%s:%d: expected \"%s\", got \"%s\"\n", __FILE__,          \
+				__LINE__, b_ ? b_ : "(null)", a_ ? a_ : "(null)");                 \
+		}                                                                                  \
 	} while (0)
 
 static inline int check_summary(const char *name)

@@ -28,8 +28,8 @@ static int reject(void *arg, const char *payload, size_t len)
 static const struct {
 	const char *stream;
 	size_t max;
-	int frames;      /* frames delivered */
-	int ok;          /* feed returns 0 */
+	int frames;	  /* frames delivered */
+	int ok;		  /* feed returns 0 */
 	const char *last; /* last payload, or the error text */
 } cases[] = {
 	{ "2:{}\n", 64, 1, 1, "{}" },

@@ -24,8 +24,8 @@ int main(void)
 	CHECK(strstr(err.msg, "already exists") != NULL);
 
 	for (int i = 0; i < 3; i++) {
-		json_t *rec = json_pack("{s:s, s:i, s:s}", "cell", "3f2a", "index", i, "outcome",
-					"ok");
+		json_t *rec =
+		    json_pack("{s:s, s:i, s:s}", "cell", "3f2a", "index", i, "outcome", "ok");
 
 		CHECK(results_append(&r, rec, &err) == 0);
 		json_decref(rec);
