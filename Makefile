@@ -20,8 +20,8 @@ ifdef SANITIZE
 SANFLAGS = -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 ALL_CFLAGS = $(CFLAGS) $(WARN) $(SANFLAGS) -MMD -MP
-HOST_LIBS = -ljansson -lcrypto -lpthread -lm
-GUEST_LIBS = -Wl,-Bstatic -ljansson -lpthread -lm
+HOST_LIBS = -ljansson -lcrypto -laio -luring -lpthread -lm
+GUEST_LIBS = -Wl,-Bstatic -ljansson -laio -luring -lpthread -lm
 BUILD = build
 
 ifneq ($(V),1)
@@ -33,9 +33,11 @@ endif
 # --- sources: one file per concern (docs/architecture.md) ---------------------------------
 SHARED_SRCS = guest/units.c guest/proto.c
 
-ENGINE_SRCS = guest/engine/options.c guest/engine/ioengines.c guest/engine/ioengine_psync.c guest/engine/workload.c guest/engine/stats.c guest/engine/output_json.c guest/engine/output_normal.c
+ENGINE_SRCS = guest/engine/options.c guest/engine/ioengines.c guest/engine/ioengine_psync.c guest/engine/ioengine_libaio.c guest/engine/ioengine_io_uring.c guest/engine/workload.c guest/engine/buffers.c guest/engine/rate.c guest/engine/stats.c guest/engine/output_json.c guest/engine/output_normal.c
 
-HOST_SRCS = builder/main.c builder/error.c builder/util.c
+HOST_SRCS = builder/main.c builder/error.c builder/util.c builder/json_pos.c builder/schema.c builder/matrix.c builder/cmd_matrix.c \
+	builder/cmd_image.c builder/image.c builder/image_root.c builder/image_appliance.c \
+	builder/initramfs.c builder/elf_deps.c builder/vmlinux.c
 # the run pipeline: cells -> disks -> VM -> channel -> results
 HOST_SRCS += builder/run.c builder/disk.c builder/vm.c builder/vm_qemu.c builder/results.c \
 	builder/cmd_run.c builder/cmd_doctor.c

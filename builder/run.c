@@ -70,6 +70,8 @@ struct cell_run {
 	char *dir;
 	const char *accel;
 	double t_start, t_first_byte, t_last_msg, t_hello;
+	double t_workload, t_progress; /* workload phase start; last sample whose counters moved */
+	double progress_mark;          /* the sum of the counters in the last sample */
 	int said_hello, got_bye;
 	json_t *phases;	   /* name -> seconds since VM start (host clock) */
 	json_t *effective; /* the "effective" message */
@@ -195,11 +197,22 @@ static int on_frame(void *arg, const char *payload, size_t len)
 		const char *name = json_string_value(json_object_get(msg, "name"));
 
 		if (name && strlen(name) < 32) {
+			if (!strcmp(name, "workload"))
+				cr->t_workload = now;
 			json_object_set_new(cr->phases, name, json_real(now - cr->t_start));
 			free(cr->current_phase);
 			cr->current_phase = xstrdup(name);
 		}
 	} else if (!strcmp(type, "sample")) {
+		static const char *const counters[] = { "read_ios", "write_ios", "layout_bytes" };
+		double mark = 0;
+
+		for (size_t i = 0; i < ARRAY_SIZE(counters); i++)
+			mark += json_number_value(json_object_get(msg, counters[i]));
+		if (mark != cr->progress_mark) {
+			cr->progress_mark = mark;
+			cr->t_progress = now;
+		}
 		if (json_array_size(cr->samples) < MAX_SAMPLES) {
 			json_object_del(msg, "type");
 			json_object_del(msg, "v");
@@ -272,22 +285,50 @@ static char *console_tail(const char *dir)
 	}
 	/* Keep the record valid UTF-8-ish JSON: jansson rejects invalid UTF-8, so replace bytes
 	 * outside printable ASCII and newlines. */
-	for (char *p = buf; *p; p++) {
-		unsigned char c = (unsigned char)*p;
+	{
+		char *w = buf;
 
-		if ((c < 0x20 && c != '\n' && c != '\t') || c >= 0x7f)
-			*p = '?';
+		for (char *p = buf; *p; p++) {
+			unsigned char c = (unsigned char)*p;
+
+			if (c == '\r')
+				continue;
+			*w++ = (c < 0x20 && c != '\n' && c != '\t') || c >= 0x7f ? '?' : (char)c;
+		}
+		*w = '\0';
 	}
 	return buf;
 }
 
-/* Decide from the console what killed a guest that ended without a result. */
+/* The console is the best witness of how a guest died: a kernel panic explains everything
+ * after it, and an OOM kill explains a workload that died or stopped making progress. */
 static void classify_from_console(struct cell_run *cr, const char *tail)
 {
-	if (strstr(tail, "Out of memory") || strstr(tail, "oom-kill"))
-		set_detail(cr, "oom", "the guest ran out of memory (see console_tail)");
-	else if (strstr(tail, "Kernel panic"))
+	int oom = strstr(tail, "Out of memory") || strstr(tail, "oom-kill");
+
+	if (strstr(tail, "Kernel panic")) {
+		if (cr->outcome && strcmp(cr->outcome, "panic")) {
+			free(cr->detail);
+			cr->detail = xasprintf("the guest kernel panicked (see console_tail); "
+					       "the host saw: %s: %s",
+					       cr->outcome, cr->detail ? cr->detail : "");
+			cr->outcome = "panic";
+			return;
+		}
 		set_detail(cr, "panic", "the guest kernel panicked (see console_tail)");
+	} else if (oom && !cr->fio) {
+		char *was = cr->detail;
+
+		if (cr->outcome && strcmp(cr->outcome, "oom")) {
+			cr->detail = xasprintf("the guest ran out of memory (see console_tail); the "
+					       "host saw: %s: %s",
+					       cr->outcome, was ? was : "");
+			free(was);
+			cr->outcome = "oom";
+			return;
+		}
+		set_detail(cr, "oom", "the guest ran out of memory (see console_tail)");
+	}
 }
 
 static void progress(struct run_ctx *ctx, struct cell_run *cr, int final)
@@ -334,17 +375,18 @@ static void cell_run_release(struct cell_run *cr)
 /* Boot the VM for one attempt and drive it to the end. Returns < 0 only for host failures that
  * leave no verdict (err set); every guest-side failure is an outcome. */
 static int cell_drive(struct run_ctx *ctx, struct cell_run *cr, struct disk_set *ds,
-		      double boot_deadline_s, struct zb_error *err)
+		      double probe_s, struct zb_error *err)
 {
 	json_t *cfg = cr->cell->config;
 	json_t *vmc = json_object_get(cfg, "vm");
 	json_t *timeouts = json_object_get(cfg, "timeouts");
 	json_t *wl = json_object_get(cfg, "workload");
 	double heartbeat_s = json_duration(json_object_get(timeouts, "heartbeat"), 60);
+	double boot_deadline_s = json_duration(json_object_get(timeouts, "boot"), 120);
+	const char *kargs = json_string_value(json_object_get(vmc, "kernel_args"));
 	double runtime = json_duration(json_object_get(wl, "runtime"), 0) +
 			 json_duration(json_object_get(wl, "ramp_time"), 0);
-	double overall_s = json_duration(json_object_get(timeouts, "overall"),
-					 boot_deadline_s + 600 + 2 * runtime);
+	double overall_s;
 	struct vm_spec spec = { 0 };
 	struct proto_decoder dec;
 	struct frame_ctx fc = { 0 };
@@ -355,9 +397,12 @@ static int cell_drive(struct run_ctx *ctx, struct cell_run *cr, struct disk_set 
 	char last_phase[32] = "";
 	int status;
 
+	overall_s = json_duration(json_object_get(timeouts, "overall"),
+				  boot_deadline_s + 600 + 2 * runtime);
 	if (json_is_string(json_object_get(vmc, "memory")))
 		units_parse_size(json_string_value(json_object_get(vmc, "memory")), &memory);
-	cmdline = xasprintf("console=ttyS0 panic=-1 loglevel=4 zbench.cell=%s", cr->cell->id);
+	cmdline = xasprintf("console=ttyS0 panic=-1 loglevel=4 zbench.cell=%s %s", cr->cell->id,
+			    kargs ? kargs : "");
 	spec.kernel = ctx->img.kernel;
 	spec.initramfs = ctx->img.initramfs;
 	spec.cmdline = cmdline;
@@ -394,9 +439,22 @@ static int cell_drive(struct run_ctx *ctx, struct cell_run *cr, struct disk_set 
 		}
 		if (!cr->t_first_byte && ctx->vm_ops->console_bytes(vm) > 0)
 			cr->t_first_byte = now;
-		if (!cr->t_first_byte && !cr->said_hello && now - cr->t_start > boot_deadline_s) {
-			set_detail(cr, "boot-fail", "no output from the guest within %.0f s",
-				   boot_deadline_s);
+		if (probe_s > 0 && !cr->t_first_byte && now - cr->t_start > probe_s) {
+			set_detail(cr, "boot-fail", "no console output within %.0f s (KVM probe)",
+				   probe_s);
+			break;
+		}
+		if (!cr->said_hello && now - cr->t_start > boot_deadline_s) {
+			set_detail(cr, "boot-fail", "the agent did not say hello within %.0f s%s",
+				   boot_deadline_s,
+				   cr->t_first_byte ? "" : " (no console output either)");
+			break;
+		}
+		if (cr->t_workload && !cr->fio && !cr->outcome &&
+		    now - (cr->t_progress > cr->t_workload ? cr->t_progress : cr->t_workload) >
+			    heartbeat_s) {
+			set_detail(cr, "timeout", "the workload made no progress for %.0f s",
+				   heartbeat_s);
 			break;
 		}
 		if (cr->said_hello && !cr->outcome && now - cr->t_last_msg > heartbeat_s) {
@@ -513,8 +571,6 @@ static int run_one(struct run_ctx *ctx, const struct cell *cell, int repeat, str
 	const char *want =
 	    ctx->o->accel ? ctx->o->accel
 			  : json_string_value(json_object_get(json_object_get(cfg, "vm"), "accel"));
-	double boot_s =
-	    json_duration(json_object_get(json_object_get(cfg, "timeouts"), "boot"), 120);
 	struct cell_run cr;
 	struct disk_set ds;
 	json_t *rec;
@@ -551,7 +607,7 @@ static int run_one(struct run_ctx *ctx, const struct cell *cell, int repeat, str
 			cell_run_release(&cr);
 			return error_wrap(err, "cell %s", cell->id);
 		}
-		rc = cell_drive(ctx, &cr, &ds, probing ? KVM_PROBE_SECONDS : boot_s, err);
+		rc = cell_drive(ctx, &cr, &ds, probing ? KVM_PROBE_SECONDS : 0, err);
 		if (!ctx->o->keep_disks)
 			disk_set_remove(&ds);
 		disk_set_release(&ds);
@@ -559,7 +615,7 @@ static int run_one(struct run_ctx *ctx, const struct cell *cell, int repeat, str
 			cell_run_release(&cr);
 			return error_wrap(err, "cell %s", cell->id);
 		}
-		if (probing && cr.outcome && !strcmp(cr.outcome, "boot-fail")) {
+		if (probing && cr.outcome && !strcmp(cr.outcome, "boot-fail") && !cr.t_first_byte) {
 			/* KVM opened but the guest never spoke: it does not work on this host
 			 * (DESIGN.md field notes). Everything from here runs under TCG. */
 			fprintf(stderr,
@@ -578,7 +634,7 @@ static int run_one(struct run_ctx *ctx, const struct cell *cell, int repeat, str
 		break;
 	}
 	tail = console_tail(cr.dir);
-	if (!cr.outcome && !cr.fio)
+	if (!cr.outcome || strcmp(cr.outcome, "interrupted"))
 		classify_from_console(&cr, tail);
 	if (!cr.outcome) {
 		if (cr.fio)
@@ -590,11 +646,6 @@ static int run_one(struct run_ctx *ctx, const struct cell *cell, int repeat, str
 			    &cr, "agent-error",
 			    "the guest stopped without a result or an error (last step '%s')",
 			    cr.current_phase ? cr.current_phase : "boot");
-	} else if (cr.error && strcmp(cr.outcome, "oom")) {
-		/* An engine killed by the OOM killer reports a signal; the console says why. */
-		if (strstr(tail, "Out of memory") || strstr(tail, "oom-kill")) {
-			cr.outcome = "oom";
-		}
 	}
 	rec = cell_record(ctx, &cr, tail);
 	free(tail);

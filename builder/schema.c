@@ -624,6 +624,24 @@ static const struct schema_key matrix_keys[] = {
      .help = "how many times the runner runs each cell"},
 };
 
+/* Kernel arguments reach the guest's /proc/cmdline verbatim: printable ASCII, bounded. */
+static int check_kernel_args(const char *key, const json_t *v, char *msg, size_t len)
+{
+	const char *s = json_string_value(v);
+
+	if (strlen(s) > 1024) {
+		snprintf(msg, len, "longer than 1024 characters");
+		return SCHEMA_BAD_VALUE;
+	}
+	for (; *s; s++) {
+		if (*s < 0x20 || *s > 0x7e) {
+			snprintf(msg, len, "only printable ASCII is allowed");
+			return SCHEMA_BAD_VALUE;
+		}
+	}
+	return 0;
+}
+
 static const struct schema_key config_keys[] = {
     {.path = "", .type = SCHEMA_OBJECT, .help = "one cell's configuration"},
     {.path = "vm", .type = SCHEMA_OBJECT, .def = "{}", .help = "the virtual machine"},
@@ -643,6 +661,12 @@ static const struct schema_key config_keys[] = {
      .choices = "auto|kvm|tcg",
      .def = "\"auto\"",
      .help = "accelerator; auto probes KVM and falls back to TCG"},
+    {.path = "vm.kernel_args",
+     .type = SCHEMA_STRING,
+     .check = check_kernel_args,
+     .def = "\"\"",
+     .help = "appended to the guest kernel's command line (zbench.fault=... injects faults, "
+             "docs/protocol.md)"},
     {.path = "disks",
      .type = SCHEMA_ARRAY,
      .flags = SCHEMA_REQUIRED | SCHEMA_NONEMPTY,

@@ -36,6 +36,16 @@
 #define ENGINE_PATH    "/bin/zbench-engine"
 #define RESULT_PATH    "/tmp/zbench-result.json"
 
+/* Fault injection for zbench's own tests (docs/protocol.md): `zbench.fault=NAME` on the kernel
+ * command line, set through the matrix's vm.kernel_args. Each makes the guest fail the way a
+ * real one can, so the host's deadlines and classification are tested against the real thing. */
+enum fault {
+	FAULT_NONE,
+	FAULT_SILENT, /* the agent never opens the port: the host must see boot-fail */
+	FAULT_PANIC,  /* the kernel crashes (sysrq c) as the workload starts: panic */
+	FAULT_STALL,  /* the engine is stopped (SIGSTOP) after its first sample: timeout */
+};
+
 struct agent {
 	int port;		 /* virtio-serial port, O_RDWR, blocking */
 	pthread_mutex_t tx_lock; /* one writer at a time on the port */
@@ -43,6 +53,7 @@ struct agent {
 	json_t *job;		 /* the job the host sent (owned) */
 	char target_path[512];	 /* what the workload runs against: a directory or a zvol */
 	int target_is_dev;
+	enum fault fault;
 };
 
 static struct agent agent = { .port = -1, .tx_lock = PTHREAD_MUTEX_INITIALIZER };
@@ -187,6 +198,21 @@ static int run_cmd(char *const argv[], char **out)
 	return WEXITSTATUS(status);
 }
 
+/* The last non-empty line of a command's output, at most 300 bytes (static buffer). */
+static const char *last_line(const char *out)
+{
+	static char line[300];
+	const char *end = out + strlen(out), *start;
+
+	while (end > out && (end[-1] == '\n' || end[-1] == ' '))
+		end--;
+	start = end;
+	while (start > out && start[-1] != '\n')
+		start--;
+	snprintf(line, sizeof(line), "%.*s", (int)(end - start), start);
+	return line;
+}
+
 /* Run argv and fail the step with its output unless it exits 0. */
 static char *must_run(char *const argv[])
 {
@@ -197,10 +223,14 @@ static char *must_run(char *const argv[])
 		char cmd[512] = "";
 
 		for (int i = 0; argv[i] && strlen(cmd) < sizeof(cmd) - 64; i++) {
+			if (i)
+				strcat(cmd, " ");
 			strncat(cmd, argv[i], sizeof(cmd) - strlen(cmd) - 2);
-			strcat(cmd, " ");
 		}
-		fail_step(out, "'%s' exited with status %d", cmd, rc);
+		/* The last line of a failing zpool/zfs command names the culprit ("cannot create
+		 * 'tank': feature 'blake3' unsupported by kernel"): put it in the message. */
+		fail_step(out, "'%s' exited with status %d%s%s", cmd, rc, out ? ": " : "",
+			  out ? last_line(out) : "");
 	}
 	return out;
 }
@@ -253,7 +283,48 @@ static const char *scalar_str(const json_t *v, char *buf, size_t len)
 	return buf;
 }
 
+static char *read_small(const char *path)
+{
+	char buf[4096];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return NULL;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return strdup(buf);
+}
+
 /* ---- steps --------------------------------------------------------------------------------- */
+
+static void read_faults(void)
+{
+	static const struct {
+		const char *arg;
+		enum fault f;
+	} faults[] = {
+		{ "zbench.fault=silent", FAULT_SILENT },
+		{ "zbench.fault=panic", FAULT_PANIC },
+		{ "zbench.fault=stall", FAULT_STALL },
+	};
+	char *cmdline = read_small("/proc/cmdline");
+
+	for (size_t i = 0; cmdline && i < sizeof(faults) / sizeof(faults[0]); i++) {
+		if (strstr(cmdline, faults[i].arg))
+			agent.fault = faults[i].f;
+	}
+	free(cmdline);
+	if (agent.fault == FAULT_SILENT) {
+		/* Say nothing anywhere, ever. */
+		for (;;)
+			pause();
+	}
+}
 
 static void step_mounts(void)
 {
@@ -284,6 +355,7 @@ static void step_mounts(void)
 	mkdir("/etc", 0755);
 	mkdir("/etc/zfs", 0755); /* zpool.cache */
 	symlink("/proc/self/mounts", "/etc/mtab");
+	read_faults();
 }
 
 static void step_base_modules(void)
@@ -619,22 +691,6 @@ static json_t *parse_get(char *out)
 	return obj;
 }
 
-static char *read_small(const char *path)
-{
-	char buf[4096];
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return NULL;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n < 0)
-		return NULL;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return strdup(buf);
-}
 
 static json_t *module_parameters(const char *mod)
 {
@@ -745,6 +801,13 @@ static void step_workload(void)
 	json_t *v, *fio;
 	pid_t pid;
 
+	if (agent.fault == FAULT_PANIC) {
+		int fd = open("/proc/sysrq-trigger", O_WRONLY);
+
+		logf_console("fault injection: crashing the kernel");
+		if (fd >= 0 && write(fd, "c", 1) < 0)
+			logf_console("sysrq: %s", strerror(errno));
+	}
 	argv_add(&a, ENGINE_PATH);
 	argv_add(&a, "--output-format=json");
 	argv_add(&a, "--output=" RESULT_PATH);
@@ -783,8 +846,13 @@ static void step_workload(void)
 				continue;
 			break;
 		}
-		if (pfd[0].revents & POLLIN)
+		if (pfd[0].revents & POLLIN) {
 			relay_status(status_pipe[0], acc, &acc_len, sizeof(acc));
+			if (agent.fault == FAULT_STALL) {
+				logf_console("fault injection: stopping the engine");
+				kill(pid, SIGSTOP);
+			}
+		}
 		else if (pfd[0].revents & (POLLHUP | POLLERR)) {
 			if (pfd[0].fd >= 0)
 				open_fds--;

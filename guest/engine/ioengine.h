@@ -3,7 +3,8 @@
  * registry in ioengines.c; ioengine_ops_check() validates a table before it is used.
  *
  * The workload runner (workload.c) owns files, buffers, offsets and timing; an engine only moves
- * bytes. Sync engines complete each I/O inside queue(); async engines (libaio, io_uring) return IOENGINE_Q_QUEUED and hand completions back through commit/getevents/event. */
+ * bytes. Sync engines complete each I/O inside queue(); async engines (libaio, io_uring) return
+ * IOENGINE_Q_QUEUED and hand completions back through commit/getevents/event. */
 #ifndef ZB_ENGINE_IOENGINE_H
 #define ZB_ENGINE_IOENGINE_H
 
@@ -32,8 +33,8 @@ struct io_u {
 	uint64_t start_ns;   /* monotonic time queue() was called (lat and slat start here) */
 	uint64_t issue_ns;   /* when the kernel got it (after commit); clat starts here */
 	uint64_t arrival_ns; /* rate_iops: the scheduled arrival (open-loop latency) */
-	void *engine_data; /* the engine's per-unit state */
-	unsigned index;	   /* position in the thread's io_u array */
+	void *engine_data;   /* the engine's per-unit state */
+	unsigned index;	     /* position in the thread's io_u array */
 };
 
 /* The file a thread works on. */

@@ -22,12 +22,12 @@ static enum ioengine_q psync_queue(struct ioengine_thread *t, struct io_u *io)
 }
 
 const struct ioengine_ops ioengine_psync = {
-    .name = "psync",
-    .version = IOENGINE_VERSION,
-    .flags = IOENGINE_SYNC | IOENGINE_RAWIO,
-    .open_file = ioengine_generic_open,
-    .close_file = ioengine_generic_close,
-    .queue = psync_queue,
-    .sync = ioengine_generic_sync,
-    .datasync = ioengine_generic_datasync,
+	.name = "psync",
+	.version = IOENGINE_VERSION,
+	.flags = IOENGINE_SYNC | IOENGINE_RAWIO,
+	.open_file = ioengine_generic_open,
+	.close_file = ioengine_generic_close,
+	.queue = psync_queue,
+	.sync = ioengine_generic_sync,
+	.datasync = ioengine_generic_datasync,
 };

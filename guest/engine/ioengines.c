@@ -9,9 +9,9 @@
 
 /* Every engine this build knows, in --help order. Add new engines here (and to ENGINE_SRCS). */
 static const struct ioengine_ops *const ioengine_registry[] = {
-    &ioengine_psync,
-    &ioengine_libaio,
-    &ioengine_io_uring,
+	&ioengine_psync,
+	&ioengine_libaio,
+	&ioengine_io_uring,
 };
 
 #define NENGINES (sizeof(ioengine_registry) / sizeof(ioengine_registry[0]))
@@ -49,7 +49,8 @@ int ioengine_ops_check(const struct ioengine_ops *ops, char *msg, size_t len)
 			return -1;
 		}
 	} else if (!ops->commit || !ops->getevents || !ops->event) {
-		snprintf(msg, len, "I/O engine \"%s\": an async engine needs commit, getevents and event",
+		snprintf(msg, len,
+			 "I/O engine \"%s\": an async engine needs commit, getevents and event",
 			 name);
 		return -1;
 	}

@@ -173,7 +173,7 @@ static int print_json(json_t *doc, const char *path)
 
 int main(int argc, char **argv)
 {
-	struct cli cli = {.format = OUT_JSON, .status_fd = -1};
+	struct cli cli = { .format = OUT_JSON, .status_fd = -1 };
 	struct workload_run run;
 	struct job job;
 	char msg[1024];

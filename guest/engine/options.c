@@ -43,25 +43,25 @@ struct engine_option {
 };
 
 static const struct opt_value rw_values[] = {
-    {"read", ENGINE_RW_READ},
-    {"write", ENGINE_RW_WRITE},
-    {"randread", ENGINE_RW_RANDREAD},
-    {"randwrite", ENGINE_RW_RANDWRITE},
-    {"rw", ENGINE_RW_RW},
-    {"readwrite", ENGINE_RW_RW},
-    {"randrw", ENGINE_RW_RANDRW},
-    {NULL, 0},
+	{ "read", ENGINE_RW_READ },
+	{ "write", ENGINE_RW_WRITE },
+	{ "randread", ENGINE_RW_RANDREAD },
+	{ "randwrite", ENGINE_RW_RANDWRITE },
+	{ "rw", ENGINE_RW_RW },
+	{ "readwrite", ENGINE_RW_RW },
+	{ "randrw", ENGINE_RW_RANDRW },
+	{ NULL, 0 },
 };
 
 static const struct opt_value sync_values[] = {
-    {"0", 0},	 {"1", O_SYNC},	   {"false", 0},       {"true", O_SYNC},
-    {"none", 0}, {"sync", O_SYNC}, {"dsync", O_DSYNC}, {NULL, 0},
+	{ "0", 0 },    { "1", O_SYNC },	   { "false", 0 },	 { "true", O_SYNC },
+	{ "none", 0 }, { "sync", O_SYNC }, { "dsync", O_DSYNC }, { NULL, 0 },
 };
 
 static const struct opt_value rate_process_values[] = {
-    {"linear", ENGINE_RATE_LINEAR},
-    {"poisson", ENGINE_RATE_POISSON},
-    {NULL, 0},
+	{ "linear", ENGINE_RATE_LINEAR },
+	{ "poisson", ENGINE_RATE_POISSON },
+	{ NULL, 0 },
 };
 
 static int hook_ioengine(struct job *job, const struct engine_option *o, char *msg, size_t len);
@@ -194,8 +194,9 @@ static int hook_bssplit(struct job *job, const struct engine_option *o, char *ms
 	unsigned given = 0, nopct = 0, n = 0;
 
 	if (strlen(job->bssplit) >= sizeof(buf) || strchr(job->bssplit, ',')) {
-		snprintf(msg, len, "expected bs/percent[:bs/percent...] (one list for reads and "
-				   "writes), got \"%s\"",
+		snprintf(msg, len,
+			 "expected bs/percent[:bs/percent...] (one list for reads and "
+			 "writes), got \"%s\"",
 			 job->bssplit);
 		return -1;
 	}
@@ -218,8 +219,9 @@ static int hook_bssplit(struct job *job, const struct engine_option *o, char *ms
 			}
 		}
 		if (units_parse_size(tok, &bs) < 0 || bs == 0 || bs > (64u << 20)) {
-			snprintf(msg, len, "expected a block size such as \"4k\" (at most 64M), got "
-					   "\"%s\"",
+			snprintf(msg, len,
+				 "expected a block size such as \"4k\" (at most 64M), got "
+				 "\"%s\"",
 				 tok);
 			return -1;
 		}
@@ -547,8 +549,7 @@ int engine_job_from_json(struct job *job, const json_t *obj, char *msg, size_t l
 		snprintf(msg, len, "a job must be a JSON object");
 		return -1;
 	}
-	json_object_foreach((json_t *)obj, key, v)
-	{
+	json_object_foreach ((json_t *)obj, key, v) {
 		const struct engine_option *o = option_find(key);
 
 		if (!o) {
@@ -712,9 +713,9 @@ json_t *engine_job_given_json(const struct job *job)
 void engine_options_help(FILE *out)
 {
 	static const char *const type_names[] = {
-	    [OPT_STR] = "string", [OPT_SIZE] = "size", [OPT_DURATION] = "duration",
-	    [OPT_INT] = "int",	  [OPT_U64] = "int",   [OPT_BOOL] = "bool",
-	    [OPT_ENUM] = "enum",
+		[OPT_STR] = "string", [OPT_SIZE] = "size", [OPT_DURATION] = "duration",
+		[OPT_INT] = "int",    [OPT_U64] = "int",   [OPT_BOOL] = "bool",
+		[OPT_ENUM] = "enum",
 	};
 	char list[256];
 

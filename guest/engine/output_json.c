@@ -9,7 +9,7 @@
 
 #include "output.h"
 
-static const char *const ddir_names[IO_DDIR_COUNT] = {"read", "write", "trim"};
+static const char *const ddir_names[IO_DDIR_COUNT] = { "read", "write", "trim" };
 
 static json_t *lat_json(const struct stats_lat *s)
 {
@@ -97,9 +97,9 @@ static json_t *dir_json(const struct workload_dir *d, uint64_t runtime_ns, doubl
  * value within 1/128 of a bound may land in the neighbouring range. */
 static void latency_buckets(json_t *job, const struct workload_thread *t)
 {
-	static const unsigned bounds[] = {2, 4, 10, 20, 50, 100, 250, 500, 750, 1000};
+	static const unsigned bounds[] = { 2, 4, 10, 20, 50, 100, 250, 500, 750, 1000 };
 	static const unsigned ms_extra = 2000;
-	double counts[3][12] = {{0}};
+	double counts[3][12] = { { 0 } };
 	uint64_t total = 0;
 	char key[16];
 
@@ -124,7 +124,7 @@ static void latency_buckets(json_t *job, const struct workload_thread *t)
 		}
 	}
 	for (int unit = 0; unit < 3; unit++) {
-		static const char *const names[] = {"latency_ns", "latency_us", "latency_ms"};
+		static const char *const names[] = { "latency_ns", "latency_us", "latency_ms" };
 		json_t *o = json_object();
 		unsigned n = unit == 2 ? 12 : 10;
 
@@ -152,7 +152,7 @@ static json_t *job_json(const struct workload_run *run, const struct workload_th
 	double secs = (double)t->runtime_ns / 1e9, cpu_secs = (double)t->cpu_runtime_ns / 1e9;
 	json_t *o = json_object(), *sync;
 	unsigned depth = (run->ops->flags & IOENGINE_SYNC) ? 1 : (unsigned)job->iodepth;
-	static const char *const depth_keys[] = {"1", "2", "4", "8", "16", "32", ">=64"};
+	static const char *const depth_keys[] = { "1", "2", "4", "8", "16", "32", ">=64" };
 	json_t *depths = json_object();
 
 	json_object_set_new(o, "jobname", json_string(job->name));
@@ -182,9 +182,9 @@ static json_t *job_json(const struct workload_run *run, const struct workload_th
 	/* The runner keeps iodepth I/Os in flight (sync engines: one); we do not sample the
 	 * depth, so all of it is reported at the configured level. */
 	for (unsigned i = 0, lvl = 1; i < 7; i++, lvl *= 2)
-		json_object_set_new(depths, depth_keys[i],
-				    json_real((depth >= lvl && (i == 6 || depth < 2 * lvl)) ? 100.0
-											   : 0.0));
+		json_object_set_new(
+		    depths, depth_keys[i],
+		    json_real((depth >= lvl && (i == 6 || depth < 2 * lvl)) ? 100.0 : 0.0));
 	json_object_set_new(o, "iodepth_level", depths);
 	latency_buckets(o, t);
 	json_object_set_new(o, "latency_depth", json_integer(job->iodepth));
@@ -213,9 +213,9 @@ static json_t *rate_json(const struct workload_run *run)
 			achieved += (double)ios / ((double)t->runtime_ns / 1e9);
 		workload_thread_merge(m, t);
 	}
-	json_object_set_new(o, "process",
-			    json_string(job->rate_process == ENGINE_RATE_POISSON ? "poisson"
-										 : "linear"));
+	json_object_set_new(
+	    o, "process",
+	    json_string(job->rate_process == ENGINE_RATE_POISSON ? "poisson" : "linear"));
 	json_object_set_new(o, "target_iops_per_job", json_integer(job->rate_iops));
 	json_object_set_new(o, "target_iops", json_real(target));
 	json_object_set_new(o, "achieved_iops", json_real(achieved));
@@ -233,10 +233,10 @@ static json_t *rate_json(const struct workload_run *run)
 		}
 		for (int i = 0; i < STATS_NPERCENTILES; i++) {
 			snprintf(key, sizeof(key), "%f", stats_percentiles[i]);
-			json_object_set_new(
-			    pct, key,
-			    json_integer((json_int_t)stats_hist_percentile(
-				&dir->olat_hist, stats_percentiles[i], dir->olat.min, dir->olat.max)));
+			json_object_set_new(pct, key,
+					    json_integer((json_int_t)stats_hist_percentile(
+						&dir->olat_hist, stats_percentiles[i],
+						dir->olat.min, dir->olat.max)));
 		}
 		json_object_set_new(lat, "percentile", pct);
 		json_object_set_new(o, d == 0 ? "read_sched_lat_ns" : "write_sched_lat_ns", lat);
@@ -256,7 +256,7 @@ json_t *output_json_build(const struct workload_run *run, bool plus)
 {
 	const struct job *job = run->job;
 	json_t *root = json_object(), *jobs = json_array(), *zb, *samples, *errors;
-	double group_bw[IO_DDIR_COUNT] = {0};
+	double group_bw[IO_DDIR_COUNT] = { 0 };
 	char tbuf[64];
 	time_t ts = run->timestamp;
 	struct tm tm;

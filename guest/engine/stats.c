@@ -6,8 +6,8 @@
 #include <stdlib.h>
 
 const double stats_percentiles[STATS_NPERCENTILES] = {
-    1.0,  5.0,	10.0, 20.0, 30.0, 40.0, 50.0,  60.0,  70.0,
-    80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99,
+	1.0,  5.0,  10.0, 20.0, 30.0, 40.0, 50.0,  60.0,  70.0,
+	80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99,
 };
 
 void stats_lat_add(struct stats_lat *s, uint64_t v)
@@ -149,7 +149,7 @@ void stats_series_release(struct stats_series *s)
 void stats_series_summary(const struct stats_series *s, double *min, double *max, double *mean,
 			  double *stddev)
 {
-	struct stats_lat m = {0};
+	struct stats_lat m = { 0 };
 	double lo = 0, hi = 0, d;
 
 	for (unsigned i = 0; i < s->n; i++) {

@@ -10,18 +10,18 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/fs.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/wait.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define LAYOUT_CHUNK (1u << 20)
@@ -121,8 +121,8 @@ bool workload_offsets_next_len(struct workload_offsets *o, uint64_t len, uint64_
 {
 	if (o->random) {
 		/* block-aligned starts whose I/O ends inside the region */
-		*offset = o->start + engine_rand_below(&o->rand, (o->size - len) / o->align + 1) *
-					 o->align;
+		*offset = o->start +
+			  engine_rand_below(&o->rand, (o->size - len) / o->align + 1) * o->align;
 		return true;
 	}
 	if (o->pos + len > o->size) {
@@ -157,7 +157,7 @@ enum io_ddir workload_mix_ddir(struct workload_mix *m)
 
 	if (job->rw == ENGINE_RW_RW || job->rw == ENGINE_RW_RANDRW)
 		return engine_rand_below(&m->rand, 100) < (uint64_t)job->rwmixread ? IO_DDIR_READ
-										    : IO_DDIR_WRITE;
+										   : IO_DDIR_WRITE;
 	return engine_rw_reads(job->rw) ? IO_DDIR_READ : IO_DDIR_WRITE;
 }
 
@@ -293,10 +293,10 @@ static void thread_reset_stats(struct workload_thread *t)
 		struct workload_dir *dir = &t->dir[d];
 
 		dir->ios = dir->bytes = dir->short_ios = dir->drop_ios = 0;
-		dir->slat = (struct stats_lat){0};
-		dir->clat = (struct stats_lat){0};
-		dir->lat = (struct stats_lat){0};
-		dir->olat = (struct stats_lat){0};
+		dir->slat = (struct stats_lat){ 0 };
+		dir->clat = (struct stats_lat){ 0 };
+		dir->lat = (struct stats_lat){ 0 };
+		dir->olat = (struct stats_lat){ 0 };
 		memset(dir->clat_hist.bucket, 0, sizeof(dir->clat_hist.bucket));
 		dir->clat_hist.count = 0;
 		/* only touched with rate_iops: 30 KiB per direction of shared memory otherwise */
@@ -305,7 +305,7 @@ static void thread_reset_stats(struct workload_thread *t)
 			dir->olat_hist.count = 0;
 		}
 	}
-	t->sync_lat = (struct stats_lat){0};
+	t->sync_lat = (struct stats_lat){ 0 };
 }
 
 static void rusage_now(struct rusage *ru)
@@ -445,8 +445,8 @@ static bool runner_next(struct runner *r, struct io_u *io)
 
 static void sleep_until(uint64_t ns)
 {
-	struct timespec ts = {.tv_sec = (time_t)(ns / NSEC_PER_SEC),
-			      .tv_nsec = (long)(ns % NSEC_PER_SEC)};
+	struct timespec ts = { .tv_sec = (time_t)(ns / NSEC_PER_SEC),
+			       .tv_nsec = (long)(ns % NSEC_PER_SEC) };
 
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 		;
@@ -590,22 +590,22 @@ static void runner_loop(struct runner *r)
 		runner_sync(r);
 }
 
-static void thread_io_loop(struct workload_thread *t, struct ioengine_thread *et,
-			   struct io_u *ios, struct io_u **slots)
+static void thread_io_loop(struct workload_thread *t, struct ioengine_thread *et, struct io_u *ios,
+			   struct io_u **slots)
 {
 	const struct job *job = t->run->job;
 	struct runner r = {
-	    .t = t,
-	    .job = job,
-	    .ops = t->run->ops,
-	    .et = et,
-	    .ios = ios,
-	    .free = slots,
-	    .pending = slots + et->iodepth,
-	    .end = UINT64_MAX,
-	    .counting = job->ramp_time_us == 0,
-	    .sync_engine = (t->run->ops->flags & IOENGINE_SYNC) != 0,
-	    .use_rate = job->rate_iops > 0,
+		.t = t,
+		.job = job,
+		.ops = t->run->ops,
+		.et = et,
+		.ios = ios,
+		.free = slots,
+		.pending = slots + et->iodepth,
+		.end = UINT64_MAX,
+		.counting = job->ramp_time_us == 0,
+		.sync_engine = (t->run->ops->flags & IOENGINE_SYNC) != 0,
+		.use_rate = job->rate_iops > 0,
 	};
 	uint64_t start;
 	struct rusage ru1;
@@ -637,8 +637,8 @@ static void thread_io_loop(struct workload_thread *t, struct ioengine_thread *et
 		t->cpu_runtime_ns = t->runtime_ns;
 		t->usr_sec = tv_sec(&ru1.ru_utime) - tv_sec(&r.ru0.ru_utime);
 		t->sys_sec = tv_sec(&ru1.ru_stime) - tv_sec(&r.ru0.ru_stime);
-		t->ctx = (uint64_t)((ru1.ru_nvcsw - r.ru0.ru_nvcsw) +
-				    (ru1.ru_nivcsw - r.ru0.ru_nivcsw));
+		t->ctx =
+		    (uint64_t)((ru1.ru_nvcsw - r.ru0.ru_nvcsw) + (ru1.ru_nivcsw - r.ru0.ru_nivcsw));
 		t->majf = (uint64_t)(ru1.ru_majflt - r.ru0.ru_majflt);
 		t->minf = (uint64_t)(ru1.ru_minflt - r.ru0.ru_minflt);
 	}
@@ -660,8 +660,8 @@ static void thread_run_io(struct workload_thread *t)
 	const struct job *job = t->run->job;
 	const struct ioengine_ops *ops = t->run->ops;
 	unsigned depth = (ops->flags & IOENGINE_SYNC) ? 1 : (unsigned)job->iodepth;
-	struct ioengine_file file = {.path = t->path, .fd = -1};
-	struct ioengine_thread et = {.ops = ops, .iodepth = depth, .file = &file};
+	struct ioengine_file file = { .path = t->path, .fd = -1 };
+	struct ioengine_thread et = { .ops = ops, .iodepth = depth, .file = &file };
 	size_t bs = (size_t)engine_job_max_bs(job);
 	struct io_u *ios = calloc(depth, sizeof(*ios));
 	struct io_u **slots = calloc(2 * (size_t)depth, sizeof(*slots));
@@ -759,7 +759,7 @@ static void *thread_main(void *arg)
 
 static void status_write(struct workload_run *run, double t, const char *phase)
 {
-	uint64_t ios[2] = {0, 0}, bytes[2] = {0, 0}, errors = 0, layout = 0;
+	uint64_t ios[2] = { 0, 0 }, bytes[2] = { 0, 0 }, errors = 0, layout = 0;
 	char line[512];
 	int n;
 
@@ -788,8 +788,8 @@ static void status_write(struct workload_run *run, double t, const char *phase)
 /* Take a sample of the interval since the previous snapshot (record = false: snapshot only). */
 static void sample_take(struct workload_run *run, double t, double interval, bool record)
 {
-	struct workload_sample s = {.t = t};
-	uint64_t lat_sum[2] = {0, 0}, ios_sum[2] = {0, 0};
+	struct workload_sample s = { .t = t };
+	uint64_t lat_sum[2] = { 0, 0 }, ios_sum[2] = { 0, 0 };
 
 	for (unsigned i = 0; i < run->nthreads; i++) {
 		struct workload_thread *th = &run->threads[i];

@@ -8,9 +8,9 @@
 
 #include <limits.h>
 #include <pthread.h>
-#include <sys/types.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "ioengine.h"
@@ -139,8 +139,9 @@ struct workload_run {
 };
 
 /* Run the job. Workers are processes (fio's default, thread=0; results come back through shared
- * memory) or threads of this process (thread=1). 0 when it ran (a thread may still have failed: see threads[].error), -1 with msg
- * when it could not start. `status_fd` >= 0 gets one JSON line of counters a second. */
+ * memory) or threads of this process (thread=1). 0 when it ran (a thread may still have failed: see
+ * threads[].error), -1 with msg when it could not start. `status_fd` >= 0 gets one JSON line of
+ * counters a second. */
 int workload_run(struct workload_run *run, const struct job *job, int status_fd, char *msg,
 		 size_t len);
 void workload_release(struct workload_run *run);

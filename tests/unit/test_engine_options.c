@@ -14,56 +14,60 @@ static void test_cli_values(void)
 	static const struct {
 		const char *name, *value, *msg; /* msg NULL: accepted */
 	} cases[] = {
-	    {"bs", "4k", NULL},
-	    {"bs", "4q", "option 'bs': expected a size such as \"4k\", got \"4q\""},
-	    {"blocksize", "1M", NULL},
-	    {"size", "-1", "option 'size': expected a size such as \"4k\", got \"-1\""},
-	    {"runtime", "120", NULL},
-	    {"runtime", "2m", NULL},
-	    {"runtime", "soon",
-	     "option 'runtime': expected a duration such as \"30s\", got \"soon\""},
-	    {"rw", "randrw", NULL},
-	    {"readwrite", "write", NULL},
-	    {"rw", "random",
-	     "option 'rw': expected one of read, write, randread, randwrite, rw, readwrite, "
-	     "randrw, got \"random\""},
-	    {"rwmixread", "101",
-	     "option 'rwmixread': expected an integer from 0 to 100, got \"101\""},
-	    {"numjobs", "0", "option 'numjobs': expected an integer from 1 to 1024, got \"0\""},
-	    {"direct", "1", NULL},
-	    {"direct", "true", NULL},
-	    {"direct", NULL, NULL},
-	    {"direct", "yes", "option 'direct': expected true/false or 1/0, got \"yes\""},
-	    {"sync", "dsync", NULL},
-	    {"sync", "1", NULL},
-	    {"ioengine", "psync", NULL},
-	    {"ioengine", "libaio", NULL},
-	    {"ioengine", "io_uring", NULL},
-	    {"ioengine", "posixaio",
-	     "option 'ioengine': unknown I/O engine \"posixaio\" (this build has: psync, libaio, "
-	     "io_uring)"},
-	    {"bssplit", "4k/50:64k/50", NULL},
-	    {"bssplit", "4k/50:64k/40",
-	     "option 'bssplit': the percentages must add up to 100, got \"4k/50:64k/40\""},
-	    {"bssplit", "4k/50:4q",
-	     "option 'bssplit': expected a block size such as \"4k\" (at most 64M), got \"4q\""},
-	    {"bssplit", "4k/50,8k/100",
-	     "option 'bssplit': expected bs/percent[:bs/percent...] (one list for reads and "
-	     "writes), got \"4k/50,8k/100\""},
-	    {"rate_process", "poisson", NULL},
-	    {"rate_process", "exp",
-	     "option 'rate_process': expected one of linear, poisson, got \"exp\""},
-	    {"buffer_compress_percentage", "75", NULL},
-	    {"buffer_pattern", "0xdeadbeef", NULL},
-	    {"buffer_pattern", "0xdeadbeeg",
-	     "option 'buffer_pattern': expected hex digits after 0x, got \"0xdeadbeeg\""},
-	    {"dedupe_percentage", "101",
-	     "option 'dedupe_percentage': expected an integer from 0 to 100, got \"101\""},
-	    {"bs", NULL, "option 'bs': needs a value (--bs=VALUE)"},
-	    {"name", "", "option 'name': expected a non-empty string"},
-	    {"randseed", "12345678901234", NULL},
-	    {"randseed", "-3", "option 'randseed': expected a non-negative integer, got \"-3\""},
-	    {"iodepthh", "1", "unknown option 'iodepthh'"},
+		{ "bs", "4k", NULL },
+		{ "bs", "4q", "option 'bs': expected a size such as \"4k\", got \"4q\"" },
+		{ "blocksize", "1M", NULL },
+		{ "size", "-1", "option 'size': expected a size such as \"4k\", got \"-1\"" },
+		{ "runtime", "120", NULL },
+		{ "runtime", "2m", NULL },
+		{ "runtime", "soon",
+		  "option 'runtime': expected a duration such as \"30s\", got \"soon\"" },
+		{ "rw", "randrw", NULL },
+		{ "readwrite", "write", NULL },
+		{ "rw", "random",
+		  "option 'rw': expected one of read, write, randread, randwrite, rw, readwrite, "
+		  "randrw, got \"random\"" },
+		{ "rwmixread", "101",
+		  "option 'rwmixread': expected an integer from 0 to 100, got \"101\"" },
+		{ "numjobs", "0",
+		  "option 'numjobs': expected an integer from 1 to 1024, got \"0\"" },
+		{ "direct", "1", NULL },
+		{ "direct", "true", NULL },
+		{ "direct", NULL, NULL },
+		{ "direct", "yes", "option 'direct': expected true/false or 1/0, got \"yes\"" },
+		{ "sync", "dsync", NULL },
+		{ "sync", "1", NULL },
+		{ "ioengine", "psync", NULL },
+		{ "ioengine", "libaio", NULL },
+		{ "ioengine", "io_uring", NULL },
+		{ "ioengine", "posixaio",
+		  "option 'ioengine': unknown I/O engine \"posixaio\" (this build has: psync, "
+		  "libaio, "
+		  "io_uring)" },
+		{ "bssplit", "4k/50:64k/50", NULL },
+		{ "bssplit", "4k/50:64k/40",
+		  "option 'bssplit': the percentages must add up to 100, got \"4k/50:64k/40\"" },
+		{ "bssplit", "4k/50:4q",
+		  "option 'bssplit': expected a block size such as \"4k\" (at most 64M), got "
+		  "\"4q\"" },
+		{ "bssplit", "4k/50,8k/100",
+		  "option 'bssplit': expected bs/percent[:bs/percent...] (one list for reads and "
+		  "writes), got \"4k/50,8k/100\"" },
+		{ "rate_process", "poisson", NULL },
+		{ "rate_process", "exp",
+		  "option 'rate_process': expected one of linear, poisson, got \"exp\"" },
+		{ "buffer_compress_percentage", "75", NULL },
+		{ "buffer_pattern", "0xdeadbeef", NULL },
+		{ "buffer_pattern", "0xdeadbeeg",
+		  "option 'buffer_pattern': expected hex digits after 0x, got \"0xdeadbeeg\"" },
+		{ "dedupe_percentage", "101",
+		  "option 'dedupe_percentage': expected an integer from 0 to 100, got \"101\"" },
+		{ "bs", NULL, "option 'bs': needs a value (--bs=VALUE)" },
+		{ "name", "", "option 'name': expected a non-empty string" },
+		{ "randseed", "12345678901234", NULL },
+		{ "randseed", "-3",
+		  "option 'randseed': expected a non-negative integer, got \"-3\"" },
+		{ "iodepthh", "1", "unknown option 'iodepthh'" },
 	};
 
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -117,16 +121,17 @@ static void test_validate(void)
 		const char *args[4][2];
 		const char *msg;
 	} cases[] = {
-	    {{{"size", "1M"}}, NULL},
-	    {{{"bs", "4k"}},
-	     "option 'size': required unless 'filename' names an existing "
-	     "file or device"},
-	    {{{"size", "1M"}, {"bs", "0"}}, "option 'bs': must be greater than 0"},
-	    {{{"size", "1k"}}, "option 'size': smaller than bs"},
-	    {{{"size", "1M"}, {"direct", "1"}, {"bs", "1000"}},
-	     "option 'direct': bs and offset must be multiples of 512"},
-	    {{{"size", "1M"}, {"time_based", "1"}}, "option 'time_based': needs a runtime"},
-	    {{{"filename", "/dev/null"}}, NULL},
+		{ { { "size", "1M" } }, NULL },
+		{ { { "bs", "4k" } },
+		  "option 'size': required unless 'filename' names an existing "
+		  "file or device" },
+		{ { { "size", "1M" }, { "bs", "0" } }, "option 'bs': must be greater than 0" },
+		{ { { "size", "1k" } }, "option 'size': smaller than bs" },
+		{ { { "size", "1M" }, { "direct", "1" }, { "bs", "1000" } },
+		  "option 'direct': bs and offset must be multiples of 512" },
+		{ { { "size", "1M" }, { "time_based", "1" } },
+		  "option 'time_based': needs a runtime" },
+		{ { { "filename", "/dev/null" } }, NULL },
 	};
 
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -154,22 +159,22 @@ static void test_option_check(void)
 	static const struct {
 		const char *name, *json, *msg;
 	} cases[] = {
-	    {"bs", "\"16k\"", NULL},
-	    {"bs", "4096", NULL},
-	    {"bs", "\"4q\"", "expected a size such as \"4k\", got \"4q\""},
-	    {"runtime", "30", NULL},
-	    {"runtime", "\"30s\"", NULL},
-	    {"direct", "true", NULL},
-	    {"direct", "1", NULL},
-	    {"direct", "2", "expected true/false or 1/0, got \"2\""},
-	    {"time_based", "false", NULL},
-	    {"numjobs", "4", NULL},
-	    {"numjobs", "\"4\"", NULL},
-	    {"numjobs", "4.5", "expected a string, integer or boolean"},
-	    {"numjobs", "[1]", "expected a string, integer or boolean"},
-	    {"target", "\"pool\"", "unknown option"},
-	    {"ioengine", "\"aio\"",
-	     "unknown I/O engine \"aio\" (this build has: psync, libaio, io_uring)"},
+		{ "bs", "\"16k\"", NULL },
+		{ "bs", "4096", NULL },
+		{ "bs", "\"4q\"", "expected a size such as \"4k\", got \"4q\"" },
+		{ "runtime", "30", NULL },
+		{ "runtime", "\"30s\"", NULL },
+		{ "direct", "true", NULL },
+		{ "direct", "1", NULL },
+		{ "direct", "2", "expected true/false or 1/0, got \"2\"" },
+		{ "time_based", "false", NULL },
+		{ "numjobs", "4", NULL },
+		{ "numjobs", "\"4\"", NULL },
+		{ "numjobs", "4.5", "expected a string, integer or boolean" },
+		{ "numjobs", "[1]", "expected a string, integer or boolean" },
+		{ "target", "\"pool\"", "unknown option" },
+		{ "ioengine", "\"aio\"",
+		  "unknown I/O engine \"aio\" (this build has: psync, libaio, io_uring)" },
 	};
 
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -215,8 +220,7 @@ static void test_json_job(void)
 		json_t *v;
 		void *tmp;
 
-		json_object_foreach_safe(resolved, tmp, key, v)
-		{
+		json_object_foreach_safe (resolved, tmp, key, v) {
 			if (json_is_null(v))
 				json_object_del(resolved, key);
 		}
@@ -300,8 +304,7 @@ static void test_ioengine_check(void)
 	broken = ioengine_psync;
 	broken.flags = 0; /* async without getevents/event */
 	CHECK(ioengine_ops_check(&broken, msg, sizeof(msg)) == -1);
-	CHECK_STR(msg,
-		  "I/O engine \"psync\": an async engine needs commit, getevents and event");
+	CHECK_STR(msg, "I/O engine \"psync\": an async engine needs commit, getevents and event");
 	CHECK(ioengine_ops_check(&ioengine_libaio, msg, sizeof(msg)) == 0);
 	CHECK(ioengine_ops_check(&ioengine_io_uring, msg, sizeof(msg)) == 0);
 }

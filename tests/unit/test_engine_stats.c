@@ -63,9 +63,9 @@ static void check_percentiles(const char *shape, unsigned n, uint64_t seed)
 
 static void test_bucket_layout(void)
 {
-	static const uint64_t probes[] = {0,	1,    63,	 64,	     127,
-					  128,	129,  255,	 256,	     1000,
-					  4095, 4096, 123456789, 1ull << 40, UINT64_MAX};
+	static const uint64_t probes[] = { 0,	 1,    63,	  64,	      127,
+					   128,	 129,  255,	  256,	      1000,
+					   4095, 4096, 123456789, 1ull << 40, UINT64_MAX };
 	unsigned prev = 0;
 
 	CHECK(stats_hist_index(UINT64_MAX) == STATS_HIST_BUCKETS - 1);
@@ -94,8 +94,8 @@ static void test_bucket_layout(void)
 
 static void test_welford_merge(void)
 {
-	struct stats_lat all = {0}, a = {0}, b = {0}, empty = {0};
-	static const uint64_t vals[] = {5, 7, 1000, 3, 3, 9, 12, 50000, 8, 1};
+	struct stats_lat all = { 0 }, a = { 0 }, b = { 0 }, empty = { 0 };
+	static const uint64_t vals[] = { 5, 7, 1000, 3, 3, 9, 12, 50000, 8, 1 };
 	double mean = 0, var = 0;
 	unsigned n = sizeof(vals) / sizeof(vals[0]);
 
@@ -133,7 +133,7 @@ static void test_hist_merge(void)
 
 static void test_series(void)
 {
-	struct stats_series s = {0};
+	struct stats_series s = { 0 };
 	double mn, mx, mean, sd;
 
 	stats_series_summary(&s, &mn, &mx, &mean, &sd);
@@ -153,8 +153,8 @@ int main(void)
 		unsigned n;
 		uint64_t seed;
 	} cases[] = {
-	    {"uniform", 100000, 1}, {"uniform", 7, 2}, {"small", 5000, 3},
-	    {"wide", 200000, 4},    {"wide", 1, 5},    {"wide", 1000, 6},
+		{ "uniform", 100000, 1 }, { "uniform", 7, 2 }, { "small", 5000, 3 },
+		{ "wide", 200000, 4 },	  { "wide", 1, 5 },    { "wide", 1000, 6 },
 	};
 
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)

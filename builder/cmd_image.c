@@ -1,0 +1,229 @@
+/* zbench image: build, locate or list the cached guest appliances (docs/images.md). */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "commands.h"
+#include "image.h"
+#include "util.h"
+
+static void usage(FILE *f)
+{
+	fprintf(
+	    f,
+	    "usage: zbench image build RECIPE [--cache-dir DIR] [--rebuild] [--rebuild-root]\n"
+	    "       zbench image path RECIPE [--cache-dir DIR]\n"
+	    "       zbench image list [--cache-dir DIR]\n"
+	    "\n"
+	    "  build   build the appliance of RECIPE (images/*.json) unless it is cached, then\n"
+	    "          describe it; needs root. A cold build takes about 10 minutes (debootstrap,\n"
+	    "          kernel, zfs-dkms); a change to the guest binaries only reassembles the\n"
+	    "          initramfs (seconds); nothing changed: well under a second.\n"
+	    "  path    print the cached appliance's directory; exit 1 if it is not built\n"
+	    "  list    list the cached appliances\n"
+	    "\n"
+	    "  --cache-dir DIR  the cache (default: $ZBENCH_CACHE_DIR, $XDG_CACHE_HOME/zbench,\n"
+	    "                   ~/.cache/zbench; now '%s')\n"
+	    "  --rebuild        reassemble the appliance even if it is cached (keeps the root)\n"
+	    "  --rebuild-root   rebuild the root too (debootstrap and DKMS: minutes)\n"
+	    "\n"
+	    "The guest binaries are guest/zbench-agent and guest/zbench-engine beside this\n"
+	    "executable, or $ZBENCH_AGENT and $ZBENCH_ENGINE.\n",
+	    image_cache_dir_default());
+}
+
+struct image_args {
+	const char *recipe;
+	const char *cache_dir;
+	unsigned flags;
+};
+
+/* Parse "[RECIPE] [options]"; `want_recipe` says whether RECIPE is required. */
+static int parse_args(int argc, char **argv, int want_recipe, int allow_rebuild,
+		      struct image_args *a)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--cache-dir") && i + 1 < argc) {
+			a->cache_dir = argv[++i];
+		} else if (!strncmp(argv[i], "--cache-dir=", 12)) {
+			a->cache_dir = argv[i] + 12;
+		} else if (allow_rebuild && !strcmp(argv[i], "--rebuild")) {
+			a->flags |= IMAGE_REBUILD;
+		} else if (allow_rebuild && !strcmp(argv[i], "--rebuild-root")) {
+			a->flags |= IMAGE_REBUILD_ROOT;
+		} else if (argv[i][0] == '-') {
+			fprintf(stderr, "zbench image %s: unknown option '%s'\n", argv[0], argv[i]);
+			return -1;
+		} else if (want_recipe && !a->recipe) {
+			a->recipe = argv[i];
+		} else {
+			fprintf(stderr, "zbench image %s: unexpected argument '%s'\n", argv[0],
+				argv[i]);
+			return -1;
+		}
+	}
+	if (want_recipe && !a->recipe) {
+		fprintf(stderr, "zbench image %s: a RECIPE (images/*.json) is required\n", argv[0]);
+		return -1;
+	}
+	return 0;
+}
+
+static const char *mib(json_int_t bytes, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.1f MiB", (double)bytes / (1 << 20));
+	return buf;
+}
+
+static void describe(const struct image *img)
+{
+	const char *name = "?", *kver = "?", *zfs = "?", *compression = "?";
+	json_int_t size = 0, files = 0;
+	char buf[32];
+
+	json_unpack(img->manifest, "{s:{s:s}, s:s, s:s}", "recipe", "name", &name, "kernel_version",
+		    &kver, "zfs_version", &zfs);
+	json_unpack(img->manifest, "{s:{s:{s:I, s:I, s:s}}}", "files", "initramfs", "size", &size,
+		    "entries", &files, "compression", &compression);
+	printf("image      %s %.12s\n", name, img->hash);
+	printf("dir        %s\n", img->dir);
+	printf("kernel     %s (%s)\n", img->kernel, kver);
+	printf("initramfs  %s (%s, %lld entries, compression %s)\n", img->initramfs,
+	       mib(size, buf, sizeof(buf)), (long long)files, compression);
+	printf("openzfs    %s\n", zfs);
+	printf("manifest   %s\n", img->manifest_path);
+}
+
+static int image_build_cmd(int argc, char **argv)
+{
+	struct image_args a = { .flags = IMAGE_BUILD_IF_MISSING };
+	struct zb_error err = { 0 };
+	struct image img;
+	double t0 = now_monotonic();
+
+	if (parse_args(argc, argv, 1, 1, &a) < 0)
+		return 2;
+	if (image_get(a.recipe, a.cache_dir, a.flags, &img, &err) < 0) {
+		die_message(err.msg);
+		return 1;
+	}
+	describe(&img);
+	fprintf(stderr, "done in %.2fs\n", now_monotonic() - t0);
+	image_release(&img);
+	return 0;
+}
+
+static int image_path_cmd(int argc, char **argv)
+{
+	struct image_args a = { 0 };
+	struct zb_error err = { 0 };
+	struct image img;
+
+	if (parse_args(argc, argv, 1, 0, &a) < 0)
+		return 2;
+	if (image_get(a.recipe, a.cache_dir, 0, &img, &err) < 0) {
+		die_message(err.msg);
+		return 1;
+	}
+	printf("%s\n", img.dir);
+	image_release(&img);
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int image_list_cmd(int argc, char **argv)
+{
+	struct image_args a = { 0 };
+	char *dir, **names = NULL;
+	size_t n = 0;
+	struct dirent *de;
+	DIR *d;
+
+	if (parse_args(argc, argv, 0, 0, &a) < 0)
+		return 2;
+	dir = xasprintf("%s/images", a.cache_dir ? a.cache_dir : image_cache_dir_default());
+	d = opendir(dir);
+	if (!d) {
+		if (errno == ENOENT) {
+			printf("no images in '%s'\n", dir);
+			free(dir);
+			return 0;
+		}
+		fprintf(stderr, "zbench: listing '%s': %s\n", dir, strerror(errno));
+		free(dir);
+		return 1;
+	}
+	while ((de = readdir(d))) {
+		if (strlen(de->d_name) == 64 && !strchr(de->d_name, '.')) {
+			names = xrealloc(names, (n + 1) * sizeof(*names));
+			names[n++] = xstrdup(de->d_name);
+		}
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmp_str);
+	printf("%-12s  %-16s  %-20s  %-24s  %-10s  %s\n", "IMAGE", "RECIPE", "BUILT", "KERNEL",
+	       "INITRAMFS", "OPENZFS");
+	for (size_t i = 0; i < n; i++) {
+		char *path = xasprintf("%s/%s/manifest.json", dir, names[i]);
+		json_t *m = json_load_file(path, 0, NULL);
+		const char *name = "?", *built = "?", *kver = "?", *zfs = "?";
+		json_int_t size = 0;
+		char buf[32];
+
+		if (m) {
+			json_unpack(m, "{s:{s:s}, s:s, s:s, s:s, s:{s:{s:I}}}", "recipe", "name",
+				    &name, "built", &built, "kernel_version", &kver, "zfs_version",
+				    &zfs, "files", "initramfs", "size", &size);
+			printf("%.12s  %-16s  %-20s  %-24s  %-10s  %s\n", names[i], name, built,
+			       kver, mib(size, buf, sizeof(buf)), zfs);
+			json_decref(m);
+		} else {
+			printf("%.12s  (incomplete: no manifest)\n", names[i]);
+		}
+		free(path);
+		free(names[i]);
+	}
+	printf("%zu image(s) in '%s'\n", n, dir);
+	free(names);
+	free(dir);
+	return 0;
+}
+
+int cmd_image(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(int argc, char **argv);
+	} subs[] = {
+		{ "build", image_build_cmd },
+		{ "path", image_path_cmd },
+		{ "list", image_list_cmd },
+	};
+
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(subs); i++) {
+		if (!strcmp(argv[1], subs[i].name)) {
+			for (int j = 2; j < argc; j++) {
+				if (!strcmp(argv[j], "--help") || !strcmp(argv[j], "-h")) {
+					usage(stdout);
+					return 0;
+				}
+			}
+			return subs[i].fn(argc - 1, argv + 1);
+		}
+	}
+	fprintf(stderr, "zbench image: unknown subcommand '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

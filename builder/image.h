@@ -1,0 +1,61 @@
+/* Guest appliance images: build them from a recipe (images/NAME.json), cache them by content hash,
+ * and hand the runner the kernel and initramfs to boot (docs/images.md).
+ *
+ * Two cache levels under the cache directory, so that a change to the guest binaries rebuilds
+ * only the initramfs and never the root or its 8-minute DKMS build:
+ *
+ *   roots/<root-hash>/       a debootstrap'd root with the kernel and zfs-dkms built, and root.json
+ *   images/<image-hash>/     vmlinux, bzImage, initramfs.img, manifest.json
+ *   builds/<image-hash>.log  every command's output for the last build of that image
+ *   debs/                    downloaded .debs, shared by every build
+ *   lock                     flock'd while building
+ *
+ * Entries are built in a temporary sibling and rename()d into place, so one either exists
+ * completely or not at all.
+ */
+#ifndef ZB_IMAGE_H
+#define ZB_IMAGE_H
+
+#include <jansson.h>
+
+#include "error.h"
+
+/* A built appliance. Every string is owned by the struct; image_release() frees them. */
+struct image {
+	char *dir;	     /* cache entry: <cache>/images/<hash> */
+	char *kernel;	     /* the kernel to boot: vmlinux (PVH, fast under TCG), else bzImage */
+	char *bzimage;	     /* the distribution's compressed kernel, always present */
+	char *initramfs;     /* initramfs.img (newc cpio, compressed or not per the recipe) */
+	char *manifest_path; /* manifest.json */
+	char hash[65];	     /* the image hash: recipe + guest binaries + assembly version */
+	json_t *manifest;    /* manifest.json, parsed; a reference the struct owns */
+};
+
+enum image_flags {
+	IMAGE_BUILD_IF_MISSING = 1 << 0, /* build what is not cached (else: error if missing) */
+	IMAGE_REBUILD = 1 << 1,		 /* rebuild the appliance even if cached (keeps the root) */
+	IMAGE_REBUILD_ROOT = 1 << 2,	 /* rebuild the root too (debootstrap, DKMS: minutes) */
+};
+
+/* The default cache directory: $ZBENCH_CACHE_DIR, else $XDG_CACHE_HOME/zbench, else
+ * $HOME/.cache/zbench. The string is static (computed once). */
+const char *image_cache_dir_default(void);
+
+/* Find the image for `recipe_path` in `cache_dir` (NULL: the default) and fill `out`; build it
+ * first (printing one progress line per step to stderr) if it is missing and build_if_missing
+ * is set. A cached image costs a few hashes and one small file read. Requires root to build. */
+int image_resolve(const char *recipe_path, const char *cache_dir, int build_if_missing,
+		  struct image *out, struct zb_error *err);
+
+/* As image_resolve(), with enum image_flags. */
+int image_get(const char *recipe_path, const char *cache_dir, unsigned flags, struct image *out,
+	      struct zb_error *err);
+
+void image_release(struct image *img);
+
+/* The guest binaries that go into every image: `name` is "agent" or "engine". Their path is
+ * $ZBENCH_AGENT / $ZBENCH_ENGINE if set, else guest/zbench-<name> beside the zbench executable
+ * (the build tree). Returns a malloc'd path. */
+char *image_guest_binary(const char *name);
+
+#endif

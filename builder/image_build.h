@@ -1,0 +1,91 @@
+/* Internals shared by the image builder's files: image.c (recipe, cache, orchestration),
+ * image_root.c (the debootstrap'd root with the kernel and DKMS modules) and image_appliance.c
+ * (the kernel and initramfs assembled from that root). Not for other callers: use image.h. */
+#ifndef ZB_IMAGE_BUILD_H
+#define ZB_IMAGE_BUILD_H
+
+#include <jansson.h>
+
+#include "error.h"
+
+/* Bump when the root build steps change what ends up in a root: every cached root is rebuilt. */
+#define IMAGE_ROOT_VERSION 1
+/* Bump when the appliance assembly changes: every cached image is reassembled (seconds). */
+#define IMAGE_APPLIANCE_VERSION 1
+
+/* A loaded recipe (images/NAME.json). The string and array members borrow from `json`. */
+struct recipe {
+	json_t *json;
+	char *path;
+	const char *name;
+	const char *distro;
+	const char *suite;
+	const char *mirror;	  /* "host" or a URI */
+	json_t *components;	  /* array of strings */
+	json_t *kernel_packages;  /* installed first: the kernel and its headers for DKMS */
+	json_t *packages;	  /* then these (zfs-dkms builds its modules here) */
+	json_t *modules;	  /* kernel module names; their dependencies are added */
+	json_t *optional_modules; /* the same, skipped with a note if the kernel lacks them */
+	json_t *files;		  /* paths in the root copied into the initramfs (+ libraries) */
+	json_t *optional_files;	  /* the same, skipped if absent */
+	json_t *trees;		  /* directories copied recursively */
+	json_t *exclude;	  /* paths left out of trees */
+	const char *compression;  /* initramfs: "none" or "gzip" */
+	char hash[65];		  /* the whole recipe, canonical JSON */
+	char root_hash[65];	  /* the keys that shape the root, plus IMAGE_ROOT_VERSION */
+};
+
+/* One build: its progress line counter, its log, its step timings. */
+struct build {
+	const char *log_path;
+	int step, nsteps;
+	double step_t0, t0;
+	const char *step_name;
+	json_t *steps; /* [{"name", "seconds"}] */
+};
+
+/* Progress: "[k/n] name ..." on stderr, then the elapsed time at step_end(); a marker in the log.
+ */
+void build_step_begin(struct build *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void build_step_end(struct build *b);
+/* Turn a failed step's error into "step 'name' failed: cause; log tail". Returns -1. */
+int build_step_fail(struct build *b, struct zb_error *err);
+/* Append a line to the build log (notes that are not a command's output). */
+void build_log(struct build *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Run argv with its output into the log; a nonzero exit status is an error naming argv[0..1]. */
+int build_run(struct build *b, const char *const argv[], struct zb_error *err);
+
+/* The Debian mirror URI for `suite` from the host's apt configuration (deb822 .sources first,
+ * then sources.list), skipping security archives. Malloc'd into *out. */
+int image_host_mirror(const char *suite, char **out, struct zb_error *err);
+
+/* Mounts for chroot builds happen in a private mount namespace when the kernel allows it, so a
+ * killed build leaves no mounts behind on the host; called once before the first mount. */
+void image_private_mounts(void);
+
+/* Resolve `path` (absolute, inside `root`) following symlinks as if `root` were "/"; writes the
+ * resolved in-root path to `out`. A missing final component is not an error (ENOENT is returned
+ * as 1 with `out` set). Returns 0, 1, or -1 with err set (loops, too long). */
+int root_resolve(const char *root, const char *path, char *out, size_t len, struct zb_error *err);
+
+/* Build the root of `r` into `dir` (a fresh temporary directory): dir/root and dir/root.json. */
+int root_build(const struct recipe *r, const char *cache, const char *dir, struct build *b,
+	       struct zb_error *err);
+int root_nsteps(void);
+
+/* Assemble the appliance from a finished root into `dir` (a fresh temporary directory): vmlinux,
+ * bzImage, initramfs.img and manifest.json. `info` is root.json; `agent`/`engine` are the guest
+ * binaries with their hashes; `image_hash` goes into the manifest. */
+struct appliance_inputs {
+	const struct recipe *recipe;
+	const char *root_dir; /* roots/<hash> */
+	json_t *root_info;
+	const char *agent, *engine;
+	const char *agent_sha, *engine_sha;
+	const char *image_hash;
+};
+int appliance_build(const struct appliance_inputs *in, const char *dir, struct build *b,
+		    struct zb_error *err);
+int appliance_nsteps(void);
+
+#endif

@@ -1,0 +1,206 @@
+/* Unit tests for the image builder's pure parts: the newc writer, ELF dependency reading,
+ * in-root path resolution and the vmlinux extraction (LZ4 legacy payload). */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "elf_deps.h"
+#include "image_build.h"
+#include "initramfs.h"
+#include "util.h"
+#include "vmlinux.h"
+
+static char tmp[] = "/tmp/zbench-test-image-XXXXXX";
+
+static char *at(const char *rel)
+{
+	return xasprintf("%s/%s", tmp, rel);
+}
+
+static void put_file(const char *rel, const char *text, mode_t mode)
+{
+	char *p = at(rel);
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, mode);
+
+	CHECK(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	if (fd >= 0)
+		close(fd);
+	free(p);
+}
+
+static void make_dir(const char *rel)
+{
+	char *p = at(rel);
+
+	CHECK(mkdir(p, 0755) == 0);
+	free(p);
+}
+
+static void make_link(const char *target, const char *rel)
+{
+	char *p = at(rel);
+
+	CHECK(symlink(target, p) == 0);
+	free(p);
+}
+
+static unsigned hex8(const char *p)
+{
+	char buf[9];
+
+	memcpy(buf, p, 8);
+	buf[8] = '\0';
+	return (unsigned)strtoul(buf, NULL, 16);
+}
+
+static void test_initramfs(void)
+{
+	static const char *const order[] = { "a", "a/b", "a-b", "c", "TRAILER!!!" };
+	struct initramfs_stats st = { 0, 0 };
+	struct zb_error err = { 0 };
+	char *staging = at("s"), *out1 = at("1.cpio"), *out2 = at("2.cpio");
+	char *a = NULL, *b = NULL;
+	size_t la = 0, lb = 0, off = 0, i = 0;
+
+	make_dir("s");
+	make_dir("s/a");
+	make_dir("s/a-b");
+	put_file("s/a/b", "hello", 0640);
+	make_link("a/b", "s/c");
+	CHECK(initramfs_write_dir(staging, out1, &st, &err) == 0);
+	CHECK(st.entries == 4);
+	CHECK(initramfs_write_dir(staging, out2, NULL, &err) == 0);
+	CHECK(read_file(out1, 1 << 20, &a, &la, &err) == 0);
+	CHECK(read_file(out2, 1 << 20, &b, &lb, &err) == 0);
+	CHECK(la == lb && la == st.bytes && !memcmp(a, b, la)); /* deterministic */
+	/* Walk the headers: names in order (parents first), mtime 0, uid 0, the file's mode. */
+	while (a && off + 110 <= la && i < ARRAY_SIZE(order)) {
+		unsigned mode = hex8(a + off + 14), mtime = hex8(a + off + 46);
+		unsigned size = hex8(a + off + 54), namesize = hex8(a + off + 94);
+		const char *name = a + off + 110;
+
+		CHECK(!strncmp(a + off, "070701", 6));
+		CHECK_STR(name, order[i]);
+		CHECK(mtime == 0 && hex8(a + off + 22) == 0);
+		if (!strcmp(name, "a/b"))
+			CHECK(mode == (S_IFREG | 0640) && size == 5);
+		if (!strcmp(name, "c"))
+			CHECK((mode & S_IFMT) == S_IFLNK && size == 3);
+		off += (110 + namesize + 3) & ~3u;
+		off += (size + 3) & ~3u;
+		i++;
+	}
+	CHECK(i == ARRAY_SIZE(order));
+	free(a);
+	free(b);
+	free(staging);
+	free(out1);
+	free(out2);
+}
+
+static void test_elf_deps(void)
+{
+	struct elf_deps d;
+	struct zb_error err = { 0 };
+	char *text = at("text");
+	int found_libc = 0;
+
+	CHECK(elf_read_deps("/proc/self/exe", &d, &err) == 0);
+	CHECK(d.interp != NULL);
+	for (size_t i = 0; i < d.nneeded; i++)
+		found_libc |= !strcmp(d.needed[i], "libc.so.6");
+	CHECK(found_libc);
+	elf_deps_release(&d);
+	put_file("text", "#!/bin/sh\n", 0755);
+	CHECK(elf_read_deps(text, &d, &err) == 1);
+	free(text);
+}
+
+static void test_root_resolve(void)
+{
+	struct zb_error err = { 0 };
+	char *root = at("r"), out[4096];
+
+	make_dir("r");
+	make_dir("r/usr");
+	make_dir("r/usr/lib");
+	make_dir("r/usr/lib/x");
+	put_file("r/usr/lib/x/y", "", 0644);
+	make_link("usr/lib", "r/lib");
+	make_link("/usr/lib/x", "r/abs");
+	make_link("../../lib/x/y", "r/usr/lib/up");
+	CHECK(root_resolve(root, "/lib/x/y", out, sizeof(out), &err) == 0);
+	CHECK_STR(out, "/usr/lib/x/y");
+	CHECK(root_resolve(root, "/abs/y", out, sizeof(out), &err) == 0);
+	CHECK_STR(out, "/usr/lib/x/y");
+	CHECK(root_resolve(root, "/lib/up", out, sizeof(out), &err) == 0);
+	CHECK_STR(out, "/usr/lib/x/y");
+	CHECK(root_resolve(root, "/lib/nope/z", out, sizeof(out), &err) == 1);
+	CHECK_STR(out, "/usr/lib/nope/z");
+	make_link("loop", "r/loop");
+	CHECK(root_resolve(root, "/loop", out, sizeof(out), &err) < 0);
+	free(root);
+}
+
+static void le32(unsigned char *p, unsigned v)
+{
+	p[0] = v & 255;
+	p[1] = (v >> 8) & 255;
+	p[2] = (v >> 16) & 255;
+	p[3] = v >> 24;
+}
+
+/* A fake bzImage: boot header, then an LZ4 legacy payload with an overlapping match. */
+static void test_vmlinux_lz4(void)
+{
+	static const unsigned char block[] = { 0x5f, 0x7f, 'E',	 'L',  'F', 'A',
+					       0x01, 0x00, 0x00, 0x10, 'B' };
+	unsigned char img[4096] = { 0 }, *p;
+	char expect[26], *got = NULL, *path = at("bzImage"), *out = at("vmlinux");
+	struct zb_error err = { 0 };
+	size_t len = 0;
+	int fd;
+
+	memcpy(expect, "\177ELF", 4);
+	memset(expect + 4, 'A', 20);
+	expect[24] = 'B';
+	img[0x1f1] = 1; /* setup_sects: payload area starts at (1 + 1) * 512 */
+	memcpy(img + 0x202, "HdrS", 4);
+	img[0x206] = 0x0f;
+	img[0x207] = 0x02;
+	le32(img + 0x248, 16);			      /* payload_offset */
+	le32(img + 0x24c, 4 + 4 + sizeof(block) + 4); /* magic, size, block, appended size */
+	p = img + 1024 + 16;
+	le32(p, 0x184c2102);
+	le32(p + 4, sizeof(block));
+	memcpy(p + 8, block, sizeof(block));
+	le32(p + 8 + sizeof(block), 25);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	CHECK(fd >= 0 && write(fd, img, sizeof(img)) == (ssize_t)sizeof(img));
+	close(fd);
+	CHECK(vmlinux_extract(path, out, NULL, &err) == 0);
+	CHECK(read_file(out, 1 << 20, &got, &len, &err) == 0);
+	CHECK(len == 25 && got && !memcmp(got, expect, 25));
+	free(got);
+	/* Not a bzImage: "unknown format", nothing written. */
+	CHECK(vmlinux_extract(out, path, NULL, &err) == 1);
+	free(path);
+	free(out);
+}
+
+int main(void)
+{
+	struct zb_error err = { 0 };
+
+	CHECK(mkdtemp(tmp) != NULL);
+	test_initramfs();
+	test_elf_deps();
+	test_root_resolve();
+	test_vmlinux_lz4();
+	CHECK(remove_tree(tmp, &err) == 0);
+	return check_summary("test_image");
+}
