@@ -28,7 +28,7 @@ check "manifest says complete" [ "$(jq -r .status "$out/run/manifest.json" 2>/de
 check "one record per cell (2)" [ "$(wc -l < "$cells" 2>/dev/null)" -eq 2 ]
 check "every record is ok" [ "$(jq -r .outcome "$cells" | sort -u)" = ok ]
 check "read and write IOPS > 0 in every record" \
-	[ "$(jq '[.fio.jobs[].read.iops] | add > 0 and ([.fio.jobs[].write.iops] | add > 0)' "$cells" | sort -u)" = true ]
+	[ "$(jq '(([.fio.jobs[].read.iops] | add) > 0) and (([.fio.jobs[].write.iops] | add) > 0)' "$cells" | sort -u)" = true ]
 check "the guest's ashift equals the cell's" \
 	[ "$(jq '(.config.pool.properties.ashift | tostring) == .effective.pool.ashift.value' "$cells" | sort -u)" = true ]
 check "ashift 9 and 12 both ran" \
