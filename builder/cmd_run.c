@@ -12,6 +12,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: zbench run [options] MATRIX\n"
+		"       zbench run --resume RUNDIR\n"
 		"\n"
 		"Run every cell of MATRIX (repeats included) in a fresh VM with fresh disks and\n"
 		"write the results to a new run directory (printed on stdout at the end).\n"
@@ -24,6 +25,9 @@ static void usage(FILE *f)
 		"      --accel A        auto|kvm|tcg, overrides the matrix's vm.accel; auto tries\n"
 		"                       KVM with a deadline on the guest's first output, then TCG\n"
 		"      --keep-disks     keep each cell's disk images in its directory\n"
+		"      --resume RUNDIR  finish a run that was interrupted or killed: cells with a\n"
+		"                       record are not run again, what the run left behind (QEMU\n"
+		"                       processes, disk images) is removed; same matrix and image\n"
 		"  -h, --help           this text\n"
 		"\n"
 		"exit status: 0 all cells ok, 1 some cell failed (see cells.jsonl),\n"
@@ -33,13 +37,14 @@ static void usage(FILE *f)
 
 int cmd_run(int argc, char **argv)
 {
-	enum { OPT_CACHE = 256, OPT_ACCEL, OPT_KEEP };
+	enum { OPT_CACHE = 256, OPT_ACCEL, OPT_KEEP, OPT_RESUME };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "image", required_argument, NULL, 'i' },
 		{ "cache-dir", required_argument, NULL, OPT_CACHE },
 		{ "accel", required_argument, NULL, OPT_ACCEL },
 		{ "keep-disks", no_argument, NULL, OPT_KEEP },
+		{ "resume", required_argument, NULL, OPT_RESUME },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -69,6 +74,9 @@ int cmd_run(int argc, char **argv)
 		case OPT_KEEP:
 			o.keep_disks = 1;
 			break;
+		case OPT_RESUME:
+			o.resume_dir = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -77,11 +85,12 @@ int cmd_run(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind + 1 != argc) {
+	if (o.resume_dir ? optind != argc : optind + 1 != argc) {
 		usage(stderr);
 		return 2;
 	}
-	o.matrix_path = argv[optind];
+	if (!o.resume_dir)
+		o.matrix_path = argv[optind];
 	rc = run_matrix(&o, &err);
 	if (rc < 0) {
 		die_message(err.msg);

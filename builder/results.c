@@ -39,6 +39,50 @@ int results_create(struct results *r, const char *dir, struct zb_error *err)
 	return 0;
 }
 
+int results_open(struct results *r, const char *dir, struct zb_error *err)
+{
+	char *path = xasprintf("%s/manifest.json", dir);
+	json_error_t jerr;
+	struct stat st;
+	off_t keep;
+	char c;
+
+	memset(r, 0, sizeof(*r));
+	r->cells_fd = -1;
+	r->manifest = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	if (!json_is_object(r->manifest)) {
+		error_set(err, EINVAL, "'%s' is not a run manifest: %s", path,
+			  r->manifest ? "not an object" : jerr.text);
+		json_decref(r->manifest);
+		r->manifest = NULL;
+		free(path);
+		return -1;
+	}
+	free(path);
+	path = xasprintf("%s/cells.jsonl", dir);
+	r->cells_fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC);
+	if (r->cells_fd < 0 || fstat(r->cells_fd, &st) < 0) {
+		error_sys(err, errno, "opening '%s'", path);
+		free(path);
+		results_release(r);
+		return -1;
+	}
+	/* Find the end of the last complete line; a torn record after it goes. */
+	for (keep = st.st_size; keep > 0; keep--) {
+		if (pread(r->cells_fd, &c, 1, keep - 1) == 1 && c == '\n')
+			break;
+	}
+	if (keep != st.st_size && (ftruncate(r->cells_fd, keep) < 0 || fsync(r->cells_fd) < 0)) {
+		error_sys(err, errno, "cutting the torn record off '%s'", path);
+		free(path);
+		results_release(r);
+		return -1;
+	}
+	free(path);
+	r->dir = xstrdup(dir);
+	return 0;
+}
+
 int results_write_manifest(struct results *r, struct zb_error *err)
 {
 	char *path = xasprintf("%s/manifest.json", r->dir);

@@ -19,6 +19,10 @@ struct results {
 
 /* Create RUNDIR (mode 0700; it must not exist yet) with cells/ and an empty cells.jsonl. */
 int results_create(struct results *r, const char *dir, struct zb_error *err);
+/* Open an existing RUNDIR to add to it (resume): reads manifest.json into r->manifest, cuts a
+ * torn last line off cells.jsonl (so the next record starts on a line of its own) and opens it
+ * for appending. */
+int results_open(struct results *r, const char *dir, struct zb_error *err);
 /* Write manifest.json atomically from r->manifest (call again to update it). */
 int results_write_manifest(struct results *r, struct zb_error *err);
 /* Append one record (a JSON object) as one fsync'd line of cells.jsonl. */

@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -39,14 +41,16 @@
 #define CONSOLE_TAIL	   4096
 
 static volatile sig_atomic_t interrupted;
+static volatile pid_t running_vm_pid = -1; /* for a second Ctrl-C */
 
 static void on_signal(int sig)
 {
 	if (interrupted) {
-		/* Second signal: the user wants out now. Running VMs are in their own process
-		 * group; the next `zbench run` never reuses their files. */
-		signal(sig, SIG_DFL);
-		raise(sig);
+		/* Second signal: out now. The VM is in its own process group, so it would
+		 * outlive us: kill it first. (--resume also cleans up what is left.) */
+		if (running_vm_pid > 0)
+			kill(running_vm_pid, SIGKILL);
+		_exit(130);
 	}
 	interrupted = sig;
 }
@@ -61,6 +65,8 @@ struct run_ctx {
 	int is_tty;
 	int ncells_total; /* cells x repeats */
 	int done, ok;
+	int m_retries; /* the matrix's "retries": extra attempts after a failed one */
+	const char *accel_opt; /* --accel, or on resume the run's own; NULL: the matrix's */
 };
 
 /* Everything the host learns about one attempt at one cell. */
@@ -359,6 +365,31 @@ static void progress(struct run_ctx *ctx, struct cell_run *cr, int final)
 	fflush(stderr);
 }
 
+/* Evidence for a timeout while the guest may still answer: ask the agent to dump the blocked
+ * tasks' stacks (sysrq w) to the console, and give the console a few seconds to receive them. */
+static void capture_stacks(struct run_ctx *ctx, struct vm *vm)
+{
+	static const char dump[] = "{\"v\":1,\"type\":\"dump\"}";
+	int fd = ctx->vm_ops->channel_fd(vm);
+	int flags = fcntl(fd, F_GETFL);
+	char sink[4096];
+
+	fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+	if (proto_write_frame(fd, dump, sizeof(dump) - 1) < 0) {
+		fcntl(fd, F_SETFL, flags);
+		return;
+	}
+	fcntl(fd, F_SETFL, flags);
+	for (double end = now_monotonic() + 4; now_monotonic() < end;) {
+		/* keep the channel drained so the guest never blocks writing to it */
+		while (read(fd, sink, sizeof(sink)) > 0)
+			;
+		if (ctx->vm_ops->exited(vm, NULL))
+			break;
+		usleep(100 * 1000);
+	}
+}
+
 static void cell_run_release(struct cell_run *cr)
 {
 	json_decref(cr->phases);
@@ -421,6 +452,8 @@ static int cell_drive(struct run_ctx *ctx, struct cell_run *cr, struct disk_set 
 		return error_wrap(err, "starting the VM");
 	}
 	free(cmdline);
+	if (ctx->vm_ops->pid)
+		running_vm_pid = ctx->vm_ops->pid(vm);
 	proto_decoder_init(&dec, PROTO_MAX_PAYLOAD);
 	fc = (struct frame_ctx){ cr, vm, ctx->vm_ops, ds->disks, ds->n, err, 0 };
 
@@ -506,7 +539,11 @@ static int cell_drive(struct run_ctx *ctx, struct cell_run *cr, struct disk_set 
 		}
 	}
 	proto_decoder_release(&dec);
+	if (cr->outcome && !strcmp(cr->outcome, "timeout") && cr->said_hello &&
+	    !ctx->vm_ops->exited(vm, NULL))
+		capture_stacks(ctx, vm);
 	ctx->vm_ops->stop(vm, 5);
+	running_vm_pid = -1;
 	ctx->vm_ops->free(vm);
 	if (fc.fatal)
 		return -1;
@@ -565,27 +602,39 @@ static int kvm_openable(void)
 	return 1;
 }
 
-static int run_one(struct run_ctx *ctx, const struct cell *cell, int repeat, struct zb_error *err)
+static char *cell_dir(const char *run_dir, const struct cell *cell, int repeat, int attempt)
+{
+	if (attempt > 1)
+		return xasprintf("%s/cells/%03d-%s-r%d-a%d", run_dir, cell->index, cell->id, repeat,
+				 attempt);
+	return xasprintf("%s/cells/%03d-%s-r%d", run_dir, cell->index, cell->id, repeat);
+}
+
+/* One attempt at one cell: fresh disks, a VM, the verdict, one record. *outcome gets a static
+ * string ("ok", "timeout", ...; "interrupted" attempts leave no record). */
+static int run_attempt(struct run_ctx *ctx, const struct cell *cell, int repeat, int attempt,
+		       const char **outcome, struct zb_error *err)
 {
 	json_t *cfg = cell->config;
 	const char *want =
-	    ctx->o->accel ? ctx->o->accel
-			  : json_string_value(json_object_get(json_object_get(cfg, "vm"), "accel"));
+		ctx->accel_opt ? ctx->accel_opt
+			       : json_string_value(json_object_get(json_object_get(cfg, "vm"), "accel"));
 	struct cell_run cr;
 	struct disk_set ds;
 	json_t *rec;
 	char *tail;
-	int probing = 0, rc;
+	int probing, rc;
 
 	if (!want)
 		want = "auto";
-	for (int attempt = 1;; attempt++) {
+	for (;;) {
 		memset(&cr, 0, sizeof(cr));
 		cr.cell = cell;
 		cr.repeat = repeat;
 		cr.attempt = attempt;
 		cr.phases = json_object();
 		cr.samples = json_array();
+		probing = 0;
 		if (!strcmp(want, "auto")) {
 			if (!ctx->accel[0] && kvm_openable()) {
 				probing = 1;
@@ -596,8 +645,7 @@ static int run_one(struct run_ctx *ctx, const struct cell *cell, int repeat, str
 		} else {
 			cr.accel = want;
 		}
-		cr.dir = xasprintf("%s/cells/%03d-%s-r%d%s", ctx->res.dir, cell->index, cell->id,
-				   repeat, attempt > 1 ? "-a2" : "");
+		cr.dir = cell_dir(ctx->res.dir, cell, repeat, attempt);
 		if (mkdir(cr.dir, 0700) < 0 && errno != EEXIST) {
 			error_sys(err, errno, "creating '%s'", cr.dir);
 			cell_run_release(&cr);
@@ -608,7 +656,7 @@ static int run_one(struct run_ctx *ctx, const struct cell *cell, int repeat, str
 			return error_wrap(err, "cell %s", cell->id);
 		}
 		rc = cell_drive(ctx, &cr, &ds, probing ? KVM_PROBE_SECONDS : 0, err);
-		if (!ctx->o->keep_disks)
+		if (!ctx->o->keep_disks || (cr.outcome && !strcmp(cr.outcome, "interrupted")))
 			disk_set_remove(&ds);
 		disk_set_release(&ds);
 		if (rc < 0) {
@@ -625,37 +673,60 @@ static int run_one(struct run_ctx *ctx, const struct cell *cell, int repeat, str
 			snprintf(ctx->accel, sizeof(ctx->accel), "tcg");
 			remove_tree(cr.dir, err);
 			cell_run_release(&cr);
-			probing = 0;
-			attempt--;
 			continue;
 		}
 		if (probing || (!ctx->accel[0] && cr.said_hello))
 			snprintf(ctx->accel, sizeof(ctx->accel), "%s", cr.accel);
 		break;
 	}
+	if (cr.outcome && !strcmp(cr.outcome, "interrupted")) {
+		/* Not a verdict on the cell: nothing is recorded and --resume runs it again. */
+		*outcome = "interrupted";
+		cell_run_release(&cr);
+		return 0;
+	}
 	tail = console_tail(cr.dir);
-	if (!cr.outcome || strcmp(cr.outcome, "interrupted"))
-		classify_from_console(&cr, tail);
+	classify_from_console(&cr, tail);
 	if (!cr.outcome) {
 		if (cr.fio)
 			cr.outcome = "ok";
 		else if (!cr.t_first_byte)
 			set_detail(&cr, "boot-fail", "the guest exited without any output");
 		else
-			set_detail(
-			    &cr, "agent-error",
-			    "the guest stopped without a result or an error (last step '%s')",
-			    cr.current_phase ? cr.current_phase : "boot");
+			set_detail(&cr, "agent-error",
+				   "the guest stopped without a result or an error (last step '%s')",
+				   cr.current_phase ? cr.current_phase : "boot");
 	}
 	rec = cell_record(ctx, &cr, tail);
 	free(tail);
 	rc = results_append(&ctx->res, rec, err);
 	json_decref(rec);
 	progress(ctx, &cr, 1);
-	if (!strcmp(cr.outcome, "ok"))
-		ctx->ok++;
+	*outcome = cr.outcome;
 	cell_run_release(&cr);
 	return rc;
+}
+
+/* Every attempt the matrix allows at one (cell, repeat), starting at `attempt`. */
+static int run_cell(struct run_ctx *ctx, const struct cell *cell, int repeat, int attempt,
+		    struct zb_error *err)
+{
+	const char *outcome = NULL;
+
+	for (; attempt <= 1 + ctx->m_retries; attempt++) {
+		if (run_attempt(ctx, cell, repeat, attempt, &outcome, err) < 0)
+			return -1;
+		if (!strcmp(outcome, "ok") || !strcmp(outcome, "interrupted"))
+			break;
+		if (attempt <= ctx->m_retries)
+			fprintf(stderr, "zbench: cell %s ended %s; retrying (attempt %d of %d)\n",
+				cell->id, outcome, attempt + 1, 1 + ctx->m_retries);
+	}
+	if (outcome && !strcmp(outcome, "ok"))
+		ctx->ok++;
+	if (!outcome || strcmp(outcome, "interrupted"))
+		ctx->done++;
+	return 0;
 }
 
 /* ---- the run ------------------------------------------------------------------------------- */
@@ -688,6 +759,28 @@ static json_t *host_info(void)
 	return h;
 }
 
+/* One zbench per run directory: an flock that dies with the process (so after a SIGKILL,
+ * --resume can take it again). */
+static int run_lock(const char *dir, struct zb_error *err)
+{
+	char *path = xasprintf("%s/lock", dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+	if (fd < 0) {
+		error_sys(err, errno, "creating '%s'", path);
+		free(path);
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		error_set(err, EBUSY, "'%s' is in use by another zbench", dir);
+		close(fd);
+		free(path);
+		return -1;
+	}
+	free(path);
+	return fd;
+}
+
 static char *default_run_dir(const char *name)
 {
 	char ts[32];
@@ -699,12 +792,157 @@ static char *default_run_dir(const char *name)
 	return xasprintf("runs/%s-%s", name, ts);
 }
 
+/* Kill what a killed zbench left in RUNDIR: QEMU processes whose command line names a file
+ * under RUNDIR/cells/ (their own process group outlived us), and disk images. */
+static void cleanup_leftovers(const char *run_dir)
+{
+	char *cells = xasprintf("%s/cells/", run_dir);
+	char *abs = realpath(run_dir, NULL);
+	char *abs_cells = abs ? xasprintf("%s/cells/", abs) : xstrdup(cells);
+	DIR *proc = opendir("/proc");
+	struct dirent *de;
+	int killed = 0, removed = 0;
+
+	while (proc && (de = readdir(proc))) {
+		char path[64], buf[8192];
+		ssize_t n;
+		int fd;
+		pid_t pid = (pid_t)atoi(de->d_name);
+
+		if (pid <= 0 || pid == getpid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		for (ssize_t k = 0; k < n; k++)
+			if (buf[k] == '\0')
+				buf[k] = ' ';
+		if (strstr(buf, "qemu-system") && (strstr(buf, abs_cells) || strstr(buf, cells))) {
+			kill(pid, SIGKILL);
+			killed++;
+		}
+	}
+	if (proc)
+		closedir(proc);
+	{
+		DIR *d = opendir(cells);
+
+		while (d && (de = readdir(d))) {
+			char *sub;
+			DIR *cd;
+			struct dirent *ce;
+
+			if (de->d_name[0] == '.')
+				continue;
+			sub = xasprintf("%s%s", cells, de->d_name);
+			cd = opendir(sub);
+			while (cd && (ce = readdir(cd))) {
+				size_t len = strlen(ce->d_name);
+
+				if ((len > 4 && !strcmp(ce->d_name + len - 4, ".img")) ||
+				    !strcmp(ce->d_name, "channel.sock") ||
+				    !strcmp(ce->d_name, "qmp.sock")) {
+					char *f = xasprintf("%s/%s", sub, ce->d_name);
+
+					if (unlink(f) == 0 && len > 4)
+						removed++;
+					free(f);
+				}
+			}
+			if (cd)
+				closedir(cd);
+			free(sub);
+		}
+		if (d)
+			closedir(d);
+	}
+	if (killed || removed)
+		fprintf(stderr, "zbench: resume: stopped %d QEMU process%s and removed %d disk "
+				"image%s left by the interrupted run\n",
+			killed, killed == 1 ? "" : "es", removed, removed == 1 ? "" : "s");
+	/* give the kernel a moment to reap the killed processes' file locks */
+	if (killed)
+		usleep(200 * 1000);
+	free(cells);
+	free(abs);
+	free(abs_cells);
+}
+
+/* What the run directory already holds: per (cell id, repeat), the last attempt and whether
+ * it settled the cell (ok, or no retries left). */
+struct done_map {
+	json_t *last; /* "id/repeat" -> {"attempt": n, "outcome": s} */
+};
+
+static int done_map_load(struct done_map *dm, const char *dir, struct zb_error *err)
+{
+	json_t *cells, *rec;
+	size_t i;
+
+	if (results_read_cells(dir, &cells, err) < 0)
+		return -1;
+	dm->last = json_object();
+	json_array_foreach(cells, i, rec)
+	{
+		const char *id = json_string_value(json_object_get(rec, "cell"));
+		const char *outcome = json_string_value(json_object_get(rec, "outcome"));
+		json_int_t repeat = json_integer_value(json_object_get(rec, "repeat"));
+		json_int_t attempt = json_integer_value(json_object_get(rec, "attempt"));
+		char key[64];
+		json_t *prev;
+
+		if (!id || !outcome)
+			continue;
+		snprintf(key, sizeof(key), "%.20s/%lld", id, (long long)repeat);
+		prev = json_object_get(dm->last, key);
+		if (prev && json_integer_value(json_object_get(prev, "attempt")) >= attempt)
+			continue;
+		json_object_set_new(dm->last, key,
+				    json_pack("{s:I, s:s}", "attempt", attempt, "outcome", outcome));
+	}
+	json_decref(cells);
+	return 0;
+}
+
+/* The attempt to start (cell, repeat) with, or 0 if it is settled. */
+static int done_map_next(struct done_map *dm, const struct cell *cell, int repeat, int retries,
+			 int *ok)
+{
+	char key[64];
+	json_t *prev;
+	int attempt;
+	const char *outcome;
+
+	*ok = 0;
+	if (!dm->last)
+		return 1;
+	snprintf(key, sizeof(key), "%.20s/%d", cell->id, repeat);
+	prev = json_object_get(dm->last, key);
+	if (!prev)
+		return 1;
+	attempt = (int)json_integer_value(json_object_get(prev, "attempt"));
+	outcome = json_string_value(json_object_get(prev, "outcome"));
+	if (!strcmp(outcome, "ok")) {
+		*ok = 1;
+		return 0;
+	}
+	return attempt >= 1 + retries ? 0 : attempt + 1;
+}
+
 int run_matrix(const struct run_options *o, struct zb_error *err)
 {
 	struct run_ctx ctx = { .o = o };
 	struct sigaction sa = { .sa_handler = on_signal };
-	char *dir = NULL;
-	int rc = -1;
+	struct done_map dm = { 0 };
+	const char *matrix_path = o->matrix_path, *recipe = o->recipe_path;
+	char *dir = NULL, *matrix_text = NULL;
+	int rc = -1, lock_fd = -1;
 
 	ctx.is_tty = isatty(2);
 	ctx.vm_ops = vm_backend(o->backend ? o->backend : "qemu");
@@ -712,66 +950,141 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 		return error_set(err, EINVAL, "unknown backend '%s'", o->backend);
 	if (vm_ops_check(ctx.vm_ops, err) < 0)
 		return -1;
-	if (matrix_load(o->matrix_path, &ctx.m, err) < 0)
-		return -1;
-	if (image_resolve(o->recipe_path, o->cache_dir, 1, &ctx.img, err) < 0) {
-		error_wrap(err, "image '%s'", o->recipe_path);
+
+	if (o->resume_dir) {
+		json_t *mm;
+
+		dir = xstrdup(o->resume_dir);
+		if (results_open(&ctx.res, dir, err) < 0)
+			goto out;
+		mm = json_object_get(ctx.res.manifest, "matrix");
+		matrix_path = json_string_value(json_object_get(mm, "path"));
+		recipe = json_string_value(
+			json_object_get(json_object_get(ctx.res.manifest, "image"), "recipe"));
+		if (!matrix_path || !recipe || !json_object_get(mm, "content")) {
+			error_set(err, EINVAL, "'%s/manifest.json' lacks the matrix or image", dir);
+			goto out;
+		}
+		/* The matrix as it was when the run started, not as the file is now. */
+		matrix_text = json_dumps(json_object_get(mm, "content"), JSON_INDENT(2));
+		if (matrix_load_buffer(matrix_path, matrix_text, strlen(matrix_text), &ctx.m, err) <
+		    0)
+			goto out;
+	} else if (matrix_load(matrix_path, &ctx.m, err) < 0) {
 		goto out;
 	}
-	dir = o->out_dir ? xstrdup(o->out_dir) : default_run_dir(ctx.m->name);
-	if (results_create(&ctx.res, dir, err) < 0)
+	ctx.m_retries = (int)json_integer_value(json_object_get(ctx.m->json, "retries"));
+	ctx.accel_opt = o->accel;
+	if (!ctx.accel_opt && o->resume_dir)
+		ctx.accel_opt = json_string_value(json_object_get(
+			json_object_get(ctx.res.manifest, "options"), "accel"));
+	if (image_resolve(recipe, o->cache_dir, 1, &ctx.img, err) < 0) {
+		error_wrap(err, "image '%s'", recipe);
 		goto out;
+	}
 
-	json_object_set_new(ctx.res.manifest, "zbench", json_string(ZBENCH_VERSION));
-	json_object_set_new(ctx.res.manifest, "status", json_string("running"));
-	json_object_set_new(ctx.res.manifest, "started", json_real(now_wall()));
-	json_object_set_new(ctx.res.manifest, "host", host_info());
-	json_object_set_new(ctx.res.manifest, "backend", json_string(ctx.vm_ops->name));
-	json_object_set_new(ctx.res.manifest, "matrix",
-			    json_pack("{s:s, s:s, s:O}", "path", o->matrix_path, "sha256",
-				      ctx.m->sha256, "content", ctx.m->json));
-	json_object_set_new(ctx.res.manifest, "image",
-			    json_pack("{s:s, s:s, s:O}", "recipe", o->recipe_path, "hash",
-				      ctx.img.hash, "manifest", ctx.img.manifest));
+	if (o->resume_dir) {
+		const char *was = json_string_value(
+			json_object_get(json_object_get(ctx.res.manifest, "image"), "hash"));
+		json_t *resumed;
+
+		if (!was || strcmp(was, ctx.img.hash)) {
+			error_set(err, EINVAL,
+				  "the image changed since the run started (%.12s, now %.12s): its "
+				  "cells would mix two images; start a new run instead",
+				  was ? was : "?", ctx.img.hash);
+			goto out;
+		}
+		lock_fd = run_lock(dir, err);
+		if (lock_fd < 0)
+			goto out;
+		cleanup_leftovers(dir);
+		if (done_map_load(&dm, dir, err) < 0)
+			goto out;
+		resumed = json_object_get(ctx.res.manifest, "resumed");
+		if (!json_is_array(resumed)) {
+			resumed = json_array();
+			json_object_set_new(ctx.res.manifest, "resumed", resumed);
+		}
+		json_array_append_new(resumed, json_real(now_wall()));
+		json_object_set_new(ctx.res.manifest, "status", json_string("running"));
+	} else {
+		dir = o->out_dir ? xstrdup(o->out_dir) : default_run_dir(ctx.m->name);
+		if (results_create(&ctx.res, dir, err) < 0)
+			goto out;
+		lock_fd = run_lock(dir, err);
+		if (lock_fd < 0)
+			goto out;
+		json_object_set_new(ctx.res.manifest, "zbench", json_string(ZBENCH_VERSION));
+		json_object_set_new(ctx.res.manifest, "status", json_string("running"));
+		json_object_set_new(ctx.res.manifest, "started", json_real(now_wall()));
+		json_object_set_new(ctx.res.manifest, "host", host_info());
+		json_object_set_new(ctx.res.manifest, "backend", json_string(ctx.vm_ops->name));
+		json_object_set_new(ctx.res.manifest, "options",
+				    json_pack("{s:s?, s:b}", "accel", o->accel, "keep_disks",
+					      o->keep_disks));
+		json_object_set_new(ctx.res.manifest, "matrix",
+				    json_pack("{s:s, s:s, s:O}", "path", matrix_path, "sha256",
+					      ctx.m->sha256, "content", ctx.m->json));
+		json_object_set_new(ctx.res.manifest, "image",
+				    json_pack("{s:s, s:s, s:O}", "recipe", recipe, "hash",
+					      ctx.img.hash, "manifest", ctx.img.manifest));
+	}
 	if (results_write_manifest(&ctx.res, err) < 0)
 		goto out;
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	ctx.ncells_total = (int)ctx.m->n_cells * ctx.m->repeats;
-	fprintf(stderr, "zbench: running '%s': %d cells x %d repeats into %s\n", ctx.m->name,
-		(int)ctx.m->n_cells, ctx.m->repeats, dir);
+	fprintf(stderr, "zbench: %s '%s': %d cells x %d repeats in %s\n",
+		o->resume_dir ? "resuming" : "running", ctx.m->name, (int)ctx.m->n_cells,
+		ctx.m->repeats, dir);
 	for (int r = 0; r < ctx.m->repeats && !interrupted; r++) {
 		for (size_t i = 0; i < ctx.m->n_cells && !interrupted; i++) {
-			if (run_one(&ctx, &ctx.m->cells[i], r, err) < 0)
+			int ok, attempt = done_map_next(&dm, &ctx.m->cells[i], r, ctx.m_retries, &ok);
+
+			if (attempt == 0) {
+				ctx.done++;
+				ctx.ok += ok;
+				continue;
+			}
+			if (run_cell(&ctx, &ctx.m->cells[i], r, attempt, err) < 0)
 				goto out;
-			ctx.done++;
 		}
 	}
 	json_object_set_new(ctx.res.manifest, "status",
 			    json_string(interrupted ? "interrupted" : "complete"));
 	json_object_set_new(ctx.res.manifest, "finished", json_real(now_wall()));
-	json_object_set_new(ctx.res.manifest, "accel",
-			    json_string(ctx.accel[0] ? ctx.accel : "none"));
+	if (ctx.accel[0])
+		json_object_set_new(ctx.res.manifest, "accel", json_string(ctx.accel));
 	json_object_set_new(ctx.res.manifest, "cells_ok", json_integer(ctx.ok));
 	json_object_set_new(ctx.res.manifest, "cells_done", json_integer(ctx.done));
 	if (results_write_manifest(&ctx.res, err) < 0)
 		goto out;
-	fprintf(stderr, "zbench: %d of %d cells ok; results in %s/cells.jsonl\n", ctx.ok,
-		ctx.ncells_total, dir);
+	if (interrupted)
+		fprintf(stderr, "zbench: interrupted after %d of %d cells; `zbench run --resume %s` "
+				"finishes the run\n",
+			ctx.done, ctx.ncells_total, dir);
+	else
+		fprintf(stderr, "zbench: %d of %d cells ok; results in %s/cells.jsonl\n", ctx.ok,
+			ctx.ncells_total, dir);
 	printf("%s\n", dir);
 	rc = interrupted ? 130 : (ctx.ok == ctx.ncells_total ? 0 : 1);
 out:
-	if (rc < 0 && ctx.res.dir) {
+	if (rc < 0 && ctx.res.dir && ctx.res.manifest) {
 		json_object_set_new(ctx.res.manifest, "status", json_string("failed"));
 		json_object_set_new(ctx.res.manifest, "error", json_string(err->msg));
 		results_write_manifest(&ctx.res, &(struct zb_error){ 0 });
 	}
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	if (lock_fd >= 0)
+		close(lock_fd);
+	json_decref(dm.last);
 	results_release(&ctx.res);
 	image_release(&ctx.img);
 	matrix_free(ctx.m);
+	free(matrix_text);
 	free(dir);
 	return rc;
 }

@@ -13,6 +13,7 @@ struct run_options {
 	const char *accel;	 /* NULL: the matrix's vm.accel; else auto|kvm|tcg */
 	const char *backend;	 /* "qemu" */
 	int keep_disks;		 /* keep each cell's disk images (debugging) */
+	const char *resume_dir;	 /* finish this run directory instead of starting a new one */
 };
 
 /* Run the matrix. Returns 0 if every cell ended ok, 1 if some did not (their records say why),

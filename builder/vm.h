@@ -46,6 +46,9 @@ struct vm_ops {
 	int (*exited)(struct vm *vm, int *status);
 	/* Stop the machine: polite (QMP quit) then forceful, waiting at most `grace` seconds. */
 	void (*stop)(struct vm *vm, double grace);
+	/* Optional: the host process to SIGKILL when zbench must die at once (a second Ctrl-C);
+	 * -1 if there is none. */
+	pid_t (*pid)(struct vm *vm);
 	/* Release everything; the VM must have exited or been stopped. */
 	void (*free)(struct vm *vm);
 };

@@ -438,6 +438,58 @@ static int job_frame(void *arg, const char *payload, size_t len)
 	return 0;
 }
 
+/* After the job, the host may send control messages: "dump" asks for the blocked tasks' stacks
+ * on the console (the host sends it when a deadline is missed, before it stops the VM). */
+static int control_frame(void *arg, const char *payload, size_t len)
+{
+	json_t *msg = json_loadb(payload, len, 0, NULL);
+	const char *type = json_string_value(json_object_get(msg, "type"));
+
+	if (type && !strcmp(type, "dump")) {
+		int fd = open("/proc/sys/kernel/printk", O_WRONLY);
+
+		/* sysrq output is printed at the console's level: raise it so it is seen */
+		if (fd >= 0) {
+			if (write(fd, "7", 1) < 0)
+				logf_console("raising the console log level: %s", strerror(errno));
+			close(fd);
+		}
+		logf_console("host asked for a stack dump (step '%s')", agent.step);
+		fd = open("/proc/sysrq-trigger", O_WRONLY);
+		if (fd >= 0) {
+			if (write(fd, "w", 1) < 0)
+				logf_console("sysrq: %s", strerror(errno));
+			close(fd);
+		}
+	}
+	json_decref(msg);
+	return 0;
+}
+
+static void *control_main(void *arg)
+{
+	struct proto_decoder dec;
+	char buf[4096];
+
+	proto_decoder_init(&dec, 64 * 1024);
+	for (;;) {
+		ssize_t r = read(agent.port, buf, sizeof(buf));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			usleep(100 * 1000);
+			continue;
+		}
+		if (proto_decoder_feed(&dec, buf, (size_t)r, control_frame, NULL) < 0) {
+			logf_console("bad control frame from the host: %s", dec.err);
+			break;
+		}
+	}
+	proto_decoder_release(&dec);
+	return NULL;
+}
+
 static void step_job(void)
 {
 	struct proto_decoder dec;
@@ -916,7 +968,7 @@ static const struct step {
  * run_cmd() waits for. */
 int main(int argc, char **argv)
 {
-	pthread_t hb;
+	pthread_t hb, ctl;
 	int console;
 
 	if (getpid() != 1) {
@@ -944,6 +996,8 @@ int main(int argc, char **argv)
 		}
 		if (!strcmp(agent.step, "hello"))
 			pthread_create(&hb, NULL, heartbeat_main, NULL);
+		if (!strcmp(agent.step, "job"))
+			pthread_create(&ctl, NULL, control_main, NULL);
 	}
 	agent.step = "poweroff";
 	send_msg(json_pack("{s:s}", "type", "bye"));
