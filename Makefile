@@ -1,7 +1,9 @@
 # zbench: the one build entry point.
 #
 #   make                  host program ./zbench and the static guest binaries in guest/
-#   make test             unit, golden and integration tests (the integration test boots VMs)
+#   make test             unit, golden, fuzz-corpus and integration tests (integration boots VMs;
+#                         with SANITIZE set, integration is left out)
+#   make fuzz             run each libFuzzer target for FUZZ_SECONDS (default 60)
 #   make run              install what is missing, build, build or reuse the image, run quick.json
 #   make check-format     clang-format check;  make analyze: clang-tidy/cppcheck
 #   DEVELOPER=1           -Werror and the strict warning list
@@ -20,7 +22,7 @@ ifdef SANITIZE
 SANFLAGS = -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 ALL_CFLAGS = $(CFLAGS) $(WARN) $(SANFLAGS) -MMD -MP
-HOST_LIBS = -ljansson -lcrypto -laio -luring -lpthread -lm
+HOST_LIBS = -ljansson -lcrypto -laio -luring -lblkid -lpthread -lm
 GUEST_LIBS = -Wl,-Bstatic -ljansson -laio -luring -lpthread -lm
 BUILD = build
 
@@ -33,16 +35,18 @@ endif
 # --- sources: one file per concern (docs/architecture.md) ---------------------------------
 SHARED_SRCS = guest/units.c guest/proto.c
 
-ENGINE_SRCS = guest/engine/options.c guest/engine/ioengines.c guest/engine/ioengine_psync.c guest/engine/ioengine_libaio.c guest/engine/ioengine_io_uring.c guest/engine/workload.c guest/engine/buffers.c guest/engine/rate.c guest/engine/stats.c guest/engine/output_json.c guest/engine/output_normal.c
+ENGINE_SRCS = guest/engine/options.c guest/engine/ioengines.c guest/engine/ioengine_psync.c guest/engine/ioengine_libaio.c guest/engine/ioengine_io_uring.c guest/engine/workload.c guest/engine/buffers.c guest/engine/rate.c guest/engine/stats.c guest/engine/output_json.c guest/engine/output_normal.c guest/engine/iozone.c guest/engine/output_iozone.c
 
 HOST_SRCS = builder/main.c builder/error.c builder/util.c builder/json_pos.c builder/schema.c builder/matrix.c builder/cmd_matrix.c \
 	builder/cmd_image.c builder/image.c builder/image_root.c builder/image_appliance.c \
 	builder/initramfs.c builder/elf_deps.c builder/vmlinux.c
 # the run pipeline: cells -> disks -> VM -> channel -> results
-HOST_SRCS += builder/run.c builder/disk.c builder/vm.c builder/vm_qemu.c builder/results.c \
+HOST_SRCS += builder/run.c builder/disk.c builder/disk_models.c builder/passthrough.c builder/vm.c builder/vm_qemu.c builder/results.c \
 	builder/cmd_run.c builder/cmd_doctor.c
+# reports: statistics over repeats, one run's report, two runs compared
+HOST_SRCS += builder/stats.c builder/report.c builder/cmd_report.c builder/compare.c builder/cmd_compare.c
 
-AGENT_SRCS = guest/agent.c
+AGENT_SRCS = guest/agent.c guest/telemetry.c
 
 ENGINE_MAIN = guest/engine/main.c
 
@@ -73,22 +77,47 @@ guest/zbench-engine: $(ENGINE_OBJS)
 $(BUILD)/zbench-engine-host: $(ENGINE_HOST_OBJS)
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ $^ $(HOST_LIBS)
 
-$(BUILD)/host/%.o: %.c
+# Objects depend on the flags they were built with, so SANITIZE=... or DEVELOPER=1 rebuilds.
+FLAGS_NOW = $(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(HOST_LIBS)
+$(BUILD)/.flags: FORCE
+	@mkdir -p $(BUILD)
+	@if [ "$$(cat $@ 2>/dev/null)" != '$(FLAGS_NOW)' ]; then echo '$(FLAGS_NOW)' > $@; fi
+
+$(BUILD)/host/%.o: %.c $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(QUIET_CC)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/guest/%.o: %.c
+$(BUILD)/guest/%.o: %.c $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(QUIET_CC)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -DZB_GUEST -MMD -MP -c -o $@ $<
 
-$(BUILD)/tests/%: tests/unit/%.c $(HOSTLIB_OBJS)
+$(BUILD)/tests/%: tests/unit/%.c $(HOSTLIB_OBJS) $(BUILD)/.flags
 	@mkdir -p $(dir $@)
-	$(QUIET_LINK)$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -o $@ $^ $(HOST_LIBS)
+	$(QUIET_LINK)$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -o $@ $(filter %.c %.o,$^) $(HOST_LIBS)
+
+# Fuzz targets (tests/fuzz): with a plain main() driver for the corpus regression test, and
+# with libFuzzer (clang) for `make fuzz`.
+FUZZ_TARGETS = proto matrix
+FUZZ_DRIVERS = $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c $(HOSTLIB_OBJS) $(BUILD)/.flags
+	@mkdir -p $(dir $@)
+	$(QUIET_LINK)$(CC) $(CPPFLAGS) -Itests/fuzz $(ALL_CFLAGS) -o $@ $(filter %.c %.o,$^) $(HOST_LIBS)
+
+LIBFUZZER_FLAGS = -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -g -O1
+LIBFUZZER_SRCS = $(filter-out builder/main.c,$(HOST_SRCS)) $(SHARED_SRCS) $(ENGINE_SRCS)
+$(BUILD)/libfuzzer/fuzz_%: tests/fuzz/fuzz_%.c $(LIBFUZZER_SRCS)
+	@mkdir -p $(dir $@)
+	$(QUIET_LINK)clang $(CPPFLAGS) -Itests/fuzz $(LIBFUZZER_FLAGS) -o $@ $^ $(HOST_LIBS)
 
 # --- tests ----------------------------------------------------------------------------------
-.PHONY: all test unit golden integration run deps image check-format format analyze clean
+.PHONY: all test unit golden integration fuzz fuzz-corpus run deps image check-format format \
+	analyze clean FORCE
 
-test: unit golden integration
+ifdef SANITIZE
+test: unit golden fuzz-corpus
+else
+test: unit golden fuzz-corpus integration
+endif
 
 unit: $(UNIT_TESTS)
 	$(Q)tests/run-unit.sh $(UNIT_TESTS)
@@ -96,8 +125,23 @@ unit: $(UNIT_TESTS)
 golden: zbench
 	$(Q)tests/golden/run.sh
 
+# Real VMs: the quick matrix, every failure class, kill and resume, the configuration space.
+INTEGRATION = $(wildcard tests/integration/run.sh tests/integration/faults.sh \
+	tests/integration/resume.sh tests/integration/config.sh)
 integration: all
-	$(Q)tests/integration/run.sh
+	$(Q)rc=0; for t in $(INTEGRATION); do echo "== $$t"; $$t || rc=1; done; exit $$rc
+
+fuzz-corpus: $(FUZZ_DRIVERS)
+	$(Q)for t in $(FUZZ_TARGETS); do $(BUILD)/fuzz/fuzz_$$t tests/fuzz/corpus/$$t || exit 1; done
+
+FUZZ_SECONDS ?= 60
+fuzz: $(patsubst %,$(BUILD)/libfuzzer/fuzz_%,$(FUZZ_TARGETS))
+	$(Q)for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(BUILD)/fuzz-corpus/$$t && \
+		$(BUILD)/libfuzzer/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+			-print_final_stats=1 $(BUILD)/fuzz-corpus/$$t tests/fuzz/corpus/$$t \
+			2>&1 | grep -E 'stat::number_of_executed_units|stat::average_exec_per_sec|ERROR|SUMMARY|Done' || exit 1; \
+	done
 
 # --- the main job ---------------------------------------------------------------------------
 deps:

@@ -8,6 +8,8 @@ int cmd_run(int argc, char **argv);
 int cmd_image(int argc, char **argv);
 int cmd_matrix(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 
 /* Print "zbench: <msg>" to stderr; the only place the host prints errors. */
 void die_message(const char *msg);

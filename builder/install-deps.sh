@@ -6,9 +6,9 @@
 # beside it. Usage: install-deps.sh [--check]   (--check lists what is missing, installs nothing)
 set -eu
 
-PKGS="build-essential pkg-config libjansson-dev libssl-dev
+PKGS="build-essential pkg-config libjansson-dev libssl-dev libblkid-dev
 qemu-system-x86 qemu-utils debootstrap xz-utils zstd cpio kmod
-fio jq gnuplot-nox libaio-dev liburing-dev libzstd-dev"
+fio jq gnuplot-nox clang libclang-rt-14-dev libaio-dev liburing-dev libzstd-dev"
 
 missing=""
 for p in $PKGS; do

@@ -14,6 +14,8 @@ static const struct command {
 	{ "image", cmd_image, "build, locate or list guest appliance images (cached)" },
 	{ "matrix", cmd_matrix, "check a matrix file and list the cells it expands to" },
 	{ "doctor", cmd_doctor, "say what this host has and lacks for zbench" },
+	{ "report", cmd_report, "render a run directory: Markdown, HTML with plots, JUnit" },
+	{ "compare", cmd_compare, "compare two runs cell by cell: % change, significance" },
 };
 
 static void usage(FILE *f)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "disk.h"
 #include "json_pos.h"
 #include "schema.h"
 #include "util.h"
@@ -25,6 +26,7 @@ struct loader {
 	const char *path; /* the file, for messages */
 	struct json_pos pos;
 	struct zb_error *err;
+	const json_t *models; /* the file's disk_models, or NULL */
 };
 
 #define PATH_COMPONENTS_MAX 32
@@ -242,6 +244,50 @@ static int check_unique(json_t *arr, const char *what, const char *key, json_t *
 	return 0;
 }
 
+/* What a disk's bus can show the guest, and size or device (exactly one). */
+static int check_disk(json_t *d, size_t i, struct schema_error *e)
+{
+	const char *busname = json_string_value(json_object_get(d, "bus"));
+	const struct disk_bus *bus = disk_bus_find(busname ? busname : "virtio-blk");
+	json_t *rot = json_object_get(d, "rotational"), *rate = json_object_get(d, "rotation_rate");
+	int has_size = json_object_get(d, "size") != NULL;
+	int has_dev = json_object_get(d, "device") != NULL;
+	char path[64];
+
+	if (has_size == has_dev) {
+		bprintf(path, sizeof(path), "disks[%zu]", i);
+		return seterr(e, path, JSON_POS_VALUE,
+			      has_size ? "give either size (a fresh image) or device (passthrough), "
+					 "not both"
+				       : "needs a size (a fresh image) or a device (passthrough)");
+	}
+	if (!bus)
+		return 0; /* the schema has reported it */
+	if (rate && !bus->rotation_rate) {
+		bprintf(path, sizeof(path), "disks[%zu].rotation_rate", i);
+		return seterr(e, path, JSON_POS_KEY,
+			      "bus \"%s\" cannot report a rotation rate (the guest always sees it "
+			      "%s); use virtio-scsi",
+			      bus->name, bus->rotational ? "rotational" : "non-rotational");
+	}
+	if (rot && !bus->rotation_rate && json_is_true(rot) != bus->rotational) {
+		bprintf(path, sizeof(path), "disks[%zu].rotational", i);
+		return seterr(e, path, JSON_POS_VALUE,
+			      "bus \"%s\" cannot show a %s disk (the guest always sees it %s); use "
+			      "virtio-scsi",
+			      bus->name, json_is_true(rot) ? "rotational" : "non-rotational",
+			      bus->rotational ? "rotational" : "non-rotational");
+	}
+	if (rot && rate && json_is_true(rot) != (json_integer_value(rate) > 1)) {
+		bprintf(path, sizeof(path), "disks[%zu].rotational", i);
+		return seterr(e, path, JSON_POS_VALUE,
+			      "rotational %s contradicts rotation_rate %lld",
+			      json_is_true(rot) ? "true" : "false",
+			      (long long)json_integer_value(rate));
+	}
+	return 0;
+}
+
 /* What the schema cannot say: names unique, every disk named exists and is used once, vdev
  * widths, the workload's target exists. `cfg` has passed schema_validate(). */
 static int config_check_refs(json_t *cfg, struct schema_error *e)
@@ -269,6 +315,8 @@ static int config_check_refs(json_t *cfg, struct schema_error *e)
 			       (long long)json_integer_value(lbs));
 			goto out;
 		}
+		if (check_disk(d, i, e) < 0)
+			goto out;
 	}
 	if (check_vdevs(cfg, used, "vdevs", e) < 0 || check_vdevs(cfg, used, "log", e) < 0 ||
 	    check_vdevs(cfg, used, "special", e) < 0)
@@ -302,9 +350,14 @@ out:
 	return rc;
 }
 
-/* Validate one configuration completely. */
-static int config_validate(json_t *cfg, struct schema_error *e)
+/* Resolve the disks' models into `cfg`, then validate it completely. */
+static int config_validate(struct loader *L, json_t *cfg, struct schema_error *e)
 {
+	if (disk_models_resolve(cfg, L->models, e->path, sizeof(e->path), e->msg,
+				sizeof(e->msg)) < 0) {
+		e->at = JSON_POS_VALUE;
+		return -1;
+	}
 	if (schema_validate(&schema_config, NULL, cfg, "", e) < 0)
 		return -1;
 	return config_check_refs(cfg, e);
@@ -635,7 +688,7 @@ static int build_cell(struct loader *L, struct matrix *m, json_t *base, json_t *
 	if (!cell->summary)
 		cell->summary = xstrdup("base");
 	bprintf(ctx, sizeof(ctx), "cell %d: %s", cell->index, cell->summary);
-	if (config_validate(cfg, &se) < 0) {
+	if (config_validate(L, cfg, &se) < 0) {
 		report(L, origins, k, &se, ctx);
 		goto out;
 	}
@@ -761,11 +814,19 @@ int matrix_load_buffer(const char *path, const char *text, size_t len, struct ma
 		goto out;
 	}
 	base = json_object_get(root, "base");
+	L.models = json_object_get(root, "disk_models");
 	bprintf(base_origin.file, sizeof(base_origin.file), "base");
-	/* base must be valid on its own: axes and cases vary it */
-	if (config_validate(base, &se) < 0) {
-		report(&L, &base_origin, 1, &se, NULL);
-		goto out;
+	/* base must be valid on its own: axes and cases vary it (a copy: a model is resolved per
+	 * cell, after an axis may have changed it) */
+	{
+		json_t *copy = json_deep_copy(base);
+		int bad = config_validate(&L, copy, &se);
+
+		json_decref(copy);
+		if (bad < 0) {
+			report(&L, &base_origin, 1, &se, NULL);
+			goto out;
+		}
 	}
 	if (check_axes_cases(&L, json_object_get(root, "axes"), json_object_get(root, "cases")) < 0)
 		goto out;

@@ -84,6 +84,7 @@ struct cell_run {
 	json_t *hello;
 	json_t *fio; /* the result */
 	json_t *samples;
+	json_t *telemetry, *telemetry_summary; /* "telemetry" messages; created on the first */
 	json_t *error; /* the agent's "error" message */
 	const char *outcome;
 	char *detail; /* a one-line explanation for non-ok outcomes */
@@ -223,6 +224,21 @@ static int on_frame(void *arg, const char *payload, size_t len)
 			json_object_del(msg, "type");
 			json_object_del(msg, "v");
 			json_array_append(cr->samples, msg);
+		}
+	} else if (!strcmp(type, "telemetry")) {
+		/* Bounded like samples; the one summary (per-disk figures over the whole
+		 * workload) is kept apart. */
+		json_object_del(msg, "type");
+		json_object_del(msg, "v");
+		if (json_is_true(json_object_get(msg, "summary"))) {
+			json_object_del(msg, "summary");
+			json_decref(cr->telemetry_summary);
+			cr->telemetry_summary = json_incref(msg);
+		} else {
+			if (!cr->telemetry)
+				cr->telemetry = json_array();
+			if (json_array_size(cr->telemetry) < MAX_SAMPLES)
+				json_array_append(cr->telemetry, msg);
 		}
 	} else if (!strcmp(type, "effective")) {
 		json_decref(cr->effective);
@@ -397,6 +413,8 @@ static void cell_run_release(struct cell_run *cr)
 	json_decref(cr->hello);
 	json_decref(cr->fio);
 	json_decref(cr->samples);
+	json_decref(cr->telemetry);
+	json_decref(cr->telemetry_summary);
 	json_decref(cr->error);
 	free(cr->detail);
 	free(cr->current_phase);
@@ -583,6 +601,10 @@ static json_t *cell_record(struct run_ctx *ctx, struct cell_run *cr, const char 
 		json_object_set(rec, "fio", cr->fio);
 	if (json_array_size(cr->samples))
 		json_object_set(rec, "samples", cr->samples);
+	if (json_array_size(cr->telemetry))
+		json_object_set(rec, "telemetry", cr->telemetry);
+	if (cr->telemetry_summary)
+		json_object_set(rec, "telemetry_summary", cr->telemetry_summary);
 	if (cr->error)
 		json_object_set(rec, "error", cr->error);
 	if (strcmp(cr->outcome, "ok"))

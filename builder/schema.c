@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "disk.h"
 #include "options.h"
 #include "units.h"
 #include "util.h"
@@ -177,6 +178,122 @@ bad:
 		 s);
 	return SCHEMA_BAD_VALUE;
 }
+
+/* ---- disks ----------------------------------------------------------------------------------- */
+
+/* The bus table lives in disk.c; a bus the appliance cannot drive is refused here, before
+ * anything boots, with the reason. */
+static int check_disk_bus(const char *key, const json_t *v, char *msg, size_t len)
+{
+	const struct disk_bus *b = disk_bus_find(json_string_value(v));
+
+	if (b && b->unsupported) {
+		snprintf(msg, len, "bus \"%s\" cannot be used: %s", b->name, b->unsupported);
+		return SCHEMA_BAD_VALUE;
+	}
+	return 0;
+}
+
+/* SCSI's rotation rate: 1 means solid state, 2..1024 are reserved, 0 "not reported". */
+static int check_rotation_rate(const char *key, const json_t *v, char *msg, size_t len)
+{
+	json_int_t r = json_integer_value(v);
+
+	if (r != 1 && r < 1025) {
+		snprintf(msg, len,
+			 "rotation_rate must be 1 (solid state) or 1025..65534 rpm, got %lld",
+			 (long long)r);
+		return SCHEMA_BAD_VALUE;
+	}
+	return 0;
+}
+
+/* Passthrough devices are named by an absolute path; the safety checks run at `zbench run`. */
+static int check_device_path(const char *key, const json_t *v, char *msg, size_t len)
+{
+	const char *s = json_string_value(v);
+
+	if (strncmp(s, "/dev/", 5) || strlen(s) > 255 || strstr(s, "/../") ||
+	    strpbrk(s, " \t\n,")) {
+		snprintf(msg, len,
+			 "expected a block device path under /dev/ (no spaces or commas), got "
+			 "\"%s\"",
+			 s);
+		return SCHEMA_BAD_VALUE;
+	}
+	return 0;
+}
+
+static int check_model_name(const char *key, const json_t *v, char *msg, size_t len)
+{
+	if (check_name(key, "_-", 64) < 0 || key[0] == '-') {
+		snprintf(msg, len,
+			 "expected a model name of letters, digits, '_' and '-' (at most 64), got "
+			 "\"%s\"",
+			 key);
+		return SCHEMA_BAD_KEY;
+	}
+	return 0;
+}
+
+/* The attributes a disk and a disk model share (disks[].X and disk_models.NAME.X). */
+#define DISK_ATTR_KEYS(P, BUSDEF)                                                                        \
+	{.path = P "bus",                                                                          \
+	 .type = SCHEMA_ENUM,                                                                      \
+	 .choices = "virtio-blk|virtio-scsi|nvme|sata|usb2|usb3",                                 \
+	 .check = check_disk_bus,                                                                  \
+	 .def = BUSDEF,                                                                            \
+	 .help = "controller the guest sees the disk on (default virtio-blk); sata, usb2 and "    \
+		 "usb3 need drivers the appliance's cloud kernel lacks (docs/disks.md)"},          \
+	    {.path = P "logical_block_size",                                                       \
+	     .type = SCHEMA_INT,                                                                   \
+	     .choices = "512|4096",                                                                \
+	     .help = "sector size the guest sees"},                                                \
+	    {.path = P "physical_block_size",                                                      \
+	     .type = SCHEMA_INT,                                                                   \
+	     .choices = "512|4096",                                                                \
+	     .help = "physical sector size the guest sees (>= logical)"},                          \
+	    {.path = P "rotational",                                                               \
+	     .type = SCHEMA_BOOL,                                                                  \
+	     .help = "whether the guest sees a spinning disk (virtio-blk: always true; nvme: "     \
+		     "always false)"},                                                             \
+	    {.path = P "rotation_rate",                                                            \
+	     .type = SCHEMA_INT,                                                                   \
+	     .min = 1,                                                                             \
+	     .max = 65534,                                                                         \
+	     .check = check_rotation_rate,                                                         \
+	     .help = "rpm the disk reports (virtio-scsi): 1 = solid state, 1025..65534 = rotating"}, \
+	    {.path = P "write_cache",                                                              \
+	     .type = SCHEMA_BOOL,                                                                  \
+	     .help = "volatile write cache the guest sees (QEMU write-cache); default on"},         \
+	    {.path = P "discard",                                                                  \
+	     .type = SCHEMA_BOOL,                                                                  \
+	     .help = "pass TRIM/UNMAP through to the image (default on)"},                         \
+	    {.path = P "throttle",                                                                 \
+	     .type = SCHEMA_OBJECT,                                                                \
+	     .help = "QEMU I/O limits (a throttle group per disk): what makes CI numbers stable"},  \
+	    {.path = P "throttle.iops",                                                            \
+	     .type = SCHEMA_INT,                                                                   \
+	     .min = 1,                                                                             \
+	     .max = 100000000,                                                                     \
+	     .help = "I/Os per second, reads and writes together"},                                \
+	    {.path = P "throttle.bps",                                                             \
+	     .type = SCHEMA_SIZE,                                                                  \
+	     .min = 4096,                                                                          \
+	     .help = "bytes per second, reads and writes together (\"100M\")"},                     \
+	    {.path = P "throttle.iops_burst",                                                      \
+	     .type = SCHEMA_INT,                                                                   \
+	     .min = 1,                                                                             \
+	     .max = 100000000,                                                                     \
+	     .help = "I/Os per second allowed during a burst (> iops)"},                           \
+	    {.path = P "throttle.bps_burst",                                                       \
+	     .type = SCHEMA_SIZE,                                                                  \
+	     .min = 4096,                                                                          \
+	     .help = "bytes per second allowed during a burst (> bps)"},                           \
+	{                                                                                          \
+		.path = P "throttle.burst_length", .type = SCHEMA_DURATION, .min = 1,              \
+		.help = "how long a burst may last (default 1s)"                                   \
+	}
 
 /* ---- zpool and zfs properties ---------------------------------------------------------------- */
 
@@ -622,6 +739,23 @@ static const struct schema_key matrix_keys[] = {
      .max = 1000,
      .def = "1",
      .help = "how many times the runner runs each cell"},
+    {.path = "disk_models",
+     .type = SCHEMA_OBJECT,
+     .help = "the matrix's own disk models, by name (disks[].model); they shadow built-in "
+	     "ones"},
+    {.path = "disk_models.*",
+     .type = SCHEMA_OBJECT,
+     .check = check_model_name,
+     .typename = "object",
+     .help = "one model: the disk attributes below"},
+    {.path = "disk_models.*.description", .type = SCHEMA_STRING, .help = "what it stands for"},
+    DISK_ATTR_KEYS("disk_models.*.", NULL),
+    {.path = "retries",
+     .type = SCHEMA_INT,
+     .min = 0,
+     .max = 10,
+     .def = "0",
+     .help = "extra attempts at a cell that did not end ok (each attempt is recorded)"},
 };
 
 /* Kernel arguments reach the guest's /proc/cmdline verbatim: printable ASCII, bounded. */
@@ -680,23 +814,22 @@ static const struct schema_key config_keys[] = {
      .help = "[a-z0-9_], unique; vdevs use it"},
     {.path = "disks[].size",
      .type = SCHEMA_SIZE,
-     .flags = SCHEMA_REQUIRED,
-     .min = 64 << 20,
-     .help = "capacity, at least 64M (ZFS's smallest vdev)"},
-    {.path = "disks[].bus",
-     .type = SCHEMA_ENUM,
-     .choices = "virtio-blk",
-     .def = "\"virtio-blk\"",
-     .help = "disk model"},
-    {.path = "disks[].logical_block_size",
-     .type = SCHEMA_INT,
-     .choices = "512|4096",
-     .help = "sector size the guest sees"},
-    {.path = "disks[].physical_block_size",
-     .type = SCHEMA_INT,
-     .choices = "512|4096",
-     .help = "physical sector size the guest sees (>= logical)"},
-    {.path = "disks[].rotational", .type = SCHEMA_BOOL, .help = "report a spinning disk"},
+     .min = DISK_SIZE_MIN,
+     .help = "capacity, at least 80M (ZFS's smallest vdev is 64M and zpool create reserves "
+	     "8M of a whole disk); required unless `device` is given"},
+    {.path = "disks[].device",
+     .type = SCHEMA_STRING,
+     .check = check_device_path,
+     .typename = "path",
+     .help = "a host block device passed through (raw, no host cache) instead of a fresh "
+	     "image; needs `zbench run --allow-device PATH` (docs/disks.md)"},
+    {.path = "disks[].model",
+     .type = SCHEMA_STRING,
+     .check = check_ident,
+     .typename = "model name",
+     .help = "a disk model (top-level disk_models, else built in: docs/disks.md) whose bus, "
+	     "geometry and throttle fill what the disk leaves out"},
+    DISK_ATTR_KEYS("disks[].", "\"virtio-blk\""),
     {.path = "pool", .type = SCHEMA_OBJECT, .flags = SCHEMA_REQUIRED, .help = "the pool"},
     {.path = "pool.name",
      .type = SCHEMA_STRING,

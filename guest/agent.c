@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "proto.h"
+#include "telemetry.h"
 #include "units.h"
 
 #define AGENT_VERSION  "0.1.0"
@@ -35,6 +36,7 @@
 #define HEARTBEAT_SEC  2
 #define ENGINE_PATH    "/bin/zbench-engine"
 #define RESULT_PATH    "/tmp/zbench-result.json"
+#define TELEMETRY_SEC  1
 
 /* Fault injection for zbench's own tests (docs/protocol.md): `zbench.fault=NAME` on the kernel
  * command line, set through the matrix's vm.kernel_args. Each makes the guest fail the way a
@@ -53,6 +55,8 @@ struct agent {
 	json_t *job;		 /* the job the host sent (owned) */
 	char target_path[512];	 /* what the workload runs against: a directory or a zvol */
 	int target_is_dev;
+	json_t *disk_devs; /* disk name -> kernel device name ("d0" -> "sdb"), from step disks */
+	json_t *disk_info; /* what the guest sees of each disk, for the report */
 	enum fault fault;
 };
 
@@ -770,8 +774,78 @@ static json_t *module_parameters(const char *mod)
 	return obj;
 }
 
+/* What the guest sees of each disk of the job (sysfs of the whole disk its by-id path names):
+ * kernel name, size, sector sizes, rotational, write cache, discard. Records the kernel names
+ * for telemetry. */
+static json_t *disk_report(void)
+{
+	static const char *const queue[] = { "rotational", "logical_block_size",
+					     "physical_block_size", "write_cache",
+					     "discard_max_bytes" };
+	json_t *disks = json_object_get(agent.job, "disks"), *out = json_object(), *d;
+	size_t i;
+
+	agent.disk_devs = json_object();
+	json_array_foreach (disks, i, d) {
+		const char *name = json_string_value(json_object_get(d, "name"));
+		const char *gp = json_string_value(json_object_get(d, "guest_path"));
+		char real[512], path[600], *v;
+		const char *dev;
+		json_t *o;
+
+		if (!name || !gp || !realpath(gp, real))
+			continue;
+		dev = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
+		o = json_pack("{s:s, s:s}", "guest_path", gp, "dev", dev);
+		json_object_set_new(agent.disk_devs, name, json_string(dev));
+		for (size_t q = 0; q < sizeof(queue) / sizeof(queue[0]); q++) {
+			snprintf(path, sizeof(path), "/sys/block/%s/queue/%s", dev, queue[q]);
+			v = read_small(path);
+			if (v && q == 3) /* "write back" or "write through" */
+				json_object_set_new(o, queue[q], json_string(v));
+			else if (v)
+				json_object_set_new(o, queue[q], json_integer(strtoll(v, NULL, 10)));
+			free(v);
+		}
+		snprintf(path, sizeof(path), "/sys/block/%s/size", dev);
+		v = read_small(path);
+		if (v)
+			json_object_set_new(o, "size", json_integer(strtoll(v, NULL, 10) * 512));
+		free(v);
+		snprintf(path, sizeof(path), "/sys/block/%s/device/model", dev);
+		v = read_small(path);
+		if (v)
+			json_object_set_new(o, "model", json_string(v));
+		free(v);
+		{
+			char *line = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+
+			logf_console("disk %s: %s", name, line ? line : "");
+			free(line);
+		}
+		json_object_set_new(out, name, o);
+	}
+	return out;
+}
+
+/* Before the pool: each disk's by-id path must be there, and the console keeps what the guest
+ * saw of it even if the pool step fails. */
+static void step_disks(void)
+{
+	json_t *d;
+	size_t i;
+
+	json_array_foreach (json_object_get(agent.job, "disks"), i, d) {
+		const char *gp = json_string_value(json_object_get(d, "guest_path"));
+
+		if (gp)
+			wait_for_path(gp, 30);
+	}
+	agent.disk_info = disk_report();
+}
+
 /* Tell the host what the guest really has: pool and target properties, layout, module
- * parameters, versions. */
+ * parameters, versions, disks. */
 static void step_report(void)
 {
 	json_t *cfg = json_object_get(agent.job, "config");
@@ -802,10 +876,11 @@ static void step_report(void)
 		if (strcmp(mod, "zfs"))
 			json_object_set_new(params, mod, module_parameters(mod));
 	}
-	send_msg(json_pack("{s:s, s:o, s:o, s:s, s:o, s:s?, s:s, s:s}", "type", "effective", "pool",
-			   parse_get(zpool_get), "target", parse_get(zfs_get), "zpool_status",
-			   status, "module_params", params, "zfs_version", zfs_version, "kernel",
-			   u.release, "target_path", agent.target_path));
+	send_msg(json_pack("{s:s, s:o, s:o, s:s, s:o, s:s?, s:s, s:s, s:o}", "type", "effective",
+			   "pool", parse_get(zpool_get), "target", parse_get(zfs_get),
+			   "zpool_status", status, "module_params", params, "zfs_version",
+			   zfs_version, "kernel", u.release, "target_path", agent.target_path,
+			   "disks", json_incref(agent.disk_info)));
 	free(zpool_get);
 	free(zfs_get);
 	free(status);
@@ -840,6 +915,26 @@ static void relay_status(int fd, char *acc, size_t *len, size_t cap)
 		*len = 0;
 }
 
+static const char *pool_name(void)
+{
+	const char *p = json_string_value(json_object_get(
+	    json_object_get(json_object_get(agent.job, "config"), "pool"), "name"));
+
+	return p ? p : "";
+}
+
+/* One "telemetry" message (steals `t`; NULL sends nothing): an interval's figures, or with
+ * summary true the whole workload's. */
+static void send_telemetry(json_t *t, int summary)
+{
+	if (!t)
+		return;
+	json_object_set_new(t, "type", json_string("telemetry"));
+	if (summary)
+		json_object_set_new(t, "summary", json_true());
+	send_msg(t);
+}
+
 static void step_workload(void)
 {
 	json_t *w = json_object_get(json_object_get(agent.job, "config"), "workload");
@@ -852,6 +947,8 @@ static void step_workload(void)
 	const char *k;
 	json_t *v, *fio;
 	pid_t pid;
+	struct telemetry *tm;
+	double next_tick;
 
 	if (agent.fault == FAULT_PANIC) {
 		int fd = open("/proc/sysrq-trigger", O_WRONLY);
@@ -889,11 +986,22 @@ static void step_workload(void)
 	close(status_pipe[1]);
 	close(out_pipe[1]);
 	errout = calloc(1, CMD_OUTPUT_MAX + 1);
+	tm = telemetry_start(pool_name(), agent.disk_devs, mono_now());
+	next_tick = mono_now() + TELEMETRY_SEC;
 	for (int open_fds = 2; open_fds > 0;) {
 		struct pollfd pfd[2] = { { status_pipe[0], POLLIN, 0 },
 					 { out_pipe[0], POLLIN, 0 } };
+		double now = mono_now();
+		int rc;
 
-		if (poll(pfd, 2, -1) < 0) {
+		if (now >= next_tick) {
+			send_telemetry(telemetry_sample(tm, now), 0);
+			next_tick += TELEMETRY_SEC * (1 + (int)((now - next_tick) / TELEMETRY_SEC));
+		}
+		rc = poll(pfd, 2, (int)((next_tick - now) * 1000) + 1);
+		if (rc == 0)
+			continue;
+		if (rc < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
@@ -931,6 +1039,8 @@ static void step_workload(void)
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	argv_free(&a);
+	send_telemetry(telemetry_summary(tm, mono_now()), 1);
+	telemetry_free(tm);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		if (WIFSIGNALED(status))
 			fail_step(errout, "the workload engine was killed by signal %d",
@@ -957,6 +1067,7 @@ static const struct step {
 	{ "job", step_job, 1 },
 	{ "udev", step_udev, 1 },
 	{ "zfs-module", step_zfs_module, 1 },
+	{ "disks", step_disks, 1 },
 	{ "pool", step_pool, 1 },
 	{ "datasets", step_datasets, 1 },
 	{ "report", step_report, 1 },

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "ioengine.h"
+#include "iozone.h"
 #include "options.h"
 #include "output.h"
 #include "workload.h"
@@ -153,6 +154,16 @@ static int parse_args(int argc, char **argv, struct cli *cli, struct job *job)
 	return 0;
 }
 
+/* Open the --output file (or stdout); NULL after printing why. */
+static FILE *output_open(const char *path)
+{
+	FILE *out = path ? fopen(path, "w") : stdout;
+
+	if (!out)
+		fprintf(stderr, PROG ": '%s': %s\n", path, strerror(errno));
+	return out;
+}
+
 static int print_json(json_t *doc, const char *path)
 {
 	FILE *out = stdout;
@@ -169,6 +180,39 @@ static int print_json(json_t *doc, const char *path)
 	if (ret < 0)
 		fprintf(stderr, PROG ": writing the result: %s\n", strerror(errno));
 	return ret;
+}
+
+/* mode=iozone: run, print, and return the exit status. */
+static int run_iozone(const struct cli *cli, const struct job *job)
+{
+	struct iozone_run run;
+	char msg[1024];
+	int status = 0;
+
+	if (iozone_run(&run, job, cli->status_fd, msg, sizeof(msg)) < 0) {
+		fprintf(stderr, PROG ": %s\n", msg);
+		iozone_release(&run);
+		return 1;
+	}
+	if (cli->format == OUT_NORMAL) {
+		FILE *out = output_open(cli->output);
+
+		if (!out) {
+			status = 1;
+		} else {
+			iozone_print(out, &run);
+			if (out != stdout ? fclose(out) != 0 : fflush(out) != 0)
+				status = 1;
+		}
+	} else {
+		json_t *doc = iozone_json(&run);
+
+		if (print_json(doc, cli->output) < 0)
+			status = 1;
+		json_decref(doc);
+	}
+	iozone_release(&run);
+	return status;
 }
 
 int main(int argc, char **argv)
@@ -199,6 +243,11 @@ int main(int argc, char **argv)
 		snprintf(msg, sizeof(msg), "option 'status-fd': fd %d is not open", cli.status_fd);
 		engine_job_release(&job);
 		return bad(msg);
+	}
+	if (job.mode == ENGINE_MODE_IOZONE) {
+		ret = run_iozone(&cli, &job);
+		engine_job_release(&job);
+		return ret;
 	}
 	if (workload_run(&run, &job, cli.status_fd, msg, sizeof(msg)) < 0) {
 		fprintf(stderr, PROG ": %s\n", msg);

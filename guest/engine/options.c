@@ -58,6 +58,12 @@ static const struct opt_value sync_values[] = {
 	{ "none", 0 }, { "sync", O_SYNC }, { "dsync", O_DSYNC }, { NULL, 0 },
 };
 
+static const struct opt_value mode_values[] = {
+	{ "fio", ENGINE_MODE_FIO },
+	{ "iozone", ENGINE_MODE_IOZONE },
+	{ NULL, 0 },
+};
+
 static const struct opt_value rate_process_values[] = {
 	{ "linear", ENGINE_RATE_LINEAR },
 	{ "poisson", ENGINE_RATE_POISSON },
@@ -68,6 +74,7 @@ static int hook_ioengine(struct job *job, const struct engine_option *o, char *m
 static int hook_bssplit(struct job *job, const struct engine_option *o, char *msg, size_t len);
 static int hook_pattern(struct job *job, const struct engine_option *o, char *msg, size_t len);
 static int parse_i64(const char *s, long long *out);
+static int hook_tests(struct job *job, const struct engine_option *o, char *msg, size_t len);
 static int hook_rwmixwrite(struct job *job, const struct engine_option *o, char *msg, size_t len);
 
 /* rwmixwrite has no field of its own: its hook stores 100 - value into rwmixread. */
@@ -150,6 +157,32 @@ static const struct engine_option engine_options[] = {
 	  .help = "fill pattern: 0xHEX, 'text' or text (alone: every buffer is the pattern)" },
 	{ .name = "dedupe_percentage", .type = OPT_INT, .def = "0", .off = F(dedupe_percentage),
 	  .min = 0, .max = 100, .help = "percent of writes that repeat an earlier buffer" },
+	/* iozone mode (docs/engine.md): iozone's flag in brackets; -s is size, -r is bs, -I is
+	 * direct, -o is sync=1, -f is filename. */
+	{ .name = "mode", .type = OPT_ENUM, .def = "fio", .off = F(mode), .values = mode_values,
+	  .help = "fio: one fio-style job; iozone: iozone's tests (-a, or -t with children)" },
+	{ .name = "children", .type = OPT_INT, .def = "0", .off = F(children), .min = 0,
+	  .max = 1024, .help = "iozone -t: throughput mode with N children (0: -a auto mode)" },
+	{ .name = "tests", .type = OPT_STR, .off = F(tests), .hook = hook_tests,
+	  .help = "iozone -i: test groups 0..7 or names, comma-separated (default: all)" },
+	{ .name = "min_file_size", .type = OPT_SIZE, .def = "64k", .off = F(min_file_size),
+	  .help = "iozone -n: smallest file size of auto mode" },
+	{ .name = "max_file_size", .type = OPT_SIZE, .def = "512m", .off = F(max_file_size),
+	  .help = "iozone -g: largest file size of auto mode" },
+	{ .name = "min_record_size", .type = OPT_SIZE, .def = "4k", .off = F(min_record_size),
+	  .help = "iozone -y: smallest record size of auto mode" },
+	{ .name = "max_record_size", .type = OPT_SIZE, .def = "16m", .off = F(max_record_size),
+	  .help = "iozone -q: largest record size of auto mode" },
+	{ .name = "all_record_sizes", .type = OPT_BOOL, .def = "0", .off = F(all_record_sizes),
+	  .help = "iozone -z: auto mode also tests records under 64k on files of 32M and more" },
+	{ .name = "include_flush", .type = OPT_BOOL, .def = "0", .off = F(include_flush),
+	  .help = "iozone -e: include fsync (fflush+fsync for stdio) in the timing" },
+	{ .name = "include_close", .type = OPT_BOOL, .def = "0", .off = F(include_close),
+	  .help = "iozone -c: include close in the timing" },
+	{ .name = "stride", .type = OPT_INT, .def = "17", .off = F(stride), .min = 1,
+	  .max = INT_MAX, .help = "iozone -j: stride read step in records" },
+	{ .name = "stonewall", .type = OPT_BOOL, .def = "1", .off = F(stonewall),
+	  .help = "iozone throughput mode: stop every child when the first finishes (0: -x)" },
 };
 /* clang-format on */
 
@@ -303,6 +336,43 @@ toolong:
 	return -1;
 }
 
+/* iozone's -i numbers or our names, comma-separated: "0,1,2" or "write,read,random". */
+static int hook_tests(struct job *job, const struct engine_option *o, char *msg, size_t len)
+{
+	static const char *const names[] = { "write", "read",  "random", "backward",
+					     "record", "stride", "fwrite", "fread" };
+	char buf[256], *save = NULL, *tok;
+	unsigned mask = 0;
+
+	if (strlen(job->tests) >= sizeof(buf))
+		goto bad;
+	strcpy(buf, job->tests);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		long long g;
+		unsigned i;
+
+		if (parse_i64(tok, &g) == 0 && g >= 0 && g < 8) {
+			mask |= 1u << g;
+			continue;
+		}
+		for (i = 0; i < 8 && strcmp(tok, names[i]); i++)
+			;
+		if (i == 8)
+			goto bad;
+		mask |= 1u << i;
+	}
+	if (!mask)
+		goto bad;
+	job->iozone_groups = mask;
+	return 0;
+bad:
+	snprintf(msg, len,
+		 "expected iozone test numbers 0..7 or names (write, read, random, backward, "
+		 "record, stride, fwrite, fread), comma-separated, got \"%s\"",
+		 job->tests);
+	return -1;
+}
+
 static int hook_rwmixwrite(struct job *job, const struct engine_option *o, char *msg, size_t len)
 {
 	job->rwmixread = 100 - engine_rwmixwrite_scratch;
@@ -449,6 +519,7 @@ void engine_job_init(struct job *job)
 	char msg[256];
 
 	memset(job, 0, sizeof(*job));
+	job->iozone_groups = 0xff; /* every iozone test group unless `tests` says otherwise */
 	for (size_t i = 0; i < NOPTIONS; i++) {
 		const struct engine_option *o = &engine_options[i];
 
@@ -589,9 +660,70 @@ uint64_t engine_job_min_bs(const struct job *job)
 	return m == UINT64_MAX ? job->bs : m;
 }
 
+/* mode=iozone: iozone's rules instead of fio's (docs/engine.md, "iozone mode"). */
+static int iozone_job_validate(const struct job *job, char *msg, size_t len)
+{
+	static const char *const fio_only[] = { "numjobs", "time_based", "runtime", "ramp_time",
+						"rate_iops", "bssplit", "rw", "iodepth",
+						"fsync", "fdatasync", "loops" };
+
+	for (size_t i = 0; i < sizeof(fio_only) / sizeof(fio_only[0]); i++) {
+		if (engine_option_given(job, fio_only[i])) {
+			snprintf(msg, len, "option '%s': not used in iozone mode%s", fio_only[i],
+				 !strcmp(fio_only[i], "numjobs") ? " (use children, iozone's -t)"
+								 : "");
+			return -1;
+		}
+	}
+	if (strcmp(job->ioengine, "psync")) {
+		snprintf(msg, len, "option 'ioengine': iozone mode uses read/write (psync)");
+		return -1;
+	}
+	if (job->children && !job->size) {
+		snprintf(msg, len, "option 'size': required in iozone throughput mode (iozone's -s)");
+		return -1;
+	}
+	if (job->children > 1 && job->filename) {
+		snprintf(msg, len,
+			 "option 'filename': iozone throughput children need a file each (use "
+			 "directory)");
+		return -1;
+	}
+	if (job->filename && job->directory) {
+		snprintf(msg, len, "options 'filename' and 'directory' cannot be used together");
+		return -1;
+	}
+	if (!job->min_record_size || job->min_record_size > job->max_record_size ||
+	    job->max_record_size > (64u << 20)) {
+		snprintf(msg, len,
+			 "options 'min_record_size'/'max_record_size': need 0 < min <= max <= 64M");
+		return -1;
+	}
+	if (!job->min_file_size || job->min_file_size > job->max_file_size) {
+		snprintf(msg, len, "options 'min_file_size'/'max_file_size': need 0 < min <= max");
+		return -1;
+	}
+	if (job->bs > (64u << 20) || !job->bs) {
+		snprintf(msg, len, "option 'bs': from 1 byte to 64M");
+		return -1;
+	}
+	if (job->size && job->size < job->bs) {
+		snprintf(msg, len, "option 'size': smaller than bs (the record size)");
+		return -1;
+	}
+	if (job->direct && (job->bs % 512 || job->min_record_size % 512)) {
+		snprintf(msg, len, "option 'direct': record sizes must be multiples of 512");
+		return -1;
+	}
+	return 0;
+}
+
 int engine_job_validate(const struct job *job, char *msg, size_t len)
 {
 	const struct ioengine_ops *ops = ioengine_find(job->ioengine);
+
+	if (job->mode == ENGINE_MODE_IOZONE)
+		return iozone_job_validate(job, msg, len);
 
 	if (job->bs == 0) {
 		snprintf(msg, len, "option 'bs': must be greater than 0");
@@ -745,6 +877,13 @@ const char *engine_rw_name(int rw)
 		if (v->value == rw)
 			return v->name;
 	return "?";
+}
+
+bool engine_option_given(const struct job *job, const char *name)
+{
+	const struct engine_option *o = option_find(name);
+
+	return o && job->given[o - engine_options];
 }
 
 bool engine_rw_reads(int rw)

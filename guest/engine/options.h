@@ -28,10 +28,16 @@ enum engine_rw {
 };
 
 /* The upper bound of the option table; a static assertion in options.c keeps it honest. */
-#define ENGINE_OPT_MAX 48
+#define ENGINE_OPT_MAX 64
 
 #define ENGINE_BSSPLIT_MAX 16  /* entries of bssplit */
 #define ENGINE_PATTERN_MAX 512 /* bytes of buffer_pattern */
+
+/* What the engine runs: one fio-style job, or iozone's test sequence (iozone.h). */
+enum engine_mode {
+	ENGINE_MODE_FIO,
+	ENGINE_MODE_IOZONE,
+};
 
 enum engine_rate_process {
 	ENGINE_RATE_LINEAR,  /* evenly spaced arrivals */
@@ -86,6 +92,21 @@ struct job {
 	unsigned pattern_len;
 	int dedupe_percentage; /* share of writes that repeat an earlier buffer */
 
+	/* mode=iozone (iozone.h); iozone's own flag in the comment. */
+	int mode;
+	int children;		   /* -t: throughput mode with N children; 0: -a auto mode */
+	char *tests;		   /* -i: the given text; parsed into iozone_groups */
+	unsigned iozone_groups;	   /* bit g set: iozone test group g (0..7) selected */
+	uint64_t min_file_size;	   /* -n */
+	uint64_t max_file_size;	   /* -g */
+	uint64_t min_record_size;  /* -y */
+	uint64_t max_record_size;  /* -q */
+	bool all_record_sizes;	   /* -z: no skipping of small records on big files */
+	bool include_flush;	   /* -e: fsync/fflush inside the timing */
+	bool include_close;	   /* -c: close inside the timing */
+	int stride;		   /* -j: stride read step, in records */
+	bool stonewall;		   /* on unless -x: the first child to finish stops the rest */
+
 	/* Not an option: > 0 makes workload_run() keep the monotonic issue time of the first
 	 * issue_log I/Os of each thread (tests check the arrival process with it). */
 	unsigned issue_log;
@@ -116,6 +137,9 @@ int engine_job_validate(const struct job *job, char *msg, size_t len);
 json_t *engine_job_resolved_json(const struct job *job);
 /* The options that were given, as strings, like fio's "job options". */
 json_t *engine_job_given_json(const struct job *job);
+
+/* True when option `name` was given (command line or --job-json), not left at its default. */
+bool engine_option_given(const struct job *job, const char *name);
 
 /* Print the option table as help text. */
 void engine_options_help(FILE *out);

@@ -260,7 +260,7 @@ static int thread_layout(struct workload_thread *t)
 		return thread_fail(t, ENOMEM, "layout buffer");
 	}
 	bufgen_init(&g, job, workload_thread_seed(job, t->index, STREAM_BUFFER) ^ 0x5a5a);
-	for (done = 0; done < need;) {
+	for (done = 0; done < need && !__atomic_load_n(&t->run->sync->abort, __ATOMIC_RELAXED);) {
 		size_t n = need - done < LAYOUT_CHUNK ? (size_t)(need - done) : LAYOUT_CHUNK;
 		ssize_t w;
 
@@ -503,6 +503,11 @@ static uint64_t runner_fill(struct runner *r)
 		uint64_t arrival = 0, t0;
 		enum ioengine_q q;
 
+		if (__atomic_load_n(&t->run->sync->abort, __ATOMIC_RELAXED)) {
+			r->stop = true; /* another worker died: wind down */
+			break;
+		}
+
 		if (r->use_rate) {
 			uint64_t now = now_ns();
 
@@ -551,7 +556,9 @@ static void runner_loop(struct runner *r)
 	const struct job *job = r->job;
 
 	while (!t->error) {
-		uint64_t wake = runner_fill(r);
+		uint64_t wake;
+
+		wake = runner_fill(r);
 
 		if (t->error || runner_commit(r) < 0)
 			break;
@@ -744,7 +751,8 @@ static void *thread_main(void *arg)
 		sync_wait(sync, &sync->go_cond, NULL);
 	pthread_mutex_unlock(&sync->lock);
 
-	if (!t->error && !(shared && run->threads[0].error))
+	if (!t->error && !(shared && run->threads[0].error) &&
+	    !__atomic_load_n(&sync->abort, __ATOMIC_RELAXED))
 		thread_run_io(t);
 
 	sync_lock(sync);
@@ -862,10 +870,18 @@ static void reap_dead_workers(struct workload_run *run)
 			if (t->finished)
 				break;
 			t->error = t->error ? t->error : EIO;
-			snprintf(t->errmsg, sizeof(t->errmsg),
-				 "job '%s' worker %u: process %d died (%s %d)", run->job->name, i,
-				 (int)pid, WIFSIGNALED(status) ? "signal" : "exit status",
-				 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+			if (WIFSIGNALED(status))
+				snprintf(t->errmsg, sizeof(t->errmsg),
+					 "job '%s' worker %u (pid %d) was killed by signal %d (%s); "
+					 "stopped the other workers",
+					 run->job->name, i, (int)pid, WTERMSIG(status),
+					 strsignal(WTERMSIG(status)));
+			else
+				snprintf(t->errmsg, sizeof(t->errmsg),
+					 "job '%s' worker %u (pid %d) exited with status %d without "
+					 "finishing; stopped the other workers",
+					 run->job->name, i, (int)pid, WEXITSTATUS(status));
+			__atomic_store_n(&run->sync->abort, true, __ATOMIC_RELAXED);
 			t->finished = true;
 			run->sync->nfinished++;
 			if (!run->sync->go)
@@ -880,6 +896,7 @@ static void sampler_loop(struct workload_run *run)
 	const struct job *job = run->job;
 	struct workload_sync *sync = run->sync;
 	uint64_t t0 = now_ns(), next_status = t0 + NSEC_PER_SEC, count_start = 0, next_sample = 0;
+	uint64_t abort_at = 0;
 	bool running = false, snapped = false;
 
 	sync_lock(sync);
@@ -888,6 +905,15 @@ static void sampler_loop(struct workload_run *run)
 		struct timespec ts;
 
 		reap_dead_workers(run);
+		if (sync->abort && !abort_at)
+			abort_at = now;
+		if (abort_at && now - abort_at > WORKLOAD_ABORT_GRACE_S * NSEC_PER_SEC) {
+			/* a worker that does not wind down (stuck in I/O) is killed; the next
+			 * reap counts it */
+			for (unsigned i = 0; i < run->nthreads; i++)
+				if (run->threads[i].pid > 0 && !run->threads[i].finished)
+					kill(run->threads[i].pid, SIGKILL);
+		}
 		if (!running && sync->ready == run->nthreads) {
 			/* Every thread has laid out its file: start the timed phase. */
 			running = true;

@@ -111,7 +111,13 @@ struct workload_sync {
 	pthread_cond_t go_cond;	  /* main -> workers: layout is done everywhere, start */
 	unsigned ready, nfinished;
 	bool go;
+	/* Set (atomically) by the sampler when a worker process died: the others stop at their
+	 * next I/O and report what they did; any still running WORKLOAD_ABORT_GRACE_S later are
+	 * killed. */
+	bool abort;
 };
+
+#define WORKLOAD_ABORT_GRACE_S 5
 
 /* One per-second sample of the whole job (all threads), zbench's extra output. */
 struct workload_sample {

@@ -86,7 +86,7 @@ static const struct {
      NULL, 2},
     {"\"name\": \"bench\"", "\"name\": \"../x\"", "expected a dataset name", 0},
     {"\"pool\": {", "\"pool\": { \"name\": \"mirror1\",", "is reserved by zpool", 0},
-    {"\"size\": \"1G\" },", "\"size\": \"1M\" },", "must be at least 64M, got \"1M\"", 0},
+    {"\"size\": \"1G\" },", "\"size\": \"1M\" },", "must be at least 80M, got \"1M\"", 0},
     {"\"name\": \"d1\", \"size\": \"1G\"",
      "\"name\": \"d1\", \"size\": \"1G\", \"logical_block_size\": 4096, "
      "\"physical_block_size\": 512",

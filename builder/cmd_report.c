@@ -1,0 +1,77 @@
+/* `zbench report`: render a run directory as Markdown, HTML and optionally JUnit XML. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "report.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: zbench report [-o DIR] [--junit FILE] RUNDIR\n"
+		"\n"
+		"Write DIR/report.md and DIR/report.html (self-contained, plots inline) and the\n"
+		"plots as DIR/report-plots/*.svg, from RUNDIR/manifest.json and cells.jsonl.\n"
+		"DIR defaults to RUNDIR.\n"
+		"\n"
+		"  -o, --output DIR   where to write the report\n"
+		"  --junit FILE       also write JUnit XML: one testcase per cell\n"
+		"\n"
+		"Exit status: 0 if every cell ended ok, 1 if some did not, 2 on errors.\n"
+		"See docs/reports.md.\n");
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "junit", required_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *outdir = NULL, *junit = NULL;
+	struct zb_error err = { 0 };
+	struct report_run run;
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			outdir = optarg;
+			break;
+		case 'j':
+			junit = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (argc - optind != 1) {
+		usage(stderr);
+		return 2;
+	}
+	if (report_run_load(argv[optind], &run, &err) < 0) {
+		die_message(err.msg);
+		return 2;
+	}
+	if (!outdir)
+		outdir = run.dir;
+	if (report_write(&run, outdir, &err) < 0 ||
+	    (junit && report_write_junit(&run, junit, &err) < 0)) {
+		die_message(err.msg);
+		report_run_release(&run);
+		return 2;
+	}
+	printf("%s/report.md\n%s/report.html\n", outdir, outdir);
+	if (junit)
+		printf("%s\n", junit);
+	rc = report_run_all_ok(&run) ? 0 : 1;
+	report_run_release(&run);
+	return rc;
+}

@@ -1,0 +1,172 @@
+/* Reports over run directories (docs/reports.md): `zbench report` (one run) and, sharing the
+ * model and the renderers below, `zbench compare` (two runs, builder/compare.c).
+ *
+ * A run is read into a struct report_run: its manifest, its records grouped into cells, the
+ * metrics of each cell's ok repeats and their statistics, and the matrix's axes with each cell's
+ * value on them. Records are read defensively: unknown keys are ignored, a metric the record
+ * does not have is absent (never 0), and a record without a cell id is counted and skipped.
+ */
+#ifndef ZB_REPORT_H
+#define ZB_REPORT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "error.h"
+#include "stats.h"
+
+/* The metrics taken from each record's fio-shaped result (.fio). */
+enum report_metric {
+	RM_READ_IOPS,
+	RM_WRITE_IOPS,
+	RM_READ_BW,
+	RM_WRITE_BW,
+	RM_READ_LAT_MEAN,
+	RM_READ_LAT_P99,
+	RM_WRITE_LAT_MEAN,
+	RM_WRITE_LAT_P99,
+	RM_COUNT
+};
+
+struct report_metric_def {
+	const char *key;   /* "read_iops": file names, JSON */
+	const char *title; /* "read IOPS": table headers, plot series */
+	const char *unit;  /* as shown: "KiB/s", "ms"; "" for IOPS (the title says it) */
+	double scale;	   /* shown = raw * scale (clat_ns -> ms) */
+	int higher_is_better;
+};
+
+extern const struct report_metric_def report_metrics[RM_COUNT];
+
+/* "read bw (KiB/s)", "read IOPS": a table header. malloc'd. */
+char *report_metric_header(enum report_metric m);
+
+/* Metric m of a fio-shaped result: 0 with *out in shown units, or -1 when the result does not
+ * have it. IOPS and bw are summed over jobs[]; the mean latency is the completion-count-weighted
+ * mean of the jobs' clat_ns.mean; p99 is the largest of the jobs' clat_ns.percentile."99.000000"
+ * (an upper bound on the p99 of all the jobs' I/Os together). Latencies of a direction that did
+ * no I/O (clat_ns.N == 0 in every job) are absent. */
+int report_fio_metric(const json_t *fio, enum report_metric m, double *out);
+
+/* One record of cells.jsonl. Borrowed pointers into the run's records. */
+struct report_attempt {
+	const json_t *rec;
+	int repeat, attempt;
+	const char *outcome; /* "unknown" when the record has none */
+	const char *detail;  /* NULL when the record has none */
+	int superseded;	     /* a later attempt of the same repeat exists */
+};
+
+struct report_cell {
+	const char *id;
+	int index; /* -1 when no record said */
+	const char *summary;
+	const json_t *config; /* from the cell's first record; NULL if none had one */
+	struct report_attempt *attempts;
+	size_t n_attempts;
+	size_t n_repeats, n_ok;	  /* counting the last attempt of each repeat */
+	char *outcome;		  /* "ok", "panic", or "2 ok, 1 timeout" */
+	double *values[RM_COUNT]; /* metric values of the ok repeats that have the metric */
+	size_t n_values[RM_COUNT];
+	struct stats_summary stats[RM_COUNT];
+	char **axis_label; /* per run axis: the cell's value as text, NULL if unknown */
+	double *axis_x;	   /* per run axis: the value, or the category's position */
+};
+
+struct report_axis {
+	char *name;
+	char *path;   /* into a record's config; NULL for the "case" pseudo-axis */
+	int numeric;  /* every known value is a number: x is the value itself */
+	int logscale; /* numeric, positive, spanning a factor of 16 or more (threads 1..1024) */
+	char **categories; /* otherwise: the labels in matrix order, x = position */
+	size_t n_categories;
+};
+
+struct report_run {
+	char *dir;
+	json_t *manifest; /* an empty object if manifest.json is missing */
+	json_t *records;
+	const char *name; /* the matrix name, or the directory's base name */
+	struct report_axis *axes;
+	size_t n_axes;
+	struct report_cell *cells; /* sorted by index, then id */
+	size_t n_cells;
+	size_t n_skipped; /* records without a cell id */
+};
+
+/* Read RUNDIR/manifest.json (optional) and RUNDIR/cells.jsonl (required, at least one record). */
+int report_run_load(const char *dir, struct report_run *run, struct zb_error *err);
+void report_run_release(struct report_run *run);
+
+/* Every cell's every repeat ended ok (and there is at least one cell). */
+int report_run_all_ok(const struct report_run *run);
+
+/* Write OUTDIR/report.md, OUTDIR/report.html and the plots under OUTDIR/report-plots/. */
+int report_write(const struct report_run *run, const char *outdir, struct zb_error *err);
+
+/* Write JUnit XML to `path`: one testcase per cell, failed cells as failures with their detail. */
+int report_write_junit(const struct report_run *run, const char *path, struct zb_error *err);
+
+/* A cell's value at a config path ("pool.properties.ashift", "disks[1].size"); NULL if absent. */
+const json_t *report_config_get(const json_t *config, const char *path);
+
+/* ---- shared by report.c and compare.c ------------------------------------------------------ */
+
+/* A document written as Markdown and HTML at once, so both always hold the same tables. Text
+ * arguments are plain text: the writer escapes them for each format. */
+struct report_doc {
+	FILE *md, *html;
+	char *md_buf, *html_buf;
+	size_t md_len, html_len;
+	size_t table_cols;
+};
+
+void report_doc_open(struct report_doc *d, const char *title);
+void report_doc_heading(struct report_doc *d, int level, const char *text);
+void report_doc_para(struct report_doc *d, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void report_doc_table(struct report_doc *d, size_t ncols, const char *const *headers);
+void report_doc_row(struct report_doc *d, const char *const *cells);
+void report_doc_table_end(struct report_doc *d);
+void report_doc_pre(struct report_doc *d, const char *text);
+/* A plot: in Markdown a link to `rel_path`, in HTML the SVG itself as a data: URI. When svg is
+ * NULL, `missing` says why there is no plot. */
+void report_doc_plot(struct report_doc *d, const char *alt, const char *rel_path, const char *svg,
+		     const char *missing);
+/* Finish and write OUTDIR/<stem>.md and OUTDIR/<stem>.html. */
+int report_doc_write(struct report_doc *d, const char *outdir, const char *stem,
+		     struct zb_error *err);
+
+/* A number in 3-4 significant digits without an exponent: "0.0123", "4.56", "123", "12346". */
+const char *report_fmt_num(double v, char *buf, size_t len);
+
+struct report_series {
+	char *title;
+	size_t n;
+	double *x, *y, *err; /* err: half-height of the error bar, 0 for none */
+};
+
+struct report_plot {
+	const char *title, *ylabel;
+	const struct report_axis *xaxis;
+	struct report_series *series;
+	size_t n_series;
+	int zero_line; /* draw y = 0 (for % change) */
+};
+
+void report_series_add(struct report_plot *p, const char *title, double x, double y, double err);
+void report_plot_release(struct report_plot *p);
+
+/* Render with gnuplot (argv, no shell; data and script through temporary files in `tmpdir`)
+ * into an SVG document in *svg (malloc'd). */
+int report_plot_render(const struct report_plot *p, const char *tmpdir, char **svg,
+		       struct zb_error *err);
+
+/* The distinct string values of record.<outer>.<inner> over all records, sorted, joined by ", "
+ * ("2.1.11-1+deb12u1"); "?" when no record has one. malloc'd. */
+char *report_run_distinct(const struct report_run *run, const char *outer, const char *inner);
+
+/* "ashift=9, bs=4k": the cell's values on every axis but `skip` (-1 for none). */
+char *report_cell_others(const struct report_run *run, const struct report_cell *c, size_t skip);
+
+#endif

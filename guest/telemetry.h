@@ -1,0 +1,23 @@
+/* Guest telemetry while the workload runs: per-disk I/O statistics computed from
+ * /proc/diskstats the way `iostat -x` computes them, ARC and L2ARC counters from arcstats, and
+ * the pool's TXG progress. The agent takes a snapshot once a second on CLOCK_MONOTONIC (the
+ * clock of every message's "t") and sends the difference to the previous one as a "telemetry"
+ * message (docs/protocol.md). */
+#ifndef ZB_TELEMETRY_H
+#define ZB_TELEMETRY_H
+
+#include <jansson.h>
+
+struct telemetry;
+
+/* `disks` maps the matrix's disk names to kernel device names ("d0" -> "vdb"); borrowed.
+ * Takes the first snapshot at time `now`. */
+struct telemetry *telemetry_start(const char *pool, const json_t *disks, double now);
+/* What happened since the previous snapshot, as a new JSON object ("interval", "disks", "arc",
+ * "txg"), or NULL if no time passed. */
+json_t *telemetry_sample(struct telemetry *t, double now);
+/* Per disk over the whole span since telemetry_start(): mean %util, IOPS, kB/s, await. */
+json_t *telemetry_summary(struct telemetry *t, double now);
+void telemetry_free(struct telemetry *t);
+
+#endif
