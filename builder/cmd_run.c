@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "disk.h"
 #include "run.h"
 
 #define DEFAULT_RECIPE "images/debian12-zfs.json"
@@ -25,6 +26,10 @@ static void usage(FILE *f)
 		"      --accel A        auto|kvm|tcg, overrides the matrix's vm.accel; auto tries\n"
 		"                       KVM with a deadline on the guest's first output, then TCG\n"
 		"      --keep-disks     keep each cell's disk images in its directory\n"
+		"      --allow-device PATH  let disks[].device use this host block device\n"
+		"                       (repeatable); its contents are destroyed. Devices that\n"
+		"                       are mounted, held, open or in a host pool are refused\n"
+		"                       anyway (docs/disks.md)\n"
 		"      --resume RUNDIR  finish a run that was interrupted or killed: cells with a\n"
 		"                       record are not run again, what the run left behind (QEMU\n"
 		"                       processes, disk images) is removed; same matrix and image\n"
@@ -37,13 +42,14 @@ static void usage(FILE *f)
 
 int cmd_run(int argc, char **argv)
 {
-	enum { OPT_CACHE = 256, OPT_ACCEL, OPT_KEEP, OPT_RESUME };
+	enum { OPT_CACHE = 256, OPT_ACCEL, OPT_KEEP, OPT_RESUME, OPT_ALLOW_DEVICE };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "image", required_argument, NULL, 'i' },
 		{ "cache-dir", required_argument, NULL, OPT_CACHE },
 		{ "accel", required_argument, NULL, OPT_ACCEL },
 		{ "keep-disks", no_argument, NULL, OPT_KEEP },
+		{ "allow-device", required_argument, NULL, OPT_ALLOW_DEVICE },
 		{ "resume", required_argument, NULL, OPT_RESUME },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -70,6 +76,9 @@ int cmd_run(int argc, char **argv)
 				return 2;
 			}
 			o.accel = optarg;
+			break;
+		case OPT_ALLOW_DEVICE:
+			passthrough_allow(optarg);
 			break;
 		case OPT_KEEP:
 			o.keep_disks = 1;

@@ -13,6 +13,8 @@
  * gives it all but 8M (partition 9) and alignment, so a 64M disk fails with "one or more
  * devices is currently unavailable" (measured). */
 #define DISK_SIZE_MIN (80LL << 20)
+/* The same with 4096-byte logical sectors: zpool's EFI reserve is counted in sectors. */
+#define DISK_SIZE_MIN_4KN (160ULL << 20)
 
 /* One disk bus. The QEMU side of each bus is in vm_qemu.c; this is what the rest needs. */
 struct disk_bus {

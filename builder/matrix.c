@@ -10,6 +10,7 @@
 #include "disk.h"
 #include "json_pos.h"
 #include "schema.h"
+#include "units.h"
 #include "util.h"
 
 /* Where a part of a cell's configuration came from in the file: config paths under `cfg` came
@@ -260,6 +261,21 @@ static int check_disk(json_t *d, size_t i, struct schema_error *e)
 			      has_size ? "give either size (a fresh image) or device (passthrough), "
 					 "not both"
 				       : "needs a size (a fresh image) or a device (passthrough)");
+	}
+	if (has_size && json_integer_value(json_object_get(d, "logical_block_size")) == 4096) {
+		uint64_t bytes = 0;
+
+		/* zpool's EFI label counts its reserve in sectors: 16384 of them (partition 9)
+		 * plus a 2048-sector start, so with 4 KiB sectors a whole disk loses 72M, and
+		 * ZFS needs 64M of what is left (measured: 128M fails). */
+		if (units_parse_size(json_string_value(json_object_get(d, "size")), &bytes) == 0 &&
+		    bytes < DISK_SIZE_MIN_4KN) {
+			bprintf(path, sizeof(path), "disks[%zu].size", i);
+			return seterr(e, path, JSON_POS_VALUE,
+				      "a disk with 4096-byte logical sectors must be at least 160M "
+				      "(zpool reserves 72M of it), got \"%s\"",
+				      json_string_value(json_object_get(d, "size")));
+		}
 	}
 	if (!bus)
 		return 0; /* the schema has reported it */

@@ -188,12 +188,12 @@ static int probe_signature(const char *path, char *desc, size_t len, char *zpool
 		blkid_probe_lookup_value(pr, "PTTYPE", &pttype, NULL);
 	}
 	if (type) {
-		snprintf(desc, len, "a %s signature%s%s%s", type, label ? " (label \"" : "",
-			 label ? label : "", label ? "\")" : "");
+		snprintf(desc, len, "a signature of type %s%s%s%s", type,
+			 label ? " (label \"" : "", label ? label : "", label ? "\")" : "");
 		if (!strcmp(type, "zfs_member") && label)
 			snprintf(zpool, zlen, "%s", label);
 	} else if (pttype) {
-		snprintf(desc, len, "a %s partition table", pttype);
+		snprintf(desc, len, "a partition table (%s)", pttype);
 	}
 	blkid_free_probe(pr);
 	return type || pttype;

@@ -449,7 +449,7 @@ int report_run_load(const char *dir, struct report_run *run, struct zb_error *er
 	free(mpath);
 	if (results_read_cells(dir, &run->records, err) < 0) {
 		report_run_release(run);
-		return -1;
+		return error_wrap(err, "reading run '%s'", dir);
 	}
 	json_array_foreach (run->records, i, rec) {
 		const char *id = str_get(rec, "cell");

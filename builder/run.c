@@ -255,6 +255,7 @@ static int on_frame(void *arg, const char *payload, size_t len)
 		}
 		json_decref(cr->fio);
 		cr->fio = json_incref(fio);
+		json_object_set_new(cr->phases, "result", json_real(now - cr->t_start));
 	} else if (!strcmp(type, "error")) {
 		const char *step = json_string_value(json_object_get(msg, "step"));
 		const char *text = json_string_value(json_object_get(msg, "message"));
@@ -472,6 +473,7 @@ static int cell_drive(struct run_ctx *ctx, struct cell_run *cr, struct disk_set 
 	free(cmdline);
 	if (ctx->vm_ops->pid)
 		running_vm_pid = ctx->vm_ops->pid(vm);
+	json_object_set_new(cr->phases, "vm_started", json_real(now_monotonic() - cr->t_start));
 	proto_decoder_init(&dec, PROTO_MAX_PAYLOAD);
 	fc = (struct frame_ctx){ cr, vm, ctx->vm_ops, ds->disks, ds->n, err, 0 };
 
@@ -562,6 +564,7 @@ static int cell_drive(struct run_ctx *ctx, struct cell_run *cr, struct disk_set 
 		capture_stacks(ctx, vm);
 	ctx->vm_ops->stop(vm, 5);
 	running_vm_pid = -1;
+	json_object_set_new(cr->phases, "vm_exit", json_real(now_monotonic() - cr->t_start));
 	ctx->vm_ops->free(vm);
 	if (fc.fatal)
 		return -1;

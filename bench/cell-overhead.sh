@@ -1,0 +1,60 @@
+#!/bin/sh
+# What a pristine VM per cell costs, per phase, against the floor (issue 7).
+#   (a) floor: same kernel, same machine, an initramfs whose /init powers off at once
+#   (b) a zbench cell with a 1-second workload (bench/overhead.json, 5 repeats)
+# Prints medians over the runs and the ratio b/a. RUNS=N sets the floor's run count (default 5).
+# (c), the same cell booted the conventional way (initramfs-tools + systemd), comes with the
+# cloud flavor (issue 8).
+set -eu
+cd "$(dirname "$0")/.."
+RUNS=${RUNS:-5}
+make -s all >/dev/null
+img=$(./zbench image path images/debian12-zfs.json 2>/dev/null | tail -n1) || {
+	echo "cell-overhead: build the image first (make image)" >&2; exit 1; }
+[ -d "$img" ] || img=$(./zbench image build images/debian12-zfs.json 2>/dev/null | awk '/^dir/ {print $2}')
+kernel="$img/vmlinux"
+tmp=$(mktemp -d /tmp/zbench-overhead.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+median() { sort -n | awk '{a[NR]=$1} END {if (NR % 2) print a[(NR+1)/2]; else printf "%.3f\n", (a[NR/2]+a[NR/2+1])/2}'; }
+
+# (a) the floor
+cc -O2 -static -o "$tmp/init" bench/poweroff-init.c
+(cd "$tmp" && mkdir -p root/dev && cp init root/init && cd root && find . | cpio -o -H newc --quiet > ../floor.cpio)
+for i in $(seq 1 "$RUNS"); do
+	start=$(date +%s.%N)
+	qemu-system-x86_64 -machine q35,accel=tcg -cpu max -smp 2 -m 1024 -nodefaults -no-user-config \
+		-display none -no-reboot -sandbox on -bios /usr/share/qemu/qboot.rom \
+		-kernel "$kernel" -initrd "$tmp/floor.cpio" -append "console=ttyS0 panic=-1 loglevel=4" \
+		-serial file:"$tmp/floor-console.log" >/dev/null 2>&1
+	end=$(date +%s.%N)
+	awk -v a="$start" -v b="$end" 'BEGIN {printf "%.3f\n", b - a}'
+done > "$tmp/floor.txt"
+grep -q "init reached" "$tmp/floor-console.log" || { echo "cell-overhead: the floor guest never reached /init" >&2; exit 1; }
+floor=$(median < "$tmp/floor.txt")
+
+# (b) zbench cells
+./zbench run -o "$tmp/run" bench/overhead.json >/dev/null 2>"$tmp/run.log" || {
+	echo "cell-overhead: the zbench run failed:" >&2; tail -5 "$tmp/run.log" >&2; exit 1; }
+cells="$tmp/run/cells.jsonl"
+ph() { jq -r "$1" "$cells" | median; }
+
+printf '%-34s %8s\n' "phase (median of runs)" "seconds"
+printf '%-34s %8s\n' "(a) floor: QEMU start to exit" "$floor"
+printf '%-34s %8s\n' "(b) qemu started, channel up" "$(ph '.phases.vm_started')"
+printf '%-34s %8s\n' "    first console byte" "$(ph '.boot_first_output')"
+printf '%-34s %8s\n' "    kernel + /init + modules: hello" "$(ph '.phases.hello')"
+printf '%-34s %8s\n' "    job received" "$(ph '.phases.job - .phases.hello')"
+printf '%-34s %8s\n' "    udev" "$(ph '.phases["zfs-module"] - .phases.udev')"
+printf '%-34s %8s\n' "    zfs module + params" "$(ph '.phases.pool - .phases["zfs-module"]')"
+printf '%-34s %8s\n' "    zpool create" "$(ph '.phases.datasets - .phases.pool')"
+printf '%-34s %8s\n' "    zfs create" "$(ph '.phases.report - .phases.datasets')"
+printf '%-34s %8s\n' "    report effective config" "$(ph '.phases.workload - .phases.report')"
+printf '%-34s %8s\n' "    workload step (1 s run)" "$(ph '.phases.result - .phases.workload')"
+printf '%-34s %8s\n' "    power off + teardown" "$(ph '.phases.vm_exit - .phases.result')"
+b=$(ph '.wall_seconds')
+w=$(ph '.phases.result - .phases.workload')
+printf '%-34s %8s\n' "(b) whole cell" "$b"
+printf '%-34s %8s\n' "(b) - (a) - workload step" "$(awk -v b="$b" -v f="$floor" -v w="$w" 'BEGIN {printf "%.3f", b - f - w}')"
+printf '%-34s %8s\n' "ratio b/a" "$(awk -v b="$b" -v f="$floor" 'BEGIN {printf "%.2f", b / f}')"
+echo "accel: $(jq -r .accel "$cells" | sort -u | tr '\n' ' ')  runs: floor $RUNS, cells $(wc -l < "$cells")"
