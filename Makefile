@@ -124,10 +124,11 @@ unit: $(UNIT_TESTS)
 
 golden: zbench
 	$(Q)tests/golden/run.sh
+	$(Q)tests/matrices.sh
 
 # Real VMs: the quick matrix, every failure class, kill and resume, the configuration space.
 INTEGRATION = $(wildcard tests/integration/run.sh tests/integration/faults.sh \
-	tests/integration/resume.sh tests/integration/config.sh)
+	tests/integration/resume.sh tests/integration/adaptive.sh tests/integration/config.sh)
 integration: all
 	$(Q)rc=0; for t in $(INTEGRATION); do echo "== $$t"; $$t || rc=1; done; exit $$rc
 

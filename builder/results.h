@@ -36,4 +36,8 @@ int results_read_cells(const char *dir, json_t **out, struct zb_error *err);
 /* Sum of jobs[].<dir>.iops of a fio-shaped result (dir "read" or "write"); 0 if absent. */
 double results_fio_iops(const json_t *fio, const char *dir);
 
+/* A named metric of a fio-shaped result, summed over jobs: iops, read_iops, write_iops, bw,
+ * read_bw, write_bw (bw in KiB/s). NAN if the name is unknown or the result has no jobs. */
+double results_fio_metric(const json_t *fio, const char *name);
+
 #endif

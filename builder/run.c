@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -30,6 +31,7 @@
 #include "matrix.h"
 #include "proto.h"
 #include "results.h"
+#include "stats.h"
 #include "units.h"
 #include "util.h"
 #include "version.h"
@@ -960,6 +962,110 @@ static int done_map_next(struct done_map *dm, const struct cell *cell, int repea
 	return attempt >= 1 + retries ? 0 : attempt + 1;
 }
 
+/* The order of the cells in repeat r: shuffled (the default) so slow drift of the host spreads
+ * over every cell instead of biasing the last ones, deterministically (seeded by the matrix's
+ * "seed", else by its hash) so a rerun or a resume sees the same order. */
+static void cell_order(struct run_ctx *ctx, int r, size_t *order)
+{
+	const char *how = json_string_value(json_object_get(ctx->m->json, "order"));
+	json_t *seed = json_object_get(ctx->m->json, "seed");
+	uint64_t x = json_is_integer(seed) ? (uint64_t)json_integer_value(seed)
+					   : strtoull(ctx->m->sha256 + 48, NULL, 16);
+	size_t n = ctx->m->n_cells;
+
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	if (how && !strcmp(how, "sequential"))
+		return;
+	x ^= (uint64_t)(r + 1) * 0x9e3779b97f4a7c15ULL;
+	for (size_t i = n; i > 1; i--) {
+		/* splitmix64 */
+		uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
+
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+		z ^= z >> 31;
+		size_t j = (size_t)(z % i);
+		size_t t = order[i - 1];
+
+		order[i - 1] = order[j];
+		order[j] = t;
+	}
+}
+
+static int run_or_skip(struct run_ctx *ctx, struct done_map *dm, const struct cell *cell, int r,
+		       struct zb_error *err)
+{
+	int ok, attempt = done_map_next(dm, cell, r, ctx->m_retries, &ok);
+
+	if (attempt == 0) {
+		ctx->done++;
+		ctx->ok += ok;
+		return 0;
+	}
+	return run_cell(ctx, cell, r, attempt, err);
+}
+
+/* Adaptive repeats: after the fixed ones, repeat each cell whose metric's coefficient of
+ * variation over its ok records is still above the threshold, one round at a time, until every
+ * cell is settled or has max_repeats. */
+static int run_adaptive(struct run_ctx *ctx, struct done_map *dm, size_t *order,
+			struct zb_error *err)
+{
+	json_t *ad = json_object_get(ctx->m->json, "adaptive");
+	const char *metric = json_string_value(json_object_get(ad, "metric"));
+	json_t *cvj = json_object_get(ad, "cv_percent");
+	json_t *maxj = json_object_get(ad, "max_repeats");
+	double limit = json_is_number(cvj) ? json_number_value(cvj) : 3.5;
+	int max = json_is_integer(maxj) ? (int)json_integer_value(maxj) : 10;
+
+	for (int r = ctx->m->repeats; r < max && !interrupted; r++) {
+		json_t *records;
+		int wanted = 0;
+
+		if (results_read_cells(ctx->res.dir, &records, err) < 0)
+			return -1;
+		cell_order(ctx, r, order);
+		for (size_t k = 0; k < ctx->m->n_cells && !interrupted; k++) {
+			const struct cell *cell = &ctx->m->cells[order[k]];
+			double *v = xcalloc(json_array_size(records) + 1, sizeof(*v));
+			struct stats_summary st;
+			size_t i, n = 0;
+			json_t *rec;
+
+			json_array_foreach(records, i, rec)
+			{
+				const char *id = json_string_value(json_object_get(rec, "cell"));
+				const char *oc = json_string_value(json_object_get(rec, "outcome"));
+				double x;
+
+				if (!id || strcmp(id, cell->id) || !oc || strcmp(oc, "ok"))
+					continue;
+				x = results_fio_metric(json_object_get(rec, "fio"), metric);
+				if (!isnan(x))
+					v[n++] = x;
+			}
+			stats_summarize(v, n, &st);
+			free(v);
+			if (n >= 2 && !isnan(st.cv) && st.cv * 100 <= limit)
+				continue;
+			wanted++;
+			ctx->ncells_total++;
+			fprintf(stderr, "zbench: adaptive: cell %s has CV %.1f%% of %s over %zu runs "
+					"(limit %g%%): repeat %d\n",
+				cell->id, isnan(st.cv) ? 100.0 : st.cv * 100, metric, n, limit, r + 1);
+			if (run_or_skip(ctx, dm, cell, r, err) < 0) {
+				json_decref(records);
+				return -1;
+			}
+		}
+		json_decref(records);
+		if (!wanted)
+			break;
+	}
+	return 0;
+}
+
 int run_matrix(const struct run_options *o, struct zb_error *err)
 {
 	struct run_ctx ctx = { .o = o };
@@ -967,6 +1073,7 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 	struct done_map dm = { 0 };
 	const char *matrix_path = o->matrix_path, *recipe = o->recipe_path;
 	char *dir = NULL, *matrix_text = NULL;
+	size_t *order = NULL;
 	int rc = -1, lock_fd = -1;
 
 	ctx.is_tty = isatty(2);
@@ -1064,19 +1171,17 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 	fprintf(stderr, "zbench: %s '%s': %d cells x %d repeats in %s\n",
 		o->resume_dir ? "resuming" : "running", ctx.m->name, (int)ctx.m->n_cells,
 		ctx.m->repeats, dir);
+	order = xcalloc(ctx.m->n_cells, sizeof(*order));
 	for (int r = 0; r < ctx.m->repeats && !interrupted; r++) {
-		for (size_t i = 0; i < ctx.m->n_cells && !interrupted; i++) {
-			int ok, attempt = done_map_next(&dm, &ctx.m->cells[i], r, ctx.m_retries, &ok);
-
-			if (attempt == 0) {
-				ctx.done++;
-				ctx.ok += ok;
-				continue;
-			}
-			if (run_cell(&ctx, &ctx.m->cells[i], r, attempt, err) < 0)
+		cell_order(&ctx, r, order);
+		for (size_t k = 0; k < ctx.m->n_cells && !interrupted; k++) {
+			if (run_or_skip(&ctx, &dm, &ctx.m->cells[order[k]], r, err) < 0)
 				goto out;
 		}
 	}
+	if (json_is_object(json_object_get(ctx.m->json, "adaptive")) &&
+	    run_adaptive(&ctx, &dm, order, err) < 0)
+		goto out;
 	json_object_set_new(ctx.res.manifest, "status",
 			    json_string(interrupted ? "interrupted" : "complete"));
 	json_object_set_new(ctx.res.manifest, "finished", json_real(now_wall()));
@@ -1110,6 +1215,7 @@ out:
 	image_release(&ctx.img);
 	matrix_free(ctx.m);
 	free(matrix_text);
+	free(order);
 	free(dir);
 	return rc;
 }

@@ -675,6 +675,15 @@ static int check_workload_option(const char *key, const json_t *v, char *msg, si
 
 /* ---- the tables ----------------------------------------------------------------------------- */
 
+static int check_cv_percent(const char *key, const json_t *v, char *msg, size_t len)
+{
+	if (!json_is_number(v) || json_number_value(v) <= 0 || json_number_value(v) >= 100) {
+		snprintf(msg, len, "expected a number between 0 and 100 (percent)");
+		return SCHEMA_BAD_VALUE;
+	}
+	return 0;
+}
+
 static const struct schema_key matrix_keys[] = {
     {.path = "", .type = SCHEMA_OBJECT, .help = "a matrix file"},
     {.path = "zbench",
@@ -756,6 +765,36 @@ static const struct schema_key matrix_keys[] = {
      .max = 10,
      .def = "0",
      .help = "extra attempts at a cell that did not end ok (each attempt is recorded)"},
+    {.path = "order",
+     .type = SCHEMA_ENUM,
+     .choices = "shuffled|sequential",
+     .def = "\"shuffled\"",
+     .help = "run order of the cells within each repeat; shuffled spreads drift over all cells"},
+    {.path = "seed",
+     .type = SCHEMA_INT,
+     .min = 0,
+     .max = 2147483647,
+     .help = "seed of the shuffle (default: derived from the matrix, so reruns keep the order)"},
+    {.path = "adaptive",
+     .type = SCHEMA_OBJECT,
+     .help = "after `repeats`, repeat cells whose metric still varies too much"},
+    {.path = "adaptive.metric",
+     .type = SCHEMA_ENUM,
+     .flags = SCHEMA_REQUIRED,
+     .choices = "iops|read_iops|write_iops|bw|read_bw|write_bw",
+     .help = "the metric whose coefficient of variation decides (sum over fio jobs)"},
+    {.path = "adaptive.cv_percent",
+     .type = SCHEMA_ANY,
+     .check = check_cv_percent,
+     .def = "3.5",
+     .typename = "number",
+     .help = "repeat until the CV is at most this (the Phoronix Test Suite uses 3.5)"},
+    {.path = "adaptive.max_repeats",
+     .type = SCHEMA_INT,
+     .min = 1,
+     .max = 1000,
+     .def = "10",
+     .help = "never more repeats than this per cell"},
 };
 
 /* Kernel arguments reach the guest's /proc/cmdline verbatim: printable ASCII, bounded. */

@@ -1,0 +1,24 @@
+#!/bin/sh
+# Integration test: adaptive repeats run past `repeats` while the CV is above the limit, and stop
+# at max_repeats; `zbench report` then shows the repeats' statistics. Prints "adaptive: N passed, N failed".
+set -u
+cd "$(dirname "$0")/../.."
+out=$(mktemp -d /tmp/zbench-adaptive.XXXXXX)
+passed=0 failed=0
+check() {
+	what=$1; shift
+	if "$@"; then passed=$((passed + 1)); echo "  ok   $what"
+	else failed=$((failed + 1)); echo "  FAIL $what"; fi
+}
+./zbench run -o "$out/run" tests/integration/adaptive.json >/dev/null 2>"$out/log"
+rc=$?
+grep adaptive: "$out/log" | sed 's/^/    /'
+check "run exits 0" [ "$rc" -eq 0 ]
+check "3 records: 2 repeats + 1 adaptive, capped by max_repeats" [ "$(wc -l < "$out/run/cells.jsonl")" -eq 3 ]
+check "repeats 0, 1, 2" [ "$(jq -r .repeat "$out/run/cells.jsonl" | sort | tr '\n' ' ')" = "0 1 2 " ]
+check "the adaptive decision was printed" grep -q "adaptive: cell .* CV" "$out/log"
+./zbench report "$out/run" >/dev/null 2>&1
+check "report has the confidence interval table" grep -qi "confidence" "$out/run/report.md"
+echo "adaptive: $passed passed, $failed failed"
+if [ "$failed" -eq 0 ]; then rm -rf "$out"; else echo "  kept: $out"; fi
+[ "$failed" -eq 0 ]
