@@ -9,15 +9,16 @@ dir=$(mktemp -d /dev/shm/zb-kill.XXXXXX) || exit 1
 trap 'rm -rf "$dir"' EXIT INT TERM
 fail=0
 
-# run NAME ARGS...: start the engine, kill -9 its second worker after 1 s, check the outcome.
+# run NTH NAME ARGS...: start the engine, kill -9 its NTH worker after 1 s, check the outcome.
 run() {
+	nth=$1; shift
 	name=$1; shift
 	"$ENGINE" --directory="$dir" --output="$dir/out.json" "$@" 2>"$dir/err" &
 	pid=$!
 	sleep 1
-	victim=$(pgrep -P "$pid" | sed -n 2p)
+	victim=$(pgrep -P "$pid" | sed -n "${nth}p")
 	if [ -z "$victim" ]; then
-		echo "FAIL $name: no second worker under pid $pid"; fail=1; kill "$pid"; wait "$pid"
+		echo "FAIL $name: no worker $nth under pid $pid"; fail=1; kill "$pid"; wait "$pid"
 		return
 	fi
 	kill -9 "$victim"
@@ -38,9 +39,9 @@ run() {
 	fi
 }
 
-run fio --name=kill --rw=randread --bs=4k --size=16m --numjobs=3 --time_based --runtime=60
+run 2 fio --name=kill --rw=randread --bs=4k --size=16m --numjobs=3 --time_based --runtime=60
 # iozone throughput: random reads of 8 x 512M-in-4k-records would take far longer than 1 s
-run iozone-throughput --name=kill --mode=iozone --children=3 --size=256m --bs=4k --stonewall=0
-run iozone-auto --name=kill --mode=iozone --min_file_size=256m --max_file_size=256m \
-	--min_record_size=4k --max_record_size=4k
+run 2 iozone-throughput --name=kill --mode=iozone --children=3 --size=256m --bs=4k --stonewall=0
+run 1 iozone-auto --name=kill --mode=iozone --min_file_size=256m --max_file_size=256m \
+	--min_record_size=4k --max_record_size=4k --all_record_sizes
 exit $fail

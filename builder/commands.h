@@ -5,6 +5,7 @@
 #define ZB_COMMANDS_H
 
 int cmd_run(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 int cmd_image(int argc, char **argv);
 int cmd_matrix(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);

@@ -72,9 +72,40 @@ static int check_paths(const char *path, const char *key, json_t *arr, struct zb
 	return 0;
 }
 
-/* The recipe keys that shape the root; the others only affect the appliance. */
-static const char *const root_keys[] = { "distro", "suite",	      "components",
-					 "mirror", "kernel_packages", "packages" };
+/* The recipe keys that shape the root; the others only affect the appliance. An optional key
+ * absent from a recipe is absent from the hashed object too, so adding one here leaves the root
+ * hash of every recipe without it unchanged (no rebuild of cached roots). */
+static const char *const root_keys[] = { "distro",	    "suite",	"components", "mirror",
+					 "kernel_packages", "packages", "backports" };
+
+/* Package entries are apt arguments: "name", or "name/RELEASE" to take that package (and what
+ * it needs that only RELEASE has) from another release of the root's sources. The releases the
+ * root has: SUITE, SUITE-updates, and SUITE-backports if "backports" is true. */
+static int check_release(const char *path, const char *key, json_t *arr, const struct recipe *r,
+			 struct zb_error *err)
+{
+	size_t i, n = strlen(r->suite);
+	json_t *v;
+
+	json_array_foreach (arr, i, v) {
+		const char *s = json_string_value(v), *rel = strchr(s, '/');
+
+		if (!rel)
+			continue;
+		rel++;
+		if (rel == s + 1 || strncmp(rel, r->suite, n) ||
+		    (rel[n] && strcmp(rel + n, "-updates") && strcmp(rel + n, "-backports")))
+			return error_set(err, EINVAL,
+					 "'%s': \"%s\"[%zu] '%s': the release after '/' must be "
+					 "'%s', '%s-updates' or '%s-backports'",
+					 path, key, i, s, r->suite, r->suite, r->suite);
+		if (!strcmp(rel + n, "-backports") && !r->backports)
+			return error_set(err, EINVAL,
+					 "'%s': \"%s\"[%zu] '%s' needs \"backports\": true", path,
+					 key, i, s);
+	}
+	return 0;
+}
 
 static int recipe_load(const char *path, struct recipe *r, struct zb_error *err)
 {
@@ -91,11 +122,11 @@ static int recipe_load(const char *path, struct recipe *r, struct zb_error *err)
 	r->path = xstrdup(path);
 	r->compression = "none";
 	if (json_unpack_ex(j, &je, JSON_STRICT,
-			   "{s:s, s?s, s:s, s:s, s:o, s:s, s:o, s:o, s:o, s?o, s:o, s?o, s?o, s?o, "
-			   "s?s}",
+			   "{s:s, s?s, s:s, s:s, s:o, s?b, s:s, s:o, s:o, s:o, s?o, s:o, s?o, s?o, "
+			   "s?o, s?s}",
 			   "name", &r->name, "description", &(const char *){ NULL }, "distro",
-			   &r->distro, "suite", &r->suite, "components", &r->components, "mirror",
-			   &r->mirror, "kernel_packages", &r->kernel_packages, "packages",
+			   &r->distro, "suite", &r->suite, "components", &r->components,
+			   "backports", &r->backports, "mirror", &r->mirror, "kernel_packages", &r->kernel_packages, "packages",
 			   &r->packages, "modules", &r->modules, "optional_modules",
 			   &r->optional_modules, "files", &r->files, "optional_files",
 			   &r->optional_files, "trees", &r->trees, "exclude", &r->exclude,
@@ -133,7 +164,9 @@ static int recipe_load(const char *path, struct recipe *r, struct zb_error *err)
 	    check_paths(path, "files", r->files, err) < 0 ||
 	    check_paths(path, "optional_files", r->optional_files, err) < 0 ||
 	    check_paths(path, "trees", r->trees, err) < 0 ||
-	    check_paths(path, "exclude", r->exclude, err) < 0)
+	    check_paths(path, "exclude", r->exclude, err) < 0 ||
+	    check_release(path, "kernel_packages", r->kernel_packages, r, err) < 0 ||
+	    check_release(path, "packages", r->packages, r, err) < 0)
 		goto fail;
 
 	/* Canonical JSON (sorted keys, compact) so formatting and key order do not change hashes.
@@ -145,6 +178,9 @@ static int recipe_load(const char *path, struct recipe *r, struct zb_error *err)
 	root_part = json_object();
 	for (size_t i = 0; i < ARRAY_SIZE(root_keys); i++)
 		json_object_set(root_part, root_keys[i], json_object_get(j, root_keys[i]));
+	/* "backports": false is the default: hash it as if absent. */
+	if (!r->backports)
+		json_object_del(root_part, "backports");
 	json_object_set_new(root_part, "zbench_root_version", json_integer(IMAGE_ROOT_VERSION));
 	canon = json_dumps(root_part, JSON_SORT_KEYS | JSON_COMPACT);
 	sha256_hex(canon, strlen(canon), r->root_hash);

@@ -22,6 +22,7 @@ struct recipe {
 	const char *suite;
 	const char *mirror;	  /* "host" or a URI */
 	json_t *components;	  /* array of strings */
+	int backports;		  /* add SUITE-backports to the root's apt sources (not a default) */
 	json_t *kernel_packages;  /* installed first: the kernel and its headers for DKMS */
 	json_t *packages;	  /* then these (zfs-dkms builds its modules here) */
 	json_t *modules;	  /* kernel module names; their dependencies are added */

@@ -236,6 +236,15 @@ static int write_apt_config(const struct recipe *r, const char *root, const char
 	char *comps = join_array(r->components, " ");
 	char *list = xasprintf("deb %s %s %s\ndeb %s %s-updates %s\n", mirror, r->suite, comps,
 			       mirror, r->suite, comps);
+
+	/* Backports has priority 100: nothing comes from it unless a package asks for it by name
+	 * ("zfs-dkms/bookworm-backports"), so the rest of the root stays at the suite's versions. */
+	if (r->backports) {
+		char *more = xasprintf("%sdeb %s %s-backports %s\n", list, mirror, r->suite, comps);
+
+		free(list);
+		list = more;
+	}
 	char *path = xasprintf("%s/etc/apt/sources.list", root);
 	static const char policy[] = "#!/bin/sh\n# zbench: no services start in the build root\n"
 				     "exit 101\n";
@@ -314,7 +323,10 @@ static int has_package(json_t *pkgs, const char *name)
 	json_t *v;
 
 	json_array_foreach (pkgs, i, v) {
-		if (!strcmp(json_string_value(v), name))
+		const char *s = json_string_value(v);
+		size_t n = strcspn(s, "/");
+
+		if (n == strlen(name) && !strncmp(s, name, n))
 			return 1;
 	}
 	return 0;

@@ -4,21 +4,43 @@
 # The Debian mirror is taken from the host's own apt configuration (so a local mirror or proxy
 # the user set up is honoured); we only add the 'contrib' component and bookworm-backports
 # beside it. Usage: install-deps.sh [--check]   (--check lists what is missing, installs nothing)
+#
+# QEMU comes from bookworm-backports (10.x), not bookworm (7.2): under 7.2's TCG the backports
+# 6.12 kernel (images/debian12-bpo-zfs23.json) double-faults at boot, and an A/B comparison of
+# two images is only fair if both ran under the same QEMU (docs/images.md).
 set -eu
 
 PKGS="build-essential pkg-config libjansson-dev libssl-dev libblkid-dev
-qemu-system-x86 qemu-utils debootstrap xz-utils zstd cpio kmod
+debootstrap xz-utils zstd cpio kmod
 fio jq gnuplot-nox clang libclang-rt-14-dev libaio-dev liburing-dev libzstd-dev"
+QEMU_PKGS="qemu-system-x86 qemu-system-data qemu-utils"
+QEMU_MIN="1:10~"	# Debian's epoch; '~' lets 10.0~rc1 count
+
+installed() {
+	dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q '^install ok installed$'
+}
+
+qemu_version() {
+	dpkg-query -W -f='${Version}' qemu-system-x86 2>/dev/null || true
+}
 
 missing=""
 for p in $PKGS; do
-	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
-		missing="$missing $p"
+	installed "$p" || missing="$missing $p"
+done
+qemu_missing=""
+for p in $QEMU_PKGS; do
+	if ! installed "$p" ||
+		! dpkg --compare-versions "$(dpkg-query -W -f='${Version}' "$p")" ge "$QEMU_MIN"; then
+		qemu_missing="$qemu_missing $p"
+	fi
 done
 
 if [ "${1:-}" = "--check" ]; then
-	[ -z "$missing" ] && { echo "all host packages present"; exit 0; }
-	echo "missing:$missing"; exit 1
+	[ -z "$missing$qemu_missing" ] && { echo "all host packages present"; exit 0; }
+	[ -n "$missing" ] && echo "missing:$missing"
+	[ -n "$qemu_missing" ] && echo "missing or older than QEMU 10 (need bookworm-backports):$qemu_missing"
+	exit 1
 fi
 
 if [ "$(id -u)" != 0 ]; then
@@ -60,15 +82,25 @@ Suites: bookworm-backports
 Components: main contrib
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOT
-	missing="$missing"  # force an update below
 	updated=no
 fi
 
-if [ -n "$missing" ] || [ "${updated:-yes}" = no ]; then
+if [ -n "$missing$qemu_missing" ] || [ "${updated:-yes}" = no ]; then
 	$SUDO apt-get update -q
 fi
 if [ -n "$missing" ]; then
 	echo "install-deps: installing$missing"
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends $missing
 fi
-echo "install-deps: host packages ready"
+if [ -n "$qemu_missing" ]; then
+	echo "install-deps: installing QEMU from bookworm-backports ($QEMU_PKGS)"
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends \
+		-t bookworm-backports $QEMU_PKGS
+fi
+v=$(qemu_version)
+if ! dpkg --compare-versions "$v" ge "$QEMU_MIN"; then
+	echo "install-deps: qemu-system-x86 is '${v:-not installed}', zbench needs >= 10" \
+		"(bookworm-backports): is bookworm-backports in apt's sources?" >&2
+	exit 1
+fi
+echo "install-deps: host packages ready (QEMU $v)"

@@ -1102,6 +1102,10 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 		if (matrix_load_buffer(matrix_path, matrix_text, strlen(matrix_text), &ctx.m, err) <
 		    0)
 			goto out;
+	} else if (o->matrix_text) {
+		if (matrix_load_buffer(matrix_path, o->matrix_text, strlen(o->matrix_text), &ctx.m,
+				       err) < 0)
+			goto out;
 	} else if (matrix_load(matrix_path, &ctx.m, err) < 0) {
 		goto out;
 	}
@@ -1157,7 +1161,8 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 					      o->keep_disks));
 		json_object_set_new(ctx.res.manifest, "matrix",
 				    json_pack("{s:s, s:s, s:O}", "path", matrix_path, "sha256",
-					      ctx.m->sha256, "content", ctx.m->json));
+					      o->matrix_sha256 ? o->matrix_sha256 : ctx.m->sha256,
+					      "content", ctx.m->json));
 		json_object_set_new(ctx.res.manifest, "image",
 				    json_pack("{s:s, s:s, s:O}", "recipe", recipe, "hash",
 					      ctx.img.hash, "manifest", ctx.img.manifest));

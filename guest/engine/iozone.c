@@ -472,8 +472,10 @@ int iozone_run(struct iozone_run *run, const struct job *job, int status_fd, cha
 	run->ntests = iozone_sequence(job->iozone_groups, run->tests);
 	run->npairs = iozone_pairs(job, NULL, 0);
 	if (!run->npairs) {
-		snprintf(msg, len, "no file and record size combination to test (record sizes "
-				   "must not exceed file sizes)");
+		snprintf(msg, len,
+			 "no file and record size combination to test (a record must not exceed "
+			 "the file; auto mode skips records under 64k on files of 32M and more "
+			 "unless all_record_sizes)");
 		return -1;
 	}
 	run->pairs = calloc(run->npairs, sizeof(*run->pairs));

@@ -1077,11 +1077,16 @@ int workload_run(struct workload_run *run, const struct job *job, int status_fd,
 		if (job->thread) {
 			ret = pthread_create(&t->tid, NULL, thread_main, t);
 		} else {
-			t->pid = fork();
-			if (t->pid == 0)
+			/* Not `t->pid = fork()`: t is shared memory, and the child's 0 could land
+			 * after the parent's pid, so a dead worker would never be recognised. */
+			pid_t pid = fork();
+
+			if (pid == 0)
 				worker_process(t);
-			if (t->pid < 0)
+			if (pid < 0)
 				ret = errno;
+			else
+				t->pid = pid;
 		}
 		if (ret) {
 			/* Count the missing workers as finished failures so the rest can run. */

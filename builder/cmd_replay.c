@@ -1,0 +1,96 @@
+/* zbench replay RUNDIR/manifest.json: run again what a run ran, with the same matrix (as it was
+ * then, from the manifest's copy), image recipe and options, into a new run directory. */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "image.h"
+#include "run.h"
+#include "util.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: zbench replay [-o DIR] [--cache-dir DIR] RUNDIR/manifest.json\n"
+		   "\n"
+		   "Run the matrix of an earlier run again, as the manifest recorded it (the matrix\n"
+		   "content, not the file as it is now), with the same image recipe and options, into\n"
+		   "a new run directory. Says so when the image is not the one the run used.\n");
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "cache-dir", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct run_options o = { .backend = "qemu" };
+	struct zb_error err = { 0 };
+	struct image img = { 0 };
+	json_error_t jerr;
+	json_t *man, *mx, *opts;
+	const char *was;
+	char *text;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o.out_dir = optarg;
+			break;
+		case 'c':
+			o.cache_dir = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind + 1 != argc) {
+		usage(stderr);
+		return 2;
+	}
+	man = json_load_file(argv[optind], JSON_REJECT_DUPLICATES, &jerr);
+	mx = json_object_get(man, "matrix");
+	if (!man || !json_is_object(json_object_get(mx, "content")) ||
+	    !json_string_value(json_object_get(json_object_get(man, "image"), "recipe"))) {
+		fprintf(stderr, "zbench: '%s' is not a run manifest%s%s\n", argv[optind],
+			man ? "" : ": ", man ? "" : jerr.text);
+		json_decref(man);
+		return 2;
+	}
+	o.matrix_path = json_string_value(json_object_get(mx, "path"));
+	o.recipe_path = json_string_value(json_object_get(json_object_get(man, "image"), "recipe"));
+	opts = json_object_get(man, "options");
+	o.accel = json_string_value(json_object_get(opts, "accel"));
+	o.keep_disks = json_is_true(json_object_get(opts, "keep_disks"));
+	if (json_string_value(json_object_get(man, "backend")))
+		o.backend = json_string_value(json_object_get(man, "backend"));
+	was = json_string_value(json_object_get(json_object_get(man, "image"), "hash"));
+	if (image_resolve(o.recipe_path, o.cache_dir, 1, &img, &err) == 0) {
+		if (was && strcmp(was, img.hash))
+			fprintf(stderr,
+				"zbench: note: the image is %.12s, the run used %.12s (the recipe or "
+				"the guest binaries changed since)\n",
+				img.hash, was);
+		image_release(&img);
+	}
+	text = json_dumps(json_object_get(mx, "content"), JSON_INDENT(2));
+	o.matrix_text = text;
+	o.matrix_sha256 = json_string_value(json_object_get(mx, "sha256"));
+	rc = run_matrix(&o, &err);
+	free(text);
+	json_decref(man);
+	if (rc < 0) {
+		die_message(err.msg);
+		return 2;
+	}
+	return rc;
+}

@@ -1,0 +1,697 @@
+/* The libvirt backend: one transient libvirt domain per cell, through the libvirt C API.
+ *
+ * The domain is the machine vm_qemu.c builds (q35, qboot and direct kernel boot, no network,
+ * the serial console into the cell's console.log, the virtio-serial port org.zbench.0 on a unix
+ * socket in the cell directory, pvpanic), described as domain XML (kept as domain.xml in the
+ * cell directory) and started with virDomainCreateXML(VIR_DOMAIN_START_AUTODESTROY): it is never
+ * defined, and dies with the connection. The runner sees exactly what the QEMU backend gives it.
+ *
+ * The URI is $ZBENCH_LIBVIRT_URI (zbench run --libvirt-uri); by default the embedded driver,
+ * qemu:///embed?root=RUNDIR/libvirt, which runs inside zbench and needs no daemon
+ * (docs/libvirt.md). libvirt allows one embedded root per process and delivers domain events
+ * only from a running event loop, so the connection and an event loop thread are opened once,
+ * at the first cell, and live as long as zbench.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "disk.h"
+#include "util.h"
+#include "vm.h"
+
+#define QBOOT_ROM	"/usr/share/qemu/qboot.rom"
+#define URI_ENV		"ZBENCH_LIBVIRT_URI"
+#define EMBED_PREFIX	"qemu:///embed"
+#define CHANNEL_WAIT_S	30
+
+struct vm {
+	virDomainPtr dom;
+	unsigned char uuid[VIR_UUID_BUFLEN];
+	char *name;
+	char *dir; /* absolute cell directory */
+	char *console_path;
+	int chan;
+	int exit_efd; /* eventfd, written by the lifecycle callback when the domain stops */
+	int exited;   /* set by the event loop thread (atomic) */
+	int status;   /* a wait status made up from the stop reason */
+	struct vm *next;
+};
+
+/* Process-wide: the one connection, its event loop thread, and the running domains the
+ * lifecycle callback (event loop thread) looks up by UUID. */
+static struct {
+	pthread_mutex_t lock;
+	virConnectPtr conn;
+	char *uri;
+	char *embed_root; /* NULL unless the URI is qemu:///embed */
+	struct vm *live;
+} lv = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void *event_loop(void *arg)
+{
+	for (;;) {
+		if (virEventRunDefaultImpl() < 0)
+			usleep(100 * 1000);
+	}
+	return arg;
+}
+
+/* libvirt prints every error to stderr by default; ours carry the message instead. */
+static void quiet_errors(void *arg, virErrorPtr e)
+{
+}
+
+static const char *virt_msg(void)
+{
+	const char *m = virGetLastErrorMessage();
+
+	return m ? m : "unknown libvirt error";
+}
+
+/* Runs in the event loop thread. */
+static int on_lifecycle(virConnectPtr conn, virDomainPtr dom, int event, int detail, void *arg)
+{
+	unsigned char uuid[VIR_UUID_BUFLEN];
+
+	if (event != VIR_DOMAIN_EVENT_STOPPED || virDomainGetUUID(dom, uuid) < 0)
+		return 0;
+	pthread_mutex_lock(&lv.lock);
+	for (struct vm *vm = lv.live; vm; vm = vm->next) {
+		uint64_t one = 1;
+
+		if (memcmp(vm->uuid, uuid, sizeof(uuid)))
+			continue;
+		/* The runner only tells clean exits (0) from the rest; keep the distinction a
+		 * process would have: powered off = exit 0, destroyed = SIGKILL, else exit 1. */
+		if (detail == VIR_DOMAIN_EVENT_STOPPED_SHUTDOWN)
+			vm->status = 0;
+		else if (detail == VIR_DOMAIN_EVENT_STOPPED_DESTROYED)
+			vm->status = SIGKILL;
+		else
+			vm->status = 1 << 8;
+		__atomic_store_n(&vm->exited, 1, __ATOMIC_RELEASE);
+		if (write(vm->exit_efd, &one, sizeof(one)) < 0) {
+			/* the flag above is what counts */
+		}
+	}
+	pthread_mutex_unlock(&lv.lock);
+	return 0;
+}
+
+/* The embedded driver's root: its qemu.conf runs QEMU as the calling user (the default
+ * would be libvirt-qemu, which cannot read the caller's files) and sends QEMU's output to
+ * files instead of to virtlogd, which is a daemon (DESIGN.md field notes). */
+static int embed_root_prepare(const char *root, struct zb_error *err)
+{
+	char *etc = xasprintf("%s/etc", root);
+	char *conf_path = xasprintf("%s/etc/qemu.conf", root);
+	char *conf = xasprintf("# written by zbench (builder/vm_libvirt.c, docs/libvirt.md)\n"
+			       "user = \"+%u\"\n"
+			       "group = \"+%u\"\n"
+			       "stdio_handler = \"file\"\n",
+			       (unsigned)getuid(), (unsigned)getgid());
+	int rc = -1;
+
+	if (mkdir_p(etc, 0700, err) < 0)
+		goto out;
+	if (write_file_atomic(conf_path, conf, strlen(conf), 0600, err) < 0)
+		goto out;
+	rc = 0;
+out:
+	free(etc);
+	free(conf_path);
+	free(conf);
+	return rc;
+}
+
+/* Open the connection once (the first cell decides the embedded root: its run directory). */
+static int conn_open(const char *cell_dir, struct zb_error *err)
+{
+	static int loop_started;
+	const char *env = getenv(URI_ENV);
+	pthread_t th;
+
+	if (lv.conn)
+		return 0;
+	virSetErrorFunc(NULL, quiet_errors);
+	if (virInitialize() < 0)
+		return error_set(err, 0, "initialising libvirt: %s", virt_msg());
+	if (!loop_started) {
+		if (virEventRegisterDefaultImpl() < 0)
+			return error_set(err, 0, "libvirt's event loop: %s", virt_msg());
+		if (pthread_create(&th, NULL, event_loop, NULL) != 0)
+			return error_sys(err, errno, "starting libvirt's event loop thread");
+		pthread_detach(th);
+		loop_started = 1;
+	}
+	free(lv.uri);
+	free(lv.embed_root);
+	lv.uri = NULL;
+	lv.embed_root = NULL;
+	if (env && *env) {
+		lv.uri = xstrdup(env);
+		if (!strncmp(env, EMBED_PREFIX "?", strlen(EMBED_PREFIX) + 1)) {
+			const char *r = strstr(env, "root=");
+
+			if (r) {
+				lv.embed_root = xstrdup(r + 5);
+				lv.embed_root[strcspn(lv.embed_root, "&")] = '\0';
+			}
+		}
+	} else {
+		/* cell_dir is RUNDIR/cells/NNN-ID-rR (absolute): the root goes beside cells/. */
+		char *copy = xstrdup(cell_dir);
+		char *cells = dirname(copy);
+
+		lv.embed_root = xasprintf("%s/libvirt", dirname(cells));
+		lv.uri = xasprintf(EMBED_PREFIX "?root=%s", lv.embed_root);
+		free(copy);
+	}
+	if (lv.embed_root) {
+		if (lv.embed_root[0] != '/')
+			return error_set(err, EINVAL, "libvirt URI '%s': root must be absolute",
+					 lv.uri);
+		if (embed_root_prepare(lv.embed_root, err) < 0)
+			return error_wrap(err, "libvirt root '%s'", lv.embed_root);
+	}
+	lv.conn = virConnectOpen(lv.uri);
+	if (!lv.conn)
+		return error_set(err, 0, "connecting to '%s': %s", lv.uri, virt_msg());
+	if (virConnectDomainEventRegisterAny(lv.conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+					     VIR_DOMAIN_EVENT_CALLBACK(on_lifecycle), NULL,
+					     NULL) < 0) {
+		error_set(err, 0, "'%s': domain events: %s", lv.uri, virt_msg());
+		virConnectClose(lv.conn);
+		lv.conn = NULL;
+		return -1;
+	}
+	if (!lv.embed_root && strchr(lv.uri, '+'))
+		virConnectSetKeepAlive(lv.conn, 5, 3); /* remote: notice a dead link */
+	return 0;
+}
+
+/* ---- the domain XML ------------------------------------------------------------------------ */
+
+static void xml_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '\'':
+			fputs("&apos;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		default:
+			fputc(*s, f);
+		}
+	}
+}
+
+/* <tag>text</tag> on its own line. */
+static void xml_elem(FILE *f, const char *indent, const char *tag, const char *text)
+{
+	fprintf(f, "%s<%s>", indent, tag);
+	xml_text(f, text);
+	fprintf(f, "</%s>\n", tag);
+}
+
+static int is_elf(const char *path)
+{
+	unsigned char magic[4];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, magic, sizeof(magic));
+	close(fd);
+	return n == 4 && !memcmp(magic, "\177ELF", 4);
+}
+
+/* Whether the file system under `path` allows O_DIRECT: vm_qemu.c's rule, so both backends
+ * bypass the host page cache in the same cases. */
+static int direct_ok(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+/* disk.c's buses in libvirt's words. libvirt ties the guest-visible write cache to the cache
+ * mode (none/writeback: on; directsync/writethrough: off), so write_cache picks the mode. */
+static const struct libvirt_bus {
+	const char *name;	/* disk.c's bus name */
+	const char *bus;	/* <target bus=...>, NULL: not available through libvirt */
+	const char *prefix;	/* <target dev=...> prefix */
+	const char *controller; /* added once before the first disk, or NULL */
+	int rotation_rate;	/* <target rotation_rate=...> applies */
+} libvirt_buses[] = {
+	{ "virtio-blk", "virtio", "vd", NULL, 0 },
+	{ "virtio-scsi", "scsi", "sd", "<controller type='scsi' model='virtio-scsi'/>", 1 },
+	{ "sata", "sata", "sd", NULL, 1 },
+	{ "usb2", "usb", "sd", "<controller type='usb' model='ehci'/>", 0 },
+	{ "usb3", "usb", "sd", "<controller type='usb' model='qemu-xhci'/>", 0 },
+	/* libvirt 9.0 (Debian 12) has no NVMe disk bus. */
+	{ "nvme", NULL, NULL, NULL, 0 },
+};
+
+static const struct libvirt_bus *libvirt_bus_find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(libvirt_buses); i++) {
+		if (!strcmp(libvirt_buses[i].name, name))
+			return &libvirt_buses[i];
+	}
+	return NULL;
+}
+
+/* vda, vdb, ... vdz, vdaa, ... (libvirt's own naming) */
+static void target_dev(char *buf, size_t len, const char *prefix, int n)
+{
+	char tail[8];
+	int i = (int)sizeof(tail) - 1;
+
+	tail[i] = '\0';
+	n++;
+	while (n > 0 && i > 0) {
+		n--;
+		tail[--i] = (char)('a' + n % 26);
+		n /= 26;
+	}
+	snprintf(buf, len, "%s%s", prefix, tail + i);
+}
+
+static void iotune_elem(FILE *f, const char *tag, uint64_t v)
+{
+	if (v)
+		fprintf(f, "      <%s>%llu</%s>\n", tag, (unsigned long long)v, tag);
+}
+
+static int disk_xml(FILE *f, const struct vm_disk *d, const char *abs_path, int *used_vd,
+		    int *used_sd, struct zb_error *err)
+{
+	const struct libvirt_bus *lb = libvirt_bus_find(d->bus);
+	const struct vm_throttle *t = &d->throttle;
+	int direct = d->passthrough || direct_ok(abs_path);
+	const char *cache;
+	char dev[16];
+
+	if (!lb || !lb->bus)
+		return error_set(err, ENOTSUP, "disk '%s': bus '%s' is not available through libvirt",
+				 d->name, d->bus);
+	if (d->write_cache == 0)
+		cache = direct ? "directsync" : "writethrough";
+	else
+		cache = direct ? "none" : "writeback";
+	if (!strcmp(lb->prefix, "vd"))
+		target_dev(dev, sizeof(dev), "vd", (*used_vd)++);
+	else
+		target_dev(dev, sizeof(dev), "sd", (*used_sd)++);
+
+	fprintf(f, "    <disk type='%s' device='disk'>\n", d->passthrough ? "block" : "file");
+	fprintf(f, "      <driver name='qemu' type='raw' cache='%s' discard='%s'/>\n", cache,
+		d->discard ? "unmap" : "ignore");
+	fprintf(f, "      <source %s='", d->passthrough ? "dev" : "file");
+	xml_text(f, abs_path);
+	fputs("'/>\n", f);
+	fprintf(f, "      <target dev='%s' bus='%s'", dev, lb->bus);
+	if (d->rotation_rate && lb->rotation_rate)
+		fprintf(f, " rotation_rate='%d'", d->rotation_rate);
+	fputs("/>\n", f);
+	xml_elem(f, "      ", "serial", d->serial);
+	if (d->logical_block_size || d->physical_block_size) {
+		fputs("      <blockio", f);
+		if (d->logical_block_size)
+			fprintf(f, " logical_block_size='%d'", d->logical_block_size);
+		if (d->physical_block_size)
+			fprintf(f, " physical_block_size='%d'", d->physical_block_size);
+		fputs("/>\n", f);
+	}
+	if (t->iops || t->bps) {
+		fputs("      <iotune>\n", f);
+		iotune_elem(f, "total_bytes_sec", t->bps);
+		iotune_elem(f, "total_iops_sec", t->iops);
+		iotune_elem(f, "total_bytes_sec_max", t->bps_burst);
+		iotune_elem(f, "total_iops_sec_max", t->iops_burst);
+		if (t->bps_burst)
+			iotune_elem(f, "total_bytes_sec_max_length", t->burst_length);
+		if (t->iops_burst)
+			iotune_elem(f, "total_iops_sec_max_length", t->burst_length);
+		fputs("      </iotune>\n", f);
+	}
+	fputs("    </disk>\n", f);
+	return 0;
+}
+
+/* The whole domain; *out is malloc'd. Paths in `paths` are the disks' absolute paths. */
+static int domain_xml(const struct vm_spec *s, const struct vm *vm, char **paths, char **out,
+		      struct zb_error *err)
+{
+	int kvm = !strcmp(s->accel, "kvm");
+	char uuid[VIR_UUID_STRING_BUFLEN];
+	int used_vd = 0, used_sd = 0, usb = 0;
+	size_t len = 0;
+	FILE *f = open_memstream(out, &len);
+	const unsigned char *u = vm->uuid;
+
+	snprintf(uuid, sizeof(uuid),
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
+		 u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
+		 u[15]);
+	if (!f)
+		return error_sys(err, errno, "building the domain XML");
+	fprintf(f, "<domain type='%s'>\n", kvm ? "kvm" : "qemu");
+	xml_elem(f, "  ", "name", vm->name);
+	xml_elem(f, "  ", "uuid", uuid);
+	fprintf(f, "  <memory unit='KiB'>%llu</memory>\n", (unsigned long long)(s->memory >> 10));
+	fprintf(f, "  <vcpu>%d</vcpu>\n", s->cpus);
+	fputs("  <os>\n    <type arch='x86_64' machine='q35'>hvm</type>\n", f);
+	/* qboot: as vm_qemu.c, only for an ELF (PVH) kernel, whose boot it makes seconds faster
+	 * than SeaBIOS (docs/libvirt.md has the measurement). */
+	if (is_elf(s->kernel) && access(QBOOT_ROM, R_OK) == 0)
+		fputs("    <loader type='rom' readonly='yes'>" QBOOT_ROM "</loader>\n", f);
+	xml_elem(f, "    ", "kernel", s->kernel);
+	xml_elem(f, "    ", "initrd", s->initramfs);
+	xml_elem(f, "    ", "cmdline", s->cmdline);
+	fputs("  </os>\n", f);
+	/* ACPI: the guest powers off through it (reboot(RB_POWER_OFF)); libvirt leaves it out
+	 * unless asked, QEMU's q35 has it on. */
+	fputs("  <features>\n    <acpi/>\n  </features>\n", f);
+	fprintf(f, "  <cpu mode='%s' check='none'/>\n", kvm ? "host-passthrough" : "maximum");
+	fputs("  <clock offset='utc'/>\n", f);
+	fputs("  <on_poweroff>destroy</on_poweroff>\n"
+	      "  <on_reboot>destroy</on_reboot>\n"
+	      "  <on_crash>destroy</on_crash>\n",
+	      f);
+	fputs("  <devices>\n", f);
+	for (size_t b = 0; b < ARRAY_SIZE(libvirt_buses); b++) {
+		const struct libvirt_bus *lb = &libvirt_buses[b];
+
+		for (int i = 0; i < s->ndisks; i++) {
+			if (strcmp(s->disks[i].bus, lb->name) || !lb->controller)
+				continue;
+			fprintf(f, "    %s\n", lb->controller);
+			if (!strcmp(lb->bus, "usb"))
+				usb = 1;
+			break;
+		}
+	}
+	for (int i = 0; i < s->ndisks; i++) {
+		if (disk_xml(f, &s->disks[i], paths[i], &used_vd, &used_sd, err) < 0) {
+			fclose(f);
+			free(*out);
+			*out = NULL;
+			return -1;
+		}
+	}
+	/* No USB controller, balloon or network unless asked: -nodefaults, as vm_qemu.c. */
+	if (!usb)
+		fputs("    <controller type='usb' model='none'/>\n", f);
+	fputs("    <serial type='file'>\n      <source path='", f);
+	xml_text(f, vm->console_path);
+	fputs("'/>\n      <target port='0'/>\n    </serial>\n", f);
+	fputs("    <channel type='unix'>\n      <source mode='bind' path='", f);
+	xml_text(f, vm->dir);
+	fputs("/channel.sock'/>\n      <target type='virtio' name='org.zbench.0'/>\n"
+	      "    </channel>\n",
+	      f);
+	fputs("    <memballoon model='none'/>\n", f);
+	fputs("    <panic model='isa'/>\n", f);
+	fputs("  </devices>\n</domain>\n", f);
+	if (fclose(f) != 0) {
+		free(*out);
+		*out = NULL;
+		return error_sys(err, errno, "building the domain XML");
+	}
+	return 0;
+}
+
+/* ---- the ops ------------------------------------------------------------------------------- */
+
+static int unix_connect(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+static int lv_exited(struct vm *vm, int *status)
+{
+	int done = __atomic_load_n(&vm->exited, __ATOMIC_ACQUIRE);
+
+	if (done && status)
+		*status = vm->status;
+	return done;
+}
+
+/* The embedded driver's log of this domain (QEMU's command line and its stderr) into the cell
+ * directory as qemu.log, as the QEMU backend leaves one. */
+static void keep_qemu_log(struct vm *vm)
+{
+	char *src, *dst;
+	struct zb_error e;
+
+	if (!lv.embed_root)
+		return;
+	src = xasprintf("%s/log/qemu/%s.log", lv.embed_root, vm->name);
+	dst = xasprintf("%s/qemu.log", vm->dir);
+	if (copy_file(src, dst, &e) == 0)
+		unlink(src);
+	free(src);
+	free(dst);
+}
+
+static void lv_free(struct vm *vm)
+{
+	if (!vm)
+		return;
+	pthread_mutex_lock(&lv.lock);
+	for (struct vm **p = &lv.live; *p; p = &(*p)->next) {
+		if (*p == vm) {
+			*p = vm->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&lv.lock);
+	keep_qemu_log(vm);
+	if (vm->dom)
+		virDomainFree(vm->dom);
+	if (vm->chan >= 0)
+		close(vm->chan);
+	if (vm->exit_efd >= 0)
+		close(vm->exit_efd);
+	free(vm->name);
+	free(vm->dir);
+	free(vm->console_path);
+	free(vm);
+}
+
+/* SIGTERM first (QEMU exits at once, like QMP quit), SIGKILL when the grace is over. */
+static void lv_stop(struct vm *vm, double grace)
+{
+	double deadline = now_monotonic() + grace;
+
+	if (lv_exited(vm, NULL) || !vm->dom)
+		return;
+	virDomainDestroyFlags(vm->dom, VIR_DOMAIN_DESTROY_GRACEFUL);
+	while (!lv_exited(vm, NULL) && now_monotonic() < deadline) {
+		int state, reason;
+
+		if (virDomainGetState(vm->dom, &state, &reason, 0) < 0 ||
+		    state == VIR_DOMAIN_SHUTOFF)
+			break;
+		usleep(20 * 1000);
+	}
+	if (!lv_exited(vm, NULL))
+		virDomainDestroy(vm->dom);
+	/* A transient domain is gone once destroyed, event or not. */
+	if (!lv_exited(vm, NULL)) {
+		vm->status = SIGKILL;
+		__atomic_store_n(&vm->exited, 1, __ATOMIC_RELEASE);
+	}
+}
+
+static int lv_start(const struct vm_spec *s, struct vm **out, struct zb_error *err)
+{
+	struct vm *vm = xcalloc(1, sizeof(*vm));
+	char **paths = xcalloc((size_t)s->ndisks + 1, sizeof(*paths));
+	char *xml = NULL, *xml_path = NULL, *sock = NULL;
+	double deadline;
+	int rc = -1;
+
+	vm->chan = -1;
+	vm->exit_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (vm->exit_efd < 0) {
+		error_sys(err, errno, "eventfd");
+		goto out;
+	}
+	/* libvirt wants absolute paths; the run directory may be relative. */
+	vm->dir = realpath(s->dir, NULL);
+	if (!vm->dir) {
+		error_sys(err, errno, "'%s'", s->dir);
+		goto out;
+	}
+	for (int i = 0; i < s->ndisks; i++) {
+		paths[i] = realpath(s->disks[i].path, NULL);
+		if (!paths[i]) {
+			error_sys(err, errno, "disk '%s'", s->disks[i].path);
+			goto out;
+		}
+	}
+	vm->console_path = xasprintf("%s/console.log", vm->dir);
+	sock = xasprintf("%s/channel.sock", vm->dir);
+	xml_path = xasprintf("%s/domain.xml", vm->dir);
+	if (getrandom(vm->uuid, sizeof(vm->uuid), 0) != (ssize_t)sizeof(vm->uuid)) {
+		error_sys(err, errno, "getrandom");
+		goto out;
+	}
+	vm->uuid[6] = (unsigned char)((vm->uuid[6] & 0x0f) | 0x40); /* version 4 */
+	vm->uuid[8] = (unsigned char)((vm->uuid[8] & 0x3f) | 0x80);
+	/* Unique on a shared libvirt: the cell directory's name and our pid. */
+	{
+		char *copy = xstrdup(vm->dir);
+
+		vm->name = xasprintf("zbench-%s-%d", basename(copy), (int)getpid());
+		free(copy);
+	}
+	if (domain_xml(s, vm, paths, &xml, err) < 0)
+		goto out;
+	if (write_file_atomic(xml_path, xml, strlen(xml), 0644, err) < 0)
+		goto out;
+	if (conn_open(vm->dir, err) < 0)
+		goto out;
+
+	/* Known to the lifecycle callback before it can fire. */
+	pthread_mutex_lock(&lv.lock);
+	vm->next = lv.live;
+	lv.live = vm;
+	pthread_mutex_unlock(&lv.lock);
+	vm->dom = virDomainCreateXML(lv.conn, xml, VIR_DOMAIN_START_AUTODESTROY);
+	if (!vm->dom) {
+		error_set(err, 0, "creating domain '%s' on '%s': %s", vm->name, lv.uri, virt_msg());
+		goto out;
+	}
+	deadline = now_monotonic() + CHANNEL_WAIT_S;
+	while ((vm->chan = unix_connect(sock)) < 0) {
+		if (lv_exited(vm, NULL)) {
+			error_set(err, 0, "domain '%s' stopped during start-up (see qemu.log)",
+				  vm->name);
+			goto out;
+		}
+		if (now_monotonic() > deadline) {
+			error_set(err, ETIMEDOUT, "domain '%s' did not open '%s' in %d s", vm->name,
+				  sock, CHANNEL_WAIT_S);
+			lv_stop(vm, 1);
+			goto out;
+		}
+		usleep(10 * 1000);
+	}
+	fcntl(vm->chan, F_SETFL, fcntl(vm->chan, F_GETFL) | O_NONBLOCK);
+	*out = vm;
+	vm = NULL;
+	rc = 0;
+out:
+	if (vm && vm->dom)
+		lv_stop(vm, 1);
+	lv_free(vm);
+	for (int i = 0; i < s->ndisks; i++)
+		free(paths[i]);
+	free(paths);
+	free(xml);
+	free(xml_path);
+	free(sock);
+	return rc;
+}
+
+static int lv_channel_fd(struct vm *vm)
+{
+	return vm->chan;
+}
+
+static int lv_exit_fd(struct vm *vm)
+{
+	return vm->exit_efd;
+}
+
+static uint64_t lv_console_bytes(struct vm *vm)
+{
+	struct stat st;
+
+	if (stat(vm->console_path, &st) < 0)
+		return 0;
+	return (uint64_t)st.st_size;
+}
+
+/* QEMU's pid from libvirt's pid file, for a local driver whose run directory we know (the
+ * embedded one); -1 for the others. */
+static pid_t lv_pid(struct vm *vm)
+{
+	char *path, *buf = NULL;
+	size_t len;
+	struct zb_error e;
+	long pid = -1;
+
+	if (!lv.embed_root)
+		return -1;
+	path = xasprintf("%s/run/qemu/%s.pid", lv.embed_root, vm->name);
+	if (read_file(path, 64, &buf, &len, &e) == 0)
+		pid = strtol(buf, NULL, 10);
+	free(path);
+	free(buf);
+	return pid > 0 ? (pid_t)pid : -1;
+}
+
+const struct vm_ops vm_libvirt_ops = {
+	.name = "libvirt",
+	.start = lv_start,
+	.channel_fd = lv_channel_fd,
+	.exit_fd = lv_exit_fd,
+	.console_bytes = lv_console_bytes,
+	.exited = lv_exited,
+	.stop = lv_stop,
+	.pid = lv_pid,
+	.free = lv_free,
+};
