@@ -23,7 +23,7 @@
 #define NSEC_PER_SEC 1000000000ull
 /* iozone -a skips records under 64 KiB on files of 32 MiB and more (unless -z). */
 #define IOZ_SMALL_REC (64u << 10)
-#define IOZ_BIG_FILE (32u << 20)
+#define IOZ_BIG_FILE  (32u << 20)
 
 const struct iozone_test_info iozone_tests[IOZ_NTESTS] = {
 	[IOZ_WRITE] = { "write", "initial writers", 0, true },
@@ -174,8 +174,8 @@ static int ctx_fail(struct ioz_ctx *x, enum iozone_test t, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	snprintf(x->me->errmsg, sizeof(x->me->errmsg), "%s of '%.200s' (file %" PRIu64
-		 " KiB, record %" PRIu64 " KiB): %s: %s",
+	snprintf(x->me->errmsg, sizeof(x->me->errmsg),
+		 "%s of '%.200s' (file %" PRIu64 " KiB, record %" PRIu64 " KiB): %s: %s",
 		 iozone_tests[t].name, x->path, x->file >> 10, x->rec >> 10, what,
 		 e ? strerror(e) : "short transfer");
 	return -1;
@@ -324,8 +324,8 @@ static void child_main(struct iozone_run *run, unsigned c)
 			maxrec = run->pairs[p].rec;
 	if (posix_memalign(&x.buf, 4096, (maxrec + 4095) & ~4095ull) ||
 	    !(x.iobuf = malloc(maxrec))) {
-		snprintf(me->errmsg, sizeof(me->errmsg), "child %u: out of memory for %" PRIu64
-			 "-byte buffers", c, maxrec);
+		snprintf(me->errmsg, sizeof(me->errmsg),
+			 "child %u: out of memory for %" PRIu64 "-byte buffers", c, maxrec);
 		_exit(1);
 	}
 	bufgen_init(&x.gen, job, workload_thread_seed(job, c, 2));
@@ -358,7 +358,8 @@ static void child_main(struct iozone_run *run, unsigned c)
 	_exit(0);
 }
 
-/* --- the supervisor ---------------------------------------------------------------------------- */
+/* --- the supervisor ----------------------------------------------------------------------------
+ */
 
 static void status_write(struct iozone_run *run, double t, const char *phase)
 {
@@ -459,8 +460,7 @@ static void *shared_alloc(size_t len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-int iozone_run(struct iozone_run *run, const struct job *job, int status_fd, char *msg,
-	       size_t len)
+int iozone_run(struct iozone_run *run, const struct job *job, int status_fd, char *msg, size_t len)
 {
 	struct timespec wall;
 

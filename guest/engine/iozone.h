@@ -99,8 +99,7 @@ struct iozone_run {
  * failed (I/O error) or died (killed by a signal, e.g. the OOM killer): then the other children
  * are killed at once and msg names the child, its pid, the signal or error and the test it was
  * in. Never waits for a dead child. `status_fd` >= 0 gets one JSON progress line a second. */
-int iozone_run(struct iozone_run *run, const struct job *job, int status_fd, char *msg,
-	       size_t len);
+int iozone_run(struct iozone_run *run, const struct job *job, int status_fd, char *msg, size_t len);
 void iozone_release(struct iozone_run *run);
 
 /* Result of step `step` of child `child`. */

@@ -339,7 +339,7 @@ toolong:
 /* iozone's -i numbers or our names, comma-separated: "0,1,2" or "write,read,random". */
 static int hook_tests(struct job *job, const struct engine_option *o, char *msg, size_t len)
 {
-	static const char *const names[] = { "write", "read",  "random", "backward",
+	static const char *const names[] = { "write",  "read",	 "random", "backward",
 					     "record", "stride", "fwrite", "fread" };
 	char buf[256], *save = NULL, *tok;
 	unsigned mask = 0;
@@ -663,9 +663,9 @@ uint64_t engine_job_min_bs(const struct job *job)
 /* mode=iozone: iozone's rules instead of fio's (docs/engine.md, "iozone mode"). */
 static int iozone_job_validate(const struct job *job, char *msg, size_t len)
 {
-	static const char *const fio_only[] = { "numjobs", "time_based", "runtime", "ramp_time",
-						"rate_iops", "bssplit", "rw", "iodepth",
-						"fsync", "fdatasync", "loops" };
+	static const char *const fio_only[] = { "numjobs",   "time_based", "runtime", "ramp_time",
+						"rate_iops", "bssplit",	   "rw",      "iodepth",
+						"fsync",     "fdatasync",  "loops" };
 
 	for (size_t i = 0; i < sizeof(fio_only) / sizeof(fio_only[0]); i++) {
 		if (engine_option_given(job, fio_only[i])) {
@@ -680,7 +680,8 @@ static int iozone_job_validate(const struct job *job, char *msg, size_t len)
 		return -1;
 	}
 	if (job->children && !job->size) {
-		snprintf(msg, len, "option 'size': required in iozone throughput mode (iozone's -s)");
+		snprintf(msg, len,
+			 "option 'size': required in iozone throughput mode (iozone's -s)");
 		return -1;
 	}
 	if (job->children > 1 && job->filename) {

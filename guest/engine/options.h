@@ -94,18 +94,18 @@ struct job {
 
 	/* mode=iozone (iozone.h); iozone's own flag in the comment. */
 	int mode;
-	int children;		   /* -t: throughput mode with N children; 0: -a auto mode */
-	char *tests;		   /* -i: the given text; parsed into iozone_groups */
-	unsigned iozone_groups;	   /* bit g set: iozone test group g (0..7) selected */
-	uint64_t min_file_size;	   /* -n */
-	uint64_t max_file_size;	   /* -g */
-	uint64_t min_record_size;  /* -y */
-	uint64_t max_record_size;  /* -q */
-	bool all_record_sizes;	   /* -z: no skipping of small records on big files */
-	bool include_flush;	   /* -e: fsync/fflush inside the timing */
-	bool include_close;	   /* -c: close inside the timing */
-	int stride;		   /* -j: stride read step, in records */
-	bool stonewall;		   /* on unless -x: the first child to finish stops the rest */
+	int children;		  /* -t: throughput mode with N children; 0: -a auto mode */
+	char *tests;		  /* -i: the given text; parsed into iozone_groups */
+	unsigned iozone_groups;	  /* bit g set: iozone test group g (0..7) selected */
+	uint64_t min_file_size;	  /* -n */
+	uint64_t max_file_size;	  /* -g */
+	uint64_t min_record_size; /* -y */
+	uint64_t max_record_size; /* -q */
+	bool all_record_sizes;	  /* -z: no skipping of small records on big files */
+	bool include_flush;	  /* -e: fsync/fflush inside the timing */
+	bool include_close;	  /* -c: close inside the timing */
+	int stride;		  /* -j: stride read step, in records */
+	bool stonewall;		  /* on unless -x: the first child to finish stops the rest */
 
 	/* Not an option: > 0 makes workload_run() keep the monotonic issue time of the first
 	 * issue_log I/Os of each thread (tests check the arrival process with it). */

@@ -126,20 +126,20 @@ json_t *iozone_json(const struct iozone_run *run)
 		       job->include_close, "direct", job->direct, "stride", job->stride,
 		       "stonewall", run->throughput && job->stonewall, "results", results);
 	json_object_set_new(root, "iozone", io);
-	json_object_set_new(root, "zbench",
-			    json_pack("{s:s, s:o}", "engine", "iozone", "options",
-				      engine_job_resolved_json(job)));
+	json_object_set_new(
+	    root, "zbench",
+	    json_pack("{s:s, s:o}", "engine", "iozone", "options", engine_job_resolved_json(job)));
 	return root;
 }
 
 /* iozone's two header lines of each column of the auto table. */
 static const char *const col_top[IOZ_NTESTS] = {
-	[IOZ_RANDREAD] = "random", [IOZ_RANDWRITE] = "random", [IOZ_BKWDREAD] = "bkwd",
+	[IOZ_RANDREAD] = "random",   [IOZ_RANDWRITE] = "random",  [IOZ_BKWDREAD] = "bkwd",
 	[IOZ_RECREWRITE] = "record", [IOZ_STRIDEREAD] = "stride",
 };
 static const char *const col_name[IOZ_NTESTS] = {
-	"write", "rewrite", "read",   "reread",	  "read",  "write",   "read",
-	"rewrite", "read",  "fwrite", "frewrite", "fread", "freread",
+	"write",   "rewrite", "read",	"reread",   "read",  "write",	"read",
+	"rewrite", "read",    "fwrite", "frewrite", "fread", "freread",
 };
 
 static void print_auto(FILE *out, const struct iozone_run *run)
@@ -167,8 +167,8 @@ static void print_auto(FILE *out, const struct iozone_run *run)
 static void print_throughput(FILE *out, const struct iozone_run *run)
 {
 	fprintf(out, "\tThroughput test with %u processes\n", run->nchild);
-	fprintf(out, "\tEach process writes a %" PRIu64 " kByte file in %" PRIu64
-		     " kByte records\n\n",
+	fprintf(out,
+		"\tEach process writes a %" PRIu64 " kByte file in %" PRIu64 " kByte records\n\n",
 		run->pairs[0].file >> 10, run->pairs[0].rec >> 10);
 	for (unsigned s = 0; s < run->nsteps; s++) {
 		const char *label = iozone_tests[run->tests[s % run->ntests]].label;

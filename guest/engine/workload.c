@@ -871,16 +871,18 @@ static void reap_dead_workers(struct workload_run *run)
 				break;
 			t->error = t->error ? t->error : EIO;
 			if (WIFSIGNALED(status))
-				snprintf(t->errmsg, sizeof(t->errmsg),
-					 "job '%s' worker %u (pid %d) was killed by signal %d (%s); "
-					 "stopped the other workers",
-					 run->job->name, i, (int)pid, WTERMSIG(status),
-					 strsignal(WTERMSIG(status)));
+				snprintf(
+				    t->errmsg, sizeof(t->errmsg),
+				    "job '%s' worker %u (pid %d) was killed by signal %d (%s); "
+				    "stopped the other workers",
+				    run->job->name, i, (int)pid, WTERMSIG(status),
+				    strsignal(WTERMSIG(status)));
 			else
-				snprintf(t->errmsg, sizeof(t->errmsg),
-					 "job '%s' worker %u (pid %d) exited with status %d without "
-					 "finishing; stopped the other workers",
-					 run->job->name, i, (int)pid, WEXITSTATUS(status));
+				snprintf(
+				    t->errmsg, sizeof(t->errmsg),
+				    "job '%s' worker %u (pid %d) exited with status %d without "
+				    "finishing; stopped the other workers",
+				    run->job->name, i, (int)pid, WEXITSTATUS(status));
 			__atomic_store_n(&run->sync->abort, true, __ATOMIC_RELAXED);
 			t->finished = true;
 			run->sync->nfinished++;
