@@ -7,6 +7,7 @@
 /* Every backend, in one explicit table. The libvirt backend joins here. */
 static const struct vm_ops *const vm_backends[] = {
 	&vm_qemu_ops,
+	&vm_libvirt_ops,
 };
 
 const struct vm_ops *vm_backend(const char *name)

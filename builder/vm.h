@@ -68,5 +68,6 @@ const struct vm_ops *vm_backend(const char *name);
 int vm_ops_check(const struct vm_ops *ops, struct zb_error *err);
 
 extern const struct vm_ops vm_qemu_ops;
+extern const struct vm_ops vm_libvirt_ops; /* vm_libvirt.c; URI from $ZBENCH_LIBVIRT_URI */
 
 #endif
