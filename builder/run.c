@@ -872,12 +872,13 @@ static void cleanup_leftovers(const char *run_dir)
 			while (cd && (ce = readdir(cd))) {
 				size_t len = strlen(ce->d_name);
 
-				if ((len > 4 && !strcmp(ce->d_name + len - 4, ".img")) ||
-				    !strcmp(ce->d_name, "channel.sock") ||
+				int image = len > 4 && !strcmp(ce->d_name + len - 4, ".img");
+
+				if (image || !strcmp(ce->d_name, "channel.sock") ||
 				    !strcmp(ce->d_name, "qmp.sock")) {
 					char *f = xasprintf("%s/%s", sub, ce->d_name);
 
-					if (unlink(f) == 0 && len > 4)
+					if (unlink(f) == 0 && image)
 						removed++;
 					free(f);
 				}
