@@ -17,7 +17,7 @@ case "$ZBENCH" in /*) ;; *) ZBENCH=$(pwd)/$ZBENCH ;; esac
 # The command each suite runs inside a case folder.
 suite_command() {
 	case "$1" in
-	matrix) echo "\"$ZBENCH\" matrix check matrix.json" ;;
+	matrix | invalid-matrices) echo "\"$ZBENCH\" matrix check matrix.json" ;;
 	report) echo "\"$ZBENCH\" report rundir -o out --junit out/junit.xml; echo \"exit \$?\"; cat out/report.md out/junit.xml; rm -rf out" ;;
 	compare) echo "\"$ZBENCH\" compare a b -o out; echo \"exit \$?\"; cat out/compare.md 2>/dev/null; rm -rf out" ;;
 	*) return 1 ;;
