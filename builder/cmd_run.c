@@ -1,6 +1,7 @@
 /* zbench run MATRIX: the main job. */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -25,6 +26,9 @@ static void usage(FILE *f)
 		"                       $XDG_CACHE_HOME/zbench, else ~/.cache/zbench)\n"
 		"      --accel A        auto|kvm|tcg, overrides the matrix's vm.accel; auto tries\n"
 		"                       KVM with a deadline on the guest's first output, then TCG\n"
+		"      --backend B      qemu (default) or libvirt (docs/libvirt.md)\n"
+		"      --libvirt-uri URI  libvirt connection (default qemu:///embed with its root\n"
+		"                       in the run directory; also $ZBENCH_LIBVIRT_URI)\n"
 		"      --keep-disks     keep each cell's disk images in its directory\n"
 		"      --allow-device PATH  let disks[].device use this host block device\n"
 		"                       (repeatable); its contents are destroyed. Devices that\n"
@@ -42,12 +46,22 @@ static void usage(FILE *f)
 
 int cmd_run(int argc, char **argv)
 {
-	enum { OPT_CACHE = 256, OPT_ACCEL, OPT_KEEP, OPT_RESUME, OPT_ALLOW_DEVICE };
+	enum {
+		OPT_CACHE = 256,
+		OPT_ACCEL,
+		OPT_KEEP,
+		OPT_RESUME,
+		OPT_ALLOW_DEVICE,
+		OPT_BACKEND,
+		OPT_LIBVIRT_URI
+	};
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "image", required_argument, NULL, 'i' },
 		{ "cache-dir", required_argument, NULL, OPT_CACHE },
 		{ "accel", required_argument, NULL, OPT_ACCEL },
+		{ "backend", required_argument, NULL, OPT_BACKEND },
+		{ "libvirt-uri", required_argument, NULL, OPT_LIBVIRT_URI },
 		{ "keep-disks", no_argument, NULL, OPT_KEEP },
 		{ "allow-device", required_argument, NULL, OPT_ALLOW_DEVICE },
 		{ "resume", required_argument, NULL, OPT_RESUME },
@@ -79,6 +93,13 @@ int cmd_run(int argc, char **argv)
 			break;
 		case OPT_ALLOW_DEVICE:
 			passthrough_allow(optarg);
+			break;
+		case OPT_BACKEND:
+			o.backend = optarg; /* run_matrix() rejects an unknown one */
+			break;
+		case OPT_LIBVIRT_URI:
+			/* read by the libvirt backend (vm_libvirt.c) when it connects */
+			setenv("ZBENCH_LIBVIRT_URI", optarg, 1);
 			break;
 		case OPT_KEEP:
 			o.keep_disks = 1;

@@ -128,8 +128,8 @@ static int disk_create_all(struct disk_set *ds, const json_t *config, const char
 		if (!name || (!device && (!size || units_parse_size(size, &bytes) < 0)))
 			return error_set(err, EINVAL, "disks[%zu]: no valid name or size", i);
 		if (!b || b->unsupported)
-			return error_set(err, EINVAL, "disk '%s': bus '%s' cannot be used%s%s", name,
-					 bus, b ? ": " : "", b ? b->unsupported : "");
+			return error_set(err, EINVAL, "disk '%s': bus '%s' cannot be used%s%s",
+					 name, bus, b ? ": " : "", b ? b->unsupported : "");
 		if ((int)strlen(name) + 3 > b->serial_max)
 			return error_set(err, EINVAL, "disk '%s': name longer than %d characters",
 					 name, b->serial_max - 3);

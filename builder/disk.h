@@ -18,12 +18,13 @@
 
 /* One disk bus. The QEMU side of each bus is in vm_qemu.c; this is what the rest needs. */
 struct disk_bus {
-	const char *name;	  /* the matrix's disks[].bus */
-	const char *by_id, *by_id_end; /* the guest's /dev/disk/by-id name: by_id SERIAL by_id_end */
-	int serial_max;		  /* longest serial the bus carries */
-	int rotation_rate;	  /* the guest sees a rotation rate the matrix sets (SCSI VPD) */
-	int rotational;		  /* what the guest's queue/rotational says without one: 0, 1 */
-	const char *unsupported;  /* NULL, or why the appliance cannot use this bus */
+	const char *name; /* the matrix's disks[].bus */
+	const char *by_id,
+	    *by_id_end;		 /* the guest's /dev/disk/by-id name: by_id SERIAL by_id_end */
+	int serial_max;		 /* longest serial the bus carries */
+	int rotation_rate;	 /* the guest sees a rotation rate the matrix sets (SCSI VPD) */
+	int rotational;		 /* what the guest's queue/rotational says without one: 0, 1 */
+	const char *unsupported; /* NULL, or why the appliance cannot use this bus */
 };
 
 /* The bus named `name`, or NULL. */

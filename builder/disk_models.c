@@ -77,8 +77,7 @@ static json_t *model_json(const struct disk_model *m)
 	if (m->logical_block_size)
 		json_object_set_new(o, "logical_block_size", json_integer(m->logical_block_size));
 	if (m->physical_block_size)
-		json_object_set_new(o, "physical_block_size",
-				    json_integer(m->physical_block_size));
+		json_object_set_new(o, "physical_block_size", json_integer(m->physical_block_size));
 	if (m->rotation_rate)
 		json_object_set_new(o, "rotation_rate", json_integer(m->rotation_rate));
 	if (m->iops)
@@ -156,10 +155,12 @@ int disk_models_resolve(json_t *cfg, const json_t *own, char *path, size_t plen,
 			size_t o;
 
 			snprintf(path, plen, "disks[%zu].model", i);
-			o = (size_t)snprintf(msg, mlen, "no disk model named \"%s\"; models:", name);
+			o = (size_t)snprintf(msg, mlen,
+					     "no disk model named \"%s\"; models:", name);
 			list_own(own, msg, mlen, &o);
 			for (size_t j = 0; j < ARRAY_SIZE(disk_models) && o < mlen; j++)
-				o += (size_t)snprintf(msg + o, mlen - o, " %s", disk_models[j].name);
+				o +=
+				    (size_t)snprintf(msg + o, mlen - o, " %s", disk_models[j].name);
 			return -1;
 		}
 		merge_absent(d, m);

@@ -18,7 +18,7 @@
 
 /* --- recipes ----------------------------------------------------------------------------- */
 
-static void recipe_release(struct recipe *r)
+void recipe_release(struct recipe *r)
 {
 	json_decref(r->json);
 	free(r->path);
@@ -107,7 +107,7 @@ static int check_release(const char *path, const char *key, json_t *arr, const s
 	return 0;
 }
 
-static int recipe_load(const char *path, struct recipe *r, struct zb_error *err)
+int recipe_load(const char *path, struct recipe *r, struct zb_error *err)
 {
 	json_error_t je;
 	json_t *j, *root_part;
@@ -126,11 +126,11 @@ static int recipe_load(const char *path, struct recipe *r, struct zb_error *err)
 			   "s?o, s?s}",
 			   "name", &r->name, "description", &(const char *){ NULL }, "distro",
 			   &r->distro, "suite", &r->suite, "components", &r->components,
-			   "backports", &r->backports, "mirror", &r->mirror, "kernel_packages", &r->kernel_packages, "packages",
-			   &r->packages, "modules", &r->modules, "optional_modules",
-			   &r->optional_modules, "files", &r->files, "optional_files",
-			   &r->optional_files, "trees", &r->trees, "exclude", &r->exclude,
-			   "initramfs_compression", &r->compression) < 0) {
+			   "backports", &r->backports, "mirror", &r->mirror, "kernel_packages",
+			   &r->kernel_packages, "packages", &r->packages, "modules", &r->modules,
+			   "optional_modules", &r->optional_modules, "files", &r->files,
+			   "optional_files", &r->optional_files, "trees", &r->trees, "exclude",
+			   &r->exclude, "initramfs_compression", &r->compression) < 0) {
 		error_set(err, EINVAL, "'%s': %s", path, je.text);
 		goto fail;
 	}

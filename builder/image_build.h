@@ -20,12 +20,12 @@ struct recipe {
 	const char *name;
 	const char *distro;
 	const char *suite;
-	const char *mirror;	  /* "host" or a URI */
-	json_t *components;	  /* array of strings */
-	int backports;		  /* add SUITE-backports to the root's apt sources (not a default) */
-	json_t *kernel_packages;  /* installed first: the kernel and its headers for DKMS */
-	json_t *packages;	  /* then these (zfs-dkms builds its modules here) */
-	json_t *modules;	  /* kernel module names; their dependencies are added */
+	const char *mirror;	 /* "host" or a URI */
+	json_t *components;	 /* array of strings */
+	int backports;		 /* add SUITE-backports to the root's apt sources (not a default) */
+	json_t *kernel_packages; /* installed first: the kernel and its headers for DKMS */
+	json_t *packages;	 /* then these (zfs-dkms builds its modules here) */
+	json_t *modules;	 /* kernel module names; their dependencies are added */
 	json_t *optional_modules; /* the same, skipped with a note if the kernel lacks them */
 	json_t *files;		  /* paths in the root copied into the initramfs (+ libraries) */
 	json_t *optional_files;	  /* the same, skipped if absent */
@@ -35,6 +35,10 @@ struct recipe {
 	char hash[65];		  /* the whole recipe, canonical JSON */
 	char root_hash[65];	  /* the keys that shape the root, plus IMAGE_ROOT_VERSION */
 };
+
+/* Load and check a recipe, computing both hashes. recipe_release() frees what it holds. */
+int recipe_load(const char *path, struct recipe *r, struct zb_error *err);
+void recipe_release(struct recipe *r);
 
 /* One build: its progress line counter, its log, its step timings. */
 struct build {

@@ -237,8 +237,7 @@ static int write_apt_config(const struct recipe *r, const char *root, const char
 	char *list = xasprintf("deb %s %s %s\ndeb %s %s-updates %s\n", mirror, r->suite, comps,
 			       mirror, r->suite, comps);
 
-	/* Backports has priority 100: nothing comes from it unless a package asks for it by name
-	 * ("zfs-dkms/bookworm-backports"), so the rest of the root stays at the suite's versions. */
+	/* Backports has priority 100: only packages named "PKG/SUITE-backports" come from it. */
 	if (r->backports) {
 		char *more = xasprintf("%sdeb %s %s-backports %s\n", list, mirror, r->suite, comps);
 
@@ -324,7 +323,7 @@ static int has_package(json_t *pkgs, const char *name)
 
 	json_array_foreach (pkgs, i, v) {
 		const char *s = json_string_value(v);
-		size_t n = strcspn(s, "/");
+		size_t n = strcspn(s, "/=");
 
 		if (n == strlen(name) && !strncmp(s, name, n))
 			return 1;

@@ -98,8 +98,8 @@ static int find_mount(dev_t disk, char *buf, size_t len)
 		char dev[1024];
 		struct stat st;
 
-		if (sscanf(line, "%1023s", dev) == 1 && stat(dev, &st) == 0 && S_ISBLK(st.st_mode) &&
-		    dev_on_disk(st.st_rdev, disk)) {
+		if (sscanf(line, "%1023s", dev) == 1 && stat(dev, &st) == 0 &&
+		    S_ISBLK(st.st_mode) && dev_on_disk(st.st_rdev, disk)) {
 			snprintf(buf, len, "swap");
 			fclose(f);
 			return 1;
@@ -188,8 +188,8 @@ static int probe_signature(const char *path, char *desc, size_t len, char *zpool
 		blkid_probe_lookup_value(pr, "PTTYPE", &pttype, NULL);
 	}
 	if (type) {
-		snprintf(desc, len, "a signature of type %s%s%s%s", type,
-			 label ? " (label \"" : "", label ? label : "", label ? "\")" : "");
+		snprintf(desc, len, "a signature of type %s%s%s%s", type, label ? " (label \"" : "",
+			 label ? label : "", label ? "\")" : "");
 		if (!strcmp(type, "zfs_member") && label)
 			snprintf(zpool, zlen, "%s", label);
 	} else if (pttype) {
@@ -227,8 +227,9 @@ int passthrough_check(const char *path, struct zb_error *err)
 				 what);
 	fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC);
 	if (fd < 0)
-		return error_sys(err, errno, "refusing '%s': it cannot be opened exclusively "
-					     "(someone else has it open)",
+		return error_sys(err, errno,
+				 "refusing '%s': it cannot be opened exclusively "
+				 "(someone else has it open)",
 				 path);
 	close(fd);
 	sig = probe_signature(path, what, sizeof(what), zpool, sizeof(zpool));
@@ -240,10 +241,11 @@ int passthrough_check(const char *path, struct zb_error *err)
 				 path, zpool);
 	if (!is_allowed(path)) {
 		if (sig)
-			return error_set(err, EPERM,
-					 "refusing '%s': it carries %s; name it with --allow-device "
-					 "'%s' if it may be destroyed",
-					 path, what, path);
+			return error_set(
+			    err, EPERM,
+			    "refusing '%s': it carries %s; name it with --allow-device "
+			    "'%s' if it may be destroyed",
+			    path, what, path);
 		return error_set(err, EPERM,
 				 "refusing '%s': passthrough devices must be named with "
 				 "--allow-device '%s' (everything on it is destroyed)",

@@ -61,7 +61,7 @@ static int check_disk_name(const char *key, const json_t *v, char *msg, size_t l
  * also refuse spaces (they would need quoting everywhere downstream). */
 static int check_pool_name(const char *key, const json_t *v, char *msg, size_t len)
 {
-	static const char *const reserved[] = {"mirror", "raidz", "draid", "spare", "log"};
+	static const char *const reserved[] = { "mirror", "raidz", "draid", "spare", "log" };
 	const char *s = json_string_value(v);
 
 	if (!isalpha((unsigned char)s[0]) || check_name(s, "_-:.", 200) < 0) {
@@ -237,59 +237,61 @@ static int check_model_name(const char *key, const json_t *v, char *msg, size_t 
 }
 
 /* The attributes a disk and a disk model share (disks[].X and disk_models.NAME.X). */
-#define DISK_ATTR_KEYS(P, BUSDEF)                                                                        \
-	{.path = P "bus",                                                                          \
-	 .type = SCHEMA_ENUM,                                                                      \
-	 .choices = "virtio-blk|virtio-scsi|nvme|sata|usb2|usb3",                                 \
-	 .check = check_disk_bus,                                                                  \
-	 .def = BUSDEF,                                                                            \
-	 .help = "controller the guest sees the disk on (default virtio-blk); sata, usb2 and "    \
-		 "usb3 need drivers the appliance's cloud kernel lacks (docs/disks.md)"},          \
-	    {.path = P "logical_block_size",                                                       \
-	     .type = SCHEMA_INT,                                                                   \
-	     .choices = "512|4096",                                                                \
-	     .help = "sector size the guest sees"},                                                \
-	    {.path = P "physical_block_size",                                                      \
-	     .type = SCHEMA_INT,                                                                   \
-	     .choices = "512|4096",                                                                \
-	     .help = "physical sector size the guest sees (>= logical)"},                          \
-	    {.path = P "rotational",                                                               \
-	     .type = SCHEMA_BOOL,                                                                  \
-	     .help = "whether the guest sees a spinning disk (virtio-blk: always true; nvme: "     \
-		     "always false)"},                                                             \
-	    {.path = P "rotation_rate",                                                            \
-	     .type = SCHEMA_INT,                                                                   \
-	     .min = 1,                                                                             \
-	     .max = 65534,                                                                         \
-	     .check = check_rotation_rate,                                                         \
-	     .help = "rpm the disk reports (virtio-scsi): 1 = solid state, 1025..65534 = rotating"}, \
-	    {.path = P "write_cache",                                                              \
-	     .type = SCHEMA_BOOL,                                                                  \
-	     .help = "volatile write cache the guest sees (QEMU write-cache); default on"},         \
-	    {.path = P "discard",                                                                  \
-	     .type = SCHEMA_BOOL,                                                                  \
-	     .help = "pass TRIM/UNMAP through to the image (default on)"},                         \
-	    {.path = P "throttle",                                                                 \
-	     .type = SCHEMA_OBJECT,                                                                \
-	     .help = "QEMU I/O limits (a throttle group per disk): what makes CI numbers stable"},  \
-	    {.path = P "throttle.iops",                                                            \
-	     .type = SCHEMA_INT,                                                                   \
-	     .min = 1,                                                                             \
-	     .max = 100000000,                                                                     \
-	     .help = "I/Os per second, reads and writes together"},                                \
-	    {.path = P "throttle.bps",                                                             \
-	     .type = SCHEMA_SIZE,                                                                  \
-	     .min = 4096,                                                                          \
-	     .help = "bytes per second, reads and writes together (\"100M\")"},                     \
-	    {.path = P "throttle.iops_burst",                                                      \
-	     .type = SCHEMA_INT,                                                                   \
-	     .min = 1,                                                                             \
-	     .max = 100000000,                                                                     \
-	     .help = "I/Os per second allowed during a burst (> iops)"},                           \
-	    {.path = P "throttle.bps_burst",                                                       \
-	     .type = SCHEMA_SIZE,                                                                  \
-	     .min = 4096,                                                                          \
-	     .help = "bytes per second allowed during a burst (> bps)"},                           \
+#define DISK_ATTR_KEYS(P, BUSDEF)                                                                  \
+	{ .path = P "bus",                                                                         \
+	  .type = SCHEMA_ENUM,                                                                     \
+	  .choices = "virtio-blk|virtio-scsi|nvme|sata|usb2|usb3",                                 \
+	  .check = check_disk_bus,                                                                 \
+	  .def = BUSDEF,                                                                           \
+	  .help = "controller the guest sees the disk on (default virtio-blk); sata, usb2 and "    \
+		  "usb3 need drivers the appliance's cloud kernel lacks (docs/disks.md)" },        \
+	    { .path = P "logical_block_size",                                                      \
+	      .type = SCHEMA_INT,                                                                  \
+	      .choices = "512|4096",                                                               \
+	      .help = "sector size the guest sees" },                                              \
+	    { .path = P "physical_block_size",                                                     \
+	      .type = SCHEMA_INT,                                                                  \
+	      .choices = "512|4096",                                                               \
+	      .help = "physical sector size the guest sees (>= logical)" },                        \
+	    { .path = P "rotational",                                                              \
+	      .type = SCHEMA_BOOL,                                                                 \
+	      .help = "whether the guest sees a spinning disk (virtio-blk: always true; nvme: "    \
+		      "always false)" },                                                           \
+	    { .path = P "rotation_rate",                                                           \
+	      .type = SCHEMA_INT,                                                                  \
+	      .min = 1,                                                                            \
+	      .max = 65534,                                                                        \
+	      .check = check_rotation_rate,                                                        \
+	      .help =                                                                              \
+		  "rpm the disk reports (virtio-scsi): 1 = solid state, 1025..65534 = rotating" }, \
+	    { .path = P "write_cache",                                                             \
+	      .type = SCHEMA_BOOL,                                                                 \
+	      .help = "volatile write cache the guest sees (QEMU write-cache); default on" },      \
+	    { .path = P "discard",                                                                 \
+	      .type = SCHEMA_BOOL,                                                                 \
+	      .help = "pass TRIM/UNMAP through to the image (default on)" },                       \
+	    { .path = P "throttle",                                                                \
+	      .type = SCHEMA_OBJECT,                                                               \
+	      .help =                                                                              \
+		  "QEMU I/O limits (a throttle group per disk): what makes CI numbers stable" },   \
+	    { .path = P "throttle.iops",                                                           \
+	      .type = SCHEMA_INT,                                                                  \
+	      .min = 1,                                                                            \
+	      .max = 100000000,                                                                    \
+	      .help = "I/Os per second, reads and writes together" },                              \
+	    { .path = P "throttle.bps",                                                            \
+	      .type = SCHEMA_SIZE,                                                                 \
+	      .min = 4096,                                                                         \
+	      .help = "bytes per second, reads and writes together (\"100M\")" },                  \
+	    { .path = P "throttle.iops_burst",                                                     \
+	      .type = SCHEMA_INT,                                                                  \
+	      .min = 1,                                                                            \
+	      .max = 100000000,                                                                    \
+	      .help = "I/Os per second allowed during a burst (> iops)" },                         \
+	    { .path = P "throttle.bps_burst",                                                      \
+	      .type = SCHEMA_SIZE,                                                                 \
+	      .min = 4096,                                                                         \
+	      .help = "bytes per second allowed during a burst (> bps)" },                         \
 	{                                                                                          \
 		.path = P "throttle.burst_length", .type = SCHEMA_DURATION, .min = 1,              \
 		.help = "how long a burst may last (default 1s)"                                   \
@@ -323,8 +325,8 @@ struct prop {
 
 static int check_compression(const char *s)
 {
-	static const char *const plain[] = {"off", "on",   "lz4",  "gzip",
-					    "zle", "lzjb", "zstd", "zstd-fast"};
+	static const char *const plain[] = { "off", "on",   "lz4",  "gzip",
+					     "zle", "lzjb", "zstd", "zstd-fast" };
 	char *end;
 	long n;
 
@@ -350,85 +352,91 @@ static int check_compression(const char *s)
 }
 
 static const struct prop zpool_props[] = {
-    {"ashift", PROP_INT, ON_POOL, NULL, 9, 16, NULL, NULL,
-     "log2 of the vdevs' sector size (9 = 512 B, 12 = 4 KiB)"},
-    {"autoexpand", PROP_ENUM, ON_POOL, "on|off", 0, 0, NULL, NULL, "grow onto larger disks"},
-    {"autoreplace", PROP_ENUM, ON_POOL, "on|off", 0, 0, NULL, NULL,
-     "replace a new disk found in the old one's place"},
-    {"autotrim", PROP_ENUM, ON_POOL, "on|off", 0, 0, NULL, NULL, "TRIM freed space"},
-    {"cachefile", PROP_STRING, ON_POOL, NULL, 0, 0, NULL, NULL, "pool cache file, or \"none\""},
-    {"comment", PROP_STRING, ON_POOL, NULL, 0, 0, NULL, NULL, "free text kept in the pool"},
-    {"compatibility", PROP_STRING, ON_POOL, NULL, 0, 0, NULL, NULL,
-     "feature set: \"off\", \"legacy\" or a compatibility.d file name"},
-    {"delegation", PROP_ENUM, ON_POOL, "on|off", 0, 0, NULL, NULL, "zfs allow delegation"},
-    {"failmode", PROP_ENUM, ON_POOL, "wait|continue|panic", 0, 0, NULL, NULL,
-     "behaviour on catastrophic failure"},
-    {"listsnapshots", PROP_ENUM, ON_POOL, "on|off", 0, 0, NULL, NULL, "zfs list shows snapshots"},
-    {"multihost", PROP_ENUM, ON_POOL, "on|off", 0, 0, NULL, NULL, "multi-modifier protection"},
-    {"feature@*", PROP_ENUM, ON_POOL, "enabled|disabled", 0, 0, NULL, NULL,
-     "any feature flag, e.g. feature@async_destroy"},
+	{ "ashift", PROP_INT, ON_POOL, NULL, 9, 16, NULL, NULL,
+	  "log2 of the vdevs' sector size (9 = 512 B, 12 = 4 KiB)" },
+	{ "autoexpand", PROP_ENUM, ON_POOL, "on|off", 0, 0, NULL, NULL, "grow onto larger disks" },
+	{ "autoreplace", PROP_ENUM, ON_POOL, "on|off", 0, 0, NULL, NULL,
+	  "replace a new disk found in the old one's place" },
+	{ "autotrim", PROP_ENUM, ON_POOL, "on|off", 0, 0, NULL, NULL, "TRIM freed space" },
+	{ "cachefile", PROP_STRING, ON_POOL, NULL, 0, 0, NULL, NULL,
+	  "pool cache file, or \"none\"" },
+	{ "comment", PROP_STRING, ON_POOL, NULL, 0, 0, NULL, NULL, "free text kept in the pool" },
+	{ "compatibility", PROP_STRING, ON_POOL, NULL, 0, 0, NULL, NULL,
+	  "feature set: \"off\", \"legacy\" or a compatibility.d file name" },
+	{ "delegation", PROP_ENUM, ON_POOL, "on|off", 0, 0, NULL, NULL, "zfs allow delegation" },
+	{ "failmode", PROP_ENUM, ON_POOL, "wait|continue|panic", 0, 0, NULL, NULL,
+	  "behaviour on catastrophic failure" },
+	{ "listsnapshots", PROP_ENUM, ON_POOL, "on|off", 0, 0, NULL, NULL,
+	  "zfs list shows snapshots" },
+	{ "multihost", PROP_ENUM, ON_POOL, "on|off", 0, 0, NULL, NULL,
+	  "multi-modifier protection" },
+	{ "feature@*", PROP_ENUM, ON_POOL, "enabled|disabled", 0, 0, NULL, NULL,
+	  "any feature flag, e.g. feature@async_destroy" },
 };
 
 static const struct prop zfs_props[] = {
-    {"acltype", PROP_ENUM, ON_DATASET, "off|noacl|nfsv4|posix|posixacl", 0, 0, NULL, NULL,
-     "ACL type"},
-    {"atime", PROP_ENUM, ON_DATASET, "on|off", 0, 0, NULL, NULL, "update access times"},
-    {"casesensitivity", PROP_ENUM, ON_DATASET, "sensitive|insensitive|mixed", 0, 0, NULL, NULL,
-     "file name matching (creation only)"},
-    {"checksum", PROP_ENUM, ON_DATASET | ON_ZVOL,
-     "on|off|fletcher2|fletcher4|sha256|sha512|skein|edonr|blake3|noparity", 0, 0, NULL, NULL,
-     "block checksum"},
-    {"compression", PROP_FN, ON_DATASET | ON_ZVOL, NULL, 0, 0, check_compression,
-     "off|on|lz4|gzip|gzip-1..9|zle|lzjb|zstd|zstd-1..19|zstd-fast|zstd-fast-N",
-     "compression algorithm (zstd-fast-N: N 1..10, 20..100 by 10, 500, 1000)"},
-    {"copies", PROP_INT, ON_DATASET | ON_ZVOL, NULL, 1, 3, NULL, NULL, "copies of each data block"},
-    {"dedup", PROP_ENUM, ON_DATASET | ON_ZVOL,
-     "off|on|verify|sha256|sha256,verify|sha512|sha512,verify|skein|skein,verify|"
-     "edonr,verify|blake3|blake3,verify",
-     0, 0, NULL, NULL, "deduplication"},
-    {"devices", PROP_ENUM, ON_DATASET, "on|off", 0, 0, NULL, NULL, "allow device nodes"},
-    {"direct", PROP_ENUM, ON_DATASET | ON_ZVOL, "standard|always|disabled", 0, 0, NULL, NULL,
-     "O_DIRECT behaviour (OpenZFS 2.3+)"},
-    {"dnodesize", PROP_ENUM, ON_DATASET, "legacy|auto|1k|2k|4k|8k|16k", 0, 0, NULL, NULL,
-     "dnode size"},
-    {"exec", PROP_ENUM, ON_DATASET, "on|off", 0, 0, NULL, NULL, "allow execution"},
-    {"logbias", PROP_ENUM, ON_DATASET | ON_ZVOL, "latency|throughput", 0, 0, NULL, NULL,
-     "ZIL use for synchronous writes"},
-    {"normalization", PROP_ENUM, ON_DATASET, "none|formC|formD|formKC|formKD", 0, 0, NULL, NULL,
-     "Unicode normalization of names (creation only)"},
-    {"prefetch", PROP_ENUM, ON_DATASET | ON_ZVOL, "all|none|metadata", 0, 0, NULL, NULL,
-     "predictive prefetch (OpenZFS 2.2+)"},
-    {"primarycache", PROP_ENUM, ON_DATASET | ON_ZVOL, "all|none|metadata", 0, 0, NULL, NULL,
-     "what the ARC caches"},
-    {"quota", PROP_SPACE, ON_DATASET, "none", 0, 0, NULL, NULL, "limit on space used"},
-    {"readonly", PROP_ENUM, ON_DATASET | ON_ZVOL, "on|off", 0, 0, NULL, NULL, "read-only"},
-    {"recordsize", PROP_POW2, ON_DATASET, NULL, 512, 16 << 20, NULL, NULL,
-     "largest file block: a power of two, 512 to 16M"},
-    {"redundant_metadata", PROP_ENUM, ON_DATASET | ON_ZVOL, "all|most|some|none", 0, 0, NULL, NULL,
-     "extra metadata copies"},
-    {"refquota", PROP_SPACE, ON_DATASET, "none", 0, 0, NULL, NULL, "limit on space referenced"},
-    {"refreservation", PROP_SPACE, ON_DATASET | ON_ZVOL, "none|auto", 0, 0, NULL, NULL,
-     "space guaranteed to the dataset itself"},
-    {"relatime", PROP_ENUM, ON_DATASET, "on|off", 0, 0, NULL, NULL, "update access times lazily"},
-    {"reservation", PROP_SPACE, ON_DATASET | ON_ZVOL, "none", 0, 0, NULL, NULL,
-     "space guaranteed to the dataset and its children"},
-    {"secondarycache", PROP_ENUM, ON_DATASET | ON_ZVOL, "all|none|metadata", 0, 0, NULL, NULL,
-     "what the L2ARC caches"},
-    {"setuid", PROP_ENUM, ON_DATASET, "on|off", 0, 0, NULL, NULL, "honour setuid bits"},
-    {"snapdev", PROP_ENUM, ON_ZVOL, "hidden|visible", 0, 0, NULL, NULL,
-     "device nodes for zvol snapshots"},
-    {"special_small_blocks", PROP_POW2, ON_DATASET, NULL, 0, 16 << 20, NULL, NULL,
-     "blocks up to this size go to the special vdev: 0 or a power of two up to 16M"},
-    {"sync", PROP_ENUM, ON_DATASET | ON_ZVOL, "standard|always|disabled", 0, 0, NULL, NULL,
-     "synchronous write semantics"},
-    {"utf8only", PROP_ENUM, ON_DATASET, "on|off", 0, 0, NULL, NULL,
-     "reject non-UTF-8 names (creation only)"},
-    {"volblocksize", PROP_POW2, ON_ZVOL, NULL, 512, 16 << 20, NULL, NULL,
-     "zvol block size: a power of two, 512 to 16M (above 128k needs OpenZFS 2.2+)"},
-    {"volmode", PROP_ENUM, ON_ZVOL, "default|full|geom|dev|none", 0, 0, NULL, NULL,
-     "how the zvol is exposed"},
-    {"xattr", PROP_ENUM, ON_DATASET, "on|off|sa|dir", 0, 0, NULL, NULL,
-     "extended attribute storage"},
+	{ "acltype", PROP_ENUM, ON_DATASET, "off|noacl|nfsv4|posix|posixacl", 0, 0, NULL, NULL,
+	  "ACL type" },
+	{ "atime", PROP_ENUM, ON_DATASET, "on|off", 0, 0, NULL, NULL, "update access times" },
+	{ "casesensitivity", PROP_ENUM, ON_DATASET, "sensitive|insensitive|mixed", 0, 0, NULL, NULL,
+	  "file name matching (creation only)" },
+	{ "checksum", PROP_ENUM, ON_DATASET | ON_ZVOL,
+	  "on|off|fletcher2|fletcher4|sha256|sha512|skein|edonr|blake3|noparity", 0, 0, NULL, NULL,
+	  "block checksum" },
+	{ "compression", PROP_FN, ON_DATASET | ON_ZVOL, NULL, 0, 0, check_compression,
+	  "off|on|lz4|gzip|gzip-1..9|zle|lzjb|zstd|zstd-1..19|zstd-fast|zstd-fast-N",
+	  "compression algorithm (zstd-fast-N: N 1..10, 20..100 by 10, 500, 1000)" },
+	{ "copies", PROP_INT, ON_DATASET | ON_ZVOL, NULL, 1, 3, NULL, NULL,
+	  "copies of each data block" },
+	{ "dedup", PROP_ENUM, ON_DATASET | ON_ZVOL,
+	  "off|on|verify|sha256|sha256,verify|sha512|sha512,verify|skein|skein,verify|"
+	  "edonr,verify|blake3|blake3,verify",
+	  0, 0, NULL, NULL, "deduplication" },
+	{ "devices", PROP_ENUM, ON_DATASET, "on|off", 0, 0, NULL, NULL, "allow device nodes" },
+	{ "direct", PROP_ENUM, ON_DATASET | ON_ZVOL, "standard|always|disabled", 0, 0, NULL, NULL,
+	  "O_DIRECT behaviour (OpenZFS 2.3+)" },
+	{ "dnodesize", PROP_ENUM, ON_DATASET, "legacy|auto|1k|2k|4k|8k|16k", 0, 0, NULL, NULL,
+	  "dnode size" },
+	{ "exec", PROP_ENUM, ON_DATASET, "on|off", 0, 0, NULL, NULL, "allow execution" },
+	{ "logbias", PROP_ENUM, ON_DATASET | ON_ZVOL, "latency|throughput", 0, 0, NULL, NULL,
+	  "ZIL use for synchronous writes" },
+	{ "normalization", PROP_ENUM, ON_DATASET, "none|formC|formD|formKC|formKD", 0, 0, NULL,
+	  NULL, "Unicode normalization of names (creation only)" },
+	{ "prefetch", PROP_ENUM, ON_DATASET | ON_ZVOL, "all|none|metadata", 0, 0, NULL, NULL,
+	  "predictive prefetch (OpenZFS 2.2+)" },
+	{ "primarycache", PROP_ENUM, ON_DATASET | ON_ZVOL, "all|none|metadata", 0, 0, NULL, NULL,
+	  "what the ARC caches" },
+	{ "quota", PROP_SPACE, ON_DATASET, "none", 0, 0, NULL, NULL, "limit on space used" },
+	{ "readonly", PROP_ENUM, ON_DATASET | ON_ZVOL, "on|off", 0, 0, NULL, NULL, "read-only" },
+	{ "recordsize", PROP_POW2, ON_DATASET, NULL, 512, 16 << 20, NULL, NULL,
+	  "largest file block: a power of two, 512 to 16M" },
+	{ "redundant_metadata", PROP_ENUM, ON_DATASET | ON_ZVOL, "all|most|some|none", 0, 0, NULL,
+	  NULL, "extra metadata copies" },
+	{ "refquota", PROP_SPACE, ON_DATASET, "none", 0, 0, NULL, NULL,
+	  "limit on space referenced" },
+	{ "refreservation", PROP_SPACE, ON_DATASET | ON_ZVOL, "none|auto", 0, 0, NULL, NULL,
+	  "space guaranteed to the dataset itself" },
+	{ "relatime", PROP_ENUM, ON_DATASET, "on|off", 0, 0, NULL, NULL,
+	  "update access times lazily" },
+	{ "reservation", PROP_SPACE, ON_DATASET | ON_ZVOL, "none", 0, 0, NULL, NULL,
+	  "space guaranteed to the dataset and its children" },
+	{ "secondarycache", PROP_ENUM, ON_DATASET | ON_ZVOL, "all|none|metadata", 0, 0, NULL, NULL,
+	  "what the L2ARC caches" },
+	{ "setuid", PROP_ENUM, ON_DATASET, "on|off", 0, 0, NULL, NULL, "honour setuid bits" },
+	{ "snapdev", PROP_ENUM, ON_ZVOL, "hidden|visible", 0, 0, NULL, NULL,
+	  "device nodes for zvol snapshots" },
+	{ "special_small_blocks", PROP_POW2, ON_DATASET, NULL, 0, 16 << 20, NULL, NULL,
+	  "blocks up to this size go to the special vdev: 0 or a power of two up to 16M" },
+	{ "sync", PROP_ENUM, ON_DATASET | ON_ZVOL, "standard|always|disabled", 0, 0, NULL, NULL,
+	  "synchronous write semantics" },
+	{ "utf8only", PROP_ENUM, ON_DATASET, "on|off", 0, 0, NULL, NULL,
+	  "reject non-UTF-8 names (creation only)" },
+	{ "volblocksize", PROP_POW2, ON_ZVOL, NULL, 512, 16 << 20, NULL, NULL,
+	  "zvol block size: a power of two, 512 to 16M (above 128k needs OpenZFS 2.2+)" },
+	{ "volmode", PROP_ENUM, ON_ZVOL, "default|full|geom|dev|none", 0, 0, NULL, NULL,
+	  "how the zvol is exposed" },
+	{ "xattr", PROP_ENUM, ON_DATASET, "on|off|sa|dir", 0, 0, NULL, NULL,
+	  "extended attribute storage" },
 };
 
 static int in_choices(const char *choices, const char *s)
@@ -685,116 +693,120 @@ static int check_cv_percent(const char *key, const json_t *v, char *msg, size_t 
 }
 
 static const struct schema_key matrix_keys[] = {
-    {.path = "", .type = SCHEMA_OBJECT, .help = "a matrix file"},
-    {.path = "zbench",
-     .type = SCHEMA_INT,
-     .flags = SCHEMA_REQUIRED,
-     .choices = "1",
-     .help = "format version: 1"},
-    {.path = "name",
-     .type = SCHEMA_STRING,
-     .flags = SCHEMA_REQUIRED,
-     .check = check_ident,
-     .typename = "name",
-     .help = "the study's name ([A-Za-z0-9_-], at most 64)"},
-    {.path = "description", .type = SCHEMA_STRING, .help = "what the study measures"},
-    {.path = "base",
-     .type = SCHEMA_ANY,
-     .flags = SCHEMA_REQUIRED,
-     .typename = "object",
-     .help = "the base configuration (next table); must be valid on its own"},
-    {.path = "axes",
-     .type = SCHEMA_ARRAY,
-     .def = "[]",
-     .help = "parameters to vary; cells are their cartesian product, first axis slowest"},
-    {.path = "axes[]", .type = SCHEMA_OBJECT, .help = "one axis"},
-    {.path = "axes[].name",
-     .type = SCHEMA_STRING,
-     .flags = SCHEMA_REQUIRED,
-     .check = check_ident,
-     .typename = "name",
-     .help = "its name in cell summaries (unique)"},
-    {.path = "axes[].path",
-     .type = SCHEMA_STRING,
-     .flags = SCHEMA_REQUIRED,
-     .check = check_axis_path,
-     .typename = "path",
-     .help = "where in the configuration the value goes: \"pool.properties.ashift\", "
-	     "\"disks[1].size\""},
-    {.path = "axes[].values",
-     .type = SCHEMA_ARRAY,
-     .flags = SCHEMA_REQUIRED | SCHEMA_NONEMPTY,
-     .help = "the values, each valid where the path points"},
-    {.path = "axes[].values[]", .type = SCHEMA_ANY, .help = "one value"},
-    {.path = "cases",
-     .type = SCHEMA_ARRAY,
-     .def = "[]",
-     .help = "named points instead of the single base point; crossed with the axes"},
-    {.path = "cases[]", .type = SCHEMA_OBJECT, .help = "one case"},
-    {.path = "cases[].name",
-     .type = SCHEMA_STRING,
-     .flags = SCHEMA_REQUIRED,
-     .check = check_ident,
-     .typename = "name",
-     .help = "its name in cell summaries (unique)"},
-    {.path = "cases[].set",
-     .type = SCHEMA_OBJECT,
-     .flags = SCHEMA_REQUIRED,
-     .help = "path: value pairs applied to base, paths as in axes[].path"},
-    {.path = "cases[].set.*", .type = SCHEMA_ANY, .help = "one value"},
-    {.path = "repeats",
-     .type = SCHEMA_INT,
-     .min = 1,
-     .max = 1000,
-     .def = "1",
-     .help = "how many times the runner runs each cell"},
-    {.path = "disk_models",
-     .type = SCHEMA_OBJECT,
-     .help = "the matrix's own disk models, by name (disks[].model); they shadow built-in "
-	     "ones"},
-    {.path = "disk_models.*",
-     .type = SCHEMA_OBJECT,
-     .check = check_model_name,
-     .typename = "object",
-     .help = "one model: the disk attributes below"},
-    {.path = "disk_models.*.description", .type = SCHEMA_STRING, .help = "what it stands for"},
-    DISK_ATTR_KEYS("disk_models.*.", NULL),
-    {.path = "retries",
-     .type = SCHEMA_INT,
-     .min = 0,
-     .max = 10,
-     .def = "0",
-     .help = "extra attempts at a cell that did not end ok (each attempt is recorded)"},
-    {.path = "order",
-     .type = SCHEMA_ENUM,
-     .choices = "shuffled|sequential",
-     .def = "\"shuffled\"",
-     .help = "run order of the cells within each repeat; shuffled spreads drift over all cells"},
-    {.path = "seed",
-     .type = SCHEMA_INT,
-     .min = 0,
-     .max = 2147483647,
-     .help = "seed of the shuffle (default: derived from the matrix, so reruns keep the order)"},
-    {.path = "adaptive",
-     .type = SCHEMA_OBJECT,
-     .help = "after `repeats`, repeat cells whose metric still varies too much"},
-    {.path = "adaptive.metric",
-     .type = SCHEMA_ENUM,
-     .flags = SCHEMA_REQUIRED,
-     .choices = "iops|read_iops|write_iops|bw|read_bw|write_bw",
-     .help = "the metric whose coefficient of variation decides (sum over fio jobs)"},
-    {.path = "adaptive.cv_percent",
-     .type = SCHEMA_ANY,
-     .check = check_cv_percent,
-     .def = "3.5",
-     .typename = "number",
-     .help = "repeat until the CV is at most this (the Phoronix Test Suite uses 3.5)"},
-    {.path = "adaptive.max_repeats",
-     .type = SCHEMA_INT,
-     .min = 1,
-     .max = 1000,
-     .def = "10",
-     .help = "never more repeats than this per cell"},
+	{ .path = "", .type = SCHEMA_OBJECT, .help = "a matrix file" },
+	{ .path = "zbench",
+	  .type = SCHEMA_INT,
+	  .flags = SCHEMA_REQUIRED,
+	  .choices = "1",
+	  .help = "format version: 1" },
+	{ .path = "name",
+	  .type = SCHEMA_STRING,
+	  .flags = SCHEMA_REQUIRED,
+	  .check = check_ident,
+	  .typename = "name",
+	  .help = "the study's name ([A-Za-z0-9_-], at most 64)" },
+	{ .path = "description", .type = SCHEMA_STRING, .help = "what the study measures" },
+	{ .path = "base",
+	  .type = SCHEMA_ANY,
+	  .flags = SCHEMA_REQUIRED,
+	  .typename = "object",
+	  .help = "the base configuration (next table); must be valid on its own" },
+	{ .path = "axes",
+	  .type = SCHEMA_ARRAY,
+	  .def = "[]",
+	  .help = "parameters to vary; cells are their cartesian product, first axis slowest" },
+	{ .path = "axes[]", .type = SCHEMA_OBJECT, .help = "one axis" },
+	{ .path = "axes[].name",
+	  .type = SCHEMA_STRING,
+	  .flags = SCHEMA_REQUIRED,
+	  .check = check_ident,
+	  .typename = "name",
+	  .help = "its name in cell summaries (unique)" },
+	{ .path = "axes[].path",
+	  .type = SCHEMA_STRING,
+	  .flags = SCHEMA_REQUIRED,
+	  .check = check_axis_path,
+	  .typename = "path",
+	  .help = "where in the configuration the value goes: \"pool.properties.ashift\", "
+		  "\"disks[1].size\"" },
+	{ .path = "axes[].values",
+	  .type = SCHEMA_ARRAY,
+	  .flags = SCHEMA_REQUIRED | SCHEMA_NONEMPTY,
+	  .help = "the values, each valid where the path points" },
+	{ .path = "axes[].values[]", .type = SCHEMA_ANY, .help = "one value" },
+	{ .path = "cases",
+	  .type = SCHEMA_ARRAY,
+	  .def = "[]",
+	  .help = "named points instead of the single base point; crossed with the axes" },
+	{ .path = "cases[]", .type = SCHEMA_OBJECT, .help = "one case" },
+	{ .path = "cases[].name",
+	  .type = SCHEMA_STRING,
+	  .flags = SCHEMA_REQUIRED,
+	  .check = check_ident,
+	  .typename = "name",
+	  .help = "its name in cell summaries (unique)" },
+	{ .path = "cases[].set",
+	  .type = SCHEMA_OBJECT,
+	  .flags = SCHEMA_REQUIRED,
+	  .help = "path: value pairs applied to base, paths as in axes[].path" },
+	{ .path = "cases[].set.*", .type = SCHEMA_ANY, .help = "one value" },
+	{ .path = "repeats",
+	  .type = SCHEMA_INT,
+	  .min = 1,
+	  .max = 1000,
+	  .def = "1",
+	  .help = "how many times the runner runs each cell" },
+	{ .path = "disk_models",
+	  .type = SCHEMA_OBJECT,
+	  .help = "the matrix's own disk models, by name (disks[].model); they shadow built-in "
+		  "ones" },
+	{ .path = "disk_models.*",
+	  .type = SCHEMA_OBJECT,
+	  .check = check_model_name,
+	  .typename = "object",
+	  .help = "one model: the disk attributes below" },
+	{ .path = "disk_models.*.description",
+	  .type = SCHEMA_STRING,
+	  .help = "what it stands for" },
+	DISK_ATTR_KEYS("disk_models.*.", NULL),
+	{ .path = "retries",
+	  .type = SCHEMA_INT,
+	  .min = 0,
+	  .max = 10,
+	  .def = "0",
+	  .help = "extra attempts at a cell that did not end ok (each attempt is recorded)" },
+	{ .path = "order",
+	  .type = SCHEMA_ENUM,
+	  .choices = "shuffled|sequential",
+	  .def = "\"shuffled\"",
+	  .help =
+	      "run order of the cells within each repeat; shuffled spreads drift over all cells" },
+	{ .path = "seed",
+	  .type = SCHEMA_INT,
+	  .min = 0,
+	  .max = 2147483647,
+	  .help =
+	      "seed of the shuffle (default: derived from the matrix, so reruns keep the order)" },
+	{ .path = "adaptive",
+	  .type = SCHEMA_OBJECT,
+	  .help = "after `repeats`, repeat cells whose metric still varies too much" },
+	{ .path = "adaptive.metric",
+	  .type = SCHEMA_ENUM,
+	  .flags = SCHEMA_REQUIRED,
+	  .choices = "iops|read_iops|write_iops|bw|read_bw|write_bw",
+	  .help = "the metric whose coefficient of variation decides (sum over fio jobs)" },
+	{ .path = "adaptive.cv_percent",
+	  .type = SCHEMA_ANY,
+	  .check = check_cv_percent,
+	  .def = "3.5",
+	  .typename = "number",
+	  .help = "repeat until the CV is at most this (the Phoronix Test Suite uses 3.5)" },
+	{ .path = "adaptive.max_repeats",
+	  .type = SCHEMA_INT,
+	  .min = 1,
+	  .max = 1000,
+	  .def = "10",
+	  .help = "never more repeats than this per cell" },
 };
 
 /* Kernel arguments reach the guest's /proc/cmdline verbatim: printable ASCII, bounded. */
@@ -816,223 +828,223 @@ static int check_kernel_args(const char *key, const json_t *v, char *msg, size_t
 }
 
 static const struct schema_key config_keys[] = {
-    {.path = "", .type = SCHEMA_OBJECT, .help = "one cell's configuration"},
-    {.path = "vm", .type = SCHEMA_OBJECT, .def = "{}", .help = "the virtual machine"},
-    {.path = "vm.memory",
-     .type = SCHEMA_SIZE,
-     .min = 128 << 20,
-     .def = "\"1G\"",
-     .help = "guest memory, at least 128M"},
-    {.path = "vm.cpus",
-     .type = SCHEMA_INT,
-     .min = 1,
-     .max = 64,
-     .def = "2",
-     .help = "virtual CPUs"},
-    {.path = "vm.accel",
-     .type = SCHEMA_ENUM,
-     .choices = "auto|kvm|tcg",
-     .def = "\"auto\"",
-     .help = "accelerator; auto probes KVM and falls back to TCG"},
-    {.path = "vm.kernel_args",
-     .type = SCHEMA_STRING,
-     .check = check_kernel_args,
-     .def = "\"\"",
-     .help = "appended to the guest kernel's command line (zbench.fault=... injects faults, "
-             "docs/protocol.md)"},
-    {.path = "disks",
-     .type = SCHEMA_ARRAY,
-     .flags = SCHEMA_REQUIRED | SCHEMA_NONEMPTY,
-     .help = "fresh disks given to the guest"},
-    {.path = "disks[]", .type = SCHEMA_OBJECT, .help = "one disk"},
-    {.path = "disks[].name",
-     .type = SCHEMA_STRING,
-     .flags = SCHEMA_REQUIRED,
-     .check = check_disk_name,
-     .typename = "name",
-     .help = "[a-z0-9_], unique; vdevs use it"},
-    {.path = "disks[].size",
-     .type = SCHEMA_SIZE,
-     .min = DISK_SIZE_MIN,
-     .help = "capacity, at least 80M (ZFS's smallest vdev is 64M and zpool create reserves "
-	     "8M of a whole disk); required unless `device` is given"},
-    {.path = "disks[].device",
-     .type = SCHEMA_STRING,
-     .check = check_device_path,
-     .typename = "path",
-     .help = "a host block device passed through (raw, no host cache) instead of a fresh "
-	     "image; needs `zbench run --allow-device PATH` (docs/disks.md)"},
-    {.path = "disks[].model",
-     .type = SCHEMA_STRING,
-     .check = check_ident,
-     .typename = "model name",
-     .help = "a disk model (top-level disk_models, else built in: docs/disks.md) whose bus, "
-	     "geometry and throttle fill what the disk leaves out"},
-    DISK_ATTR_KEYS("disks[].", "\"virtio-blk\""),
-    {.path = "pool", .type = SCHEMA_OBJECT, .flags = SCHEMA_REQUIRED, .help = "the pool"},
-    {.path = "pool.name",
-     .type = SCHEMA_STRING,
-     .check = check_pool_name,
-     .def = "\"tank\"",
-     .typename = "pool name",
-     .help = "zpool naming rules, no spaces"},
-    {.path = "pool.vdevs",
-     .type = SCHEMA_ARRAY,
-     .flags = SCHEMA_REQUIRED | SCHEMA_NONEMPTY,
-     .help = "top-level data vdevs"},
-    {.path = "pool.vdevs[]", .type = SCHEMA_OBJECT, .help = "one vdev"},
-    {.path = "pool.vdevs[].type",
-     .type = SCHEMA_ENUM,
-     .flags = SCHEMA_REQUIRED,
-     .choices = "stripe|mirror|raidz1|raidz2|raidz3",
-     .help = "stripe >= 1 disk, mirror >= 2, raidzN >= N+1"},
-    {.path = "pool.vdevs[].disks",
-     .type = SCHEMA_ARRAY,
-     .flags = SCHEMA_REQUIRED | SCHEMA_NONEMPTY,
-     .help = "disk names"},
-    {.path = "pool.vdevs[].disks[]",
-     .type = SCHEMA_STRING,
-     .typename = "disk name",
-     .help = "a disk of `disks`, used once in the pool"},
-    {.path = "pool.log",
-     .type = SCHEMA_ARRAY,
-     .def = "[]",
-     .help = "separate intent log vdevs, as pool.vdevs"},
-    {.path = "pool.log[]", .type = SCHEMA_OBJECT, .help = "one log vdev"},
-    {.path = "pool.log[].type",
-     .type = SCHEMA_ENUM,
-     .flags = SCHEMA_REQUIRED,
-     .choices = "stripe|mirror|raidz1|raidz2|raidz3",
-     .help = "as pool.vdevs[].type"},
-    {.path = "pool.log[].disks",
-     .type = SCHEMA_ARRAY,
-     .flags = SCHEMA_REQUIRED | SCHEMA_NONEMPTY,
-     .help = "disk names"},
-    {.path = "pool.log[].disks[]",
-     .type = SCHEMA_STRING,
-     .typename = "disk name",
-     .help = "a disk of `disks`"},
-    {.path = "pool.cache", .type = SCHEMA_ARRAY, .def = "[]", .help = "L2ARC disks"},
-    {.path = "pool.cache[]",
-     .type = SCHEMA_STRING,
-     .typename = "disk name",
-     .help = "a disk of `disks`"},
-    {.path = "pool.special",
-     .type = SCHEMA_ARRAY,
-     .def = "[]",
-     .help = "special allocation class vdevs, as pool.vdevs"},
-    {.path = "pool.special[]", .type = SCHEMA_OBJECT, .help = "one special vdev"},
-    {.path = "pool.special[].type",
-     .type = SCHEMA_ENUM,
-     .flags = SCHEMA_REQUIRED,
-     .choices = "stripe|mirror|raidz1|raidz2|raidz3",
-     .help = "as pool.vdevs[].type"},
-    {.path = "pool.special[].disks",
-     .type = SCHEMA_ARRAY,
-     .flags = SCHEMA_REQUIRED | SCHEMA_NONEMPTY,
-     .help = "disk names"},
-    {.path = "pool.special[].disks[]",
-     .type = SCHEMA_STRING,
-     .typename = "disk name",
-     .help = "a disk of `disks`"},
-    {.path = "pool.properties",
-     .type = SCHEMA_OBJECT,
-     .def = "{}",
-     .help = "zpool properties (zpool create -o), table below"},
-    {.path = "pool.properties.*",
-     .type = SCHEMA_SCALAR,
-     .check = check_zpool_prop,
-     .typename = "string or integer",
-     .help = "a known zpool property, or feature@NAME"},
-    {.path = "datasets",
-     .type = SCHEMA_ARRAY,
-     .def = "[]",
-     .help = "file systems to create, in order"},
-    {.path = "datasets[]", .type = SCHEMA_OBJECT, .help = "one file system"},
-    {.path = "datasets[].name",
-     .type = SCHEMA_STRING,
-     .flags = SCHEMA_REQUIRED,
-     .check = check_dataset_name,
-     .typename = "dataset name",
-     .help = "relative to the pool: \"bench\", \"a/b\"; unique"},
-    {.path = "datasets[].properties",
-     .type = SCHEMA_OBJECT,
-     .def = "{}",
-     .help = "zfs properties (zfs create -o), table below"},
-    {.path = "datasets[].properties.*",
-     .type = SCHEMA_SCALAR,
-     .check = check_dataset_prop,
-     .typename = "string or integer",
-     .help = "a known dataset property"},
-    {.path = "zvols", .type = SCHEMA_ARRAY, .def = "[]", .help = "volumes to create"},
-    {.path = "zvols[]", .type = SCHEMA_OBJECT, .help = "one volume"},
-    {.path = "zvols[].name",
-     .type = SCHEMA_STRING,
-     .flags = SCHEMA_REQUIRED,
-     .check = check_dataset_name,
-     .typename = "dataset name",
-     .help = "relative to the pool; unique among datasets and zvols"},
-    {.path = "zvols[].size",
-     .type = SCHEMA_SIZE,
-     .flags = SCHEMA_REQUIRED,
-     .min = 1,
-     .help = "volume size"},
-    {.path = "zvols[].properties",
-     .type = SCHEMA_OBJECT,
-     .def = "{}",
-     .help = "zfs properties for volumes, table below"},
-    {.path = "zvols[].properties.*",
-     .type = SCHEMA_SCALAR,
-     .check = check_zvol_prop,
-     .typename = "string or integer",
-     .help = "a known zvol property"},
-    {.path = "module_params",
-     .type = SCHEMA_OBJECT,
-     .def = "{}",
-     .help = "kernel module parameters, set before the pool is created"},
-    {.path = "module_params.*",
-     .type = SCHEMA_OBJECT,
-     .check = check_module,
-     .typename = "object",
-     .help = "module name ([a-z0-9_]) -> its parameters"},
-    {.path = "module_params.*.*",
-     .type = SCHEMA_SCALAR,
-     .check = check_module_param,
-     .typename = "string or integer",
-     .help = "parameter name ([a-z0-9_]) -> value"},
-    {.path = "workload",
-     .type = SCHEMA_OBJECT,
-     .flags = SCHEMA_REQUIRED,
-     .help = "the workload engine's job, in fio option names"},
-    {.path = "workload.target",
-     .type = SCHEMA_STRING,
-     .flags = SCHEMA_REQUIRED,
-     .typename = "dataset name",
-     .help = "the dataset or zvol the job runs on"},
-    {.path = "workload.*",
-     .type = SCHEMA_ANY,
-     .check = check_workload_option,
-     .typename = "per option",
-     .help = "a fio option the engine knows (rw, bs, size, ...)"},
-    {.path = "timeouts", .type = SCHEMA_OBJECT, .def = "{}", .help = "deadlines"},
-    {.path = "timeouts.boot",
-     .type = SCHEMA_DURATION,
-     .min = 1,
-     .def = "\"120s\"",
-     .help = "power-on to the guest's first message"},
-    {.path = "timeouts.heartbeat",
-     .type = SCHEMA_DURATION,
-     .min = 1,
-     .def = "\"60s\"",
-     .help = "longest silence from the guest"},
-    {.path = "timeouts.overall",
-     .type = SCHEMA_DURATION,
-     .min = 1,
-     .help = "whole cell; absent: derived by the runner from the workload"},
+	{ .path = "", .type = SCHEMA_OBJECT, .help = "one cell's configuration" },
+	{ .path = "vm", .type = SCHEMA_OBJECT, .def = "{}", .help = "the virtual machine" },
+	{ .path = "vm.memory",
+	  .type = SCHEMA_SIZE,
+	  .min = 128 << 20,
+	  .def = "\"1G\"",
+	  .help = "guest memory, at least 128M" },
+	{ .path = "vm.cpus",
+	  .type = SCHEMA_INT,
+	  .min = 1,
+	  .max = 64,
+	  .def = "2",
+	  .help = "virtual CPUs" },
+	{ .path = "vm.accel",
+	  .type = SCHEMA_ENUM,
+	  .choices = "auto|kvm|tcg",
+	  .def = "\"auto\"",
+	  .help = "accelerator; auto probes KVM and falls back to TCG" },
+	{ .path = "vm.kernel_args",
+	  .type = SCHEMA_STRING,
+	  .check = check_kernel_args,
+	  .def = "\"\"",
+	  .help = "appended to the guest kernel's command line (zbench.fault=... injects faults, "
+		  "docs/protocol.md)" },
+	{ .path = "disks",
+	  .type = SCHEMA_ARRAY,
+	  .flags = SCHEMA_REQUIRED | SCHEMA_NONEMPTY,
+	  .help = "fresh disks given to the guest" },
+	{ .path = "disks[]", .type = SCHEMA_OBJECT, .help = "one disk" },
+	{ .path = "disks[].name",
+	  .type = SCHEMA_STRING,
+	  .flags = SCHEMA_REQUIRED,
+	  .check = check_disk_name,
+	  .typename = "name",
+	  .help = "[a-z0-9_], unique; vdevs use it" },
+	{ .path = "disks[].size",
+	  .type = SCHEMA_SIZE,
+	  .min = DISK_SIZE_MIN,
+	  .help = "capacity, at least 80M (ZFS's smallest vdev is 64M and zpool create reserves "
+		  "8M of a whole disk); required unless `device` is given" },
+	{ .path = "disks[].device",
+	  .type = SCHEMA_STRING,
+	  .check = check_device_path,
+	  .typename = "path",
+	  .help = "a host block device passed through (raw, no host cache) instead of a fresh "
+		  "image; needs `zbench run --allow-device PATH` (docs/disks.md)" },
+	{ .path = "disks[].model",
+	  .type = SCHEMA_STRING,
+	  .check = check_ident,
+	  .typename = "model name",
+	  .help = "a disk model (top-level disk_models, else built in: docs/disks.md) whose bus, "
+		  "geometry and throttle fill what the disk leaves out" },
+	DISK_ATTR_KEYS("disks[].", "\"virtio-blk\""),
+	{ .path = "pool", .type = SCHEMA_OBJECT, .flags = SCHEMA_REQUIRED, .help = "the pool" },
+	{ .path = "pool.name",
+	  .type = SCHEMA_STRING,
+	  .check = check_pool_name,
+	  .def = "\"tank\"",
+	  .typename = "pool name",
+	  .help = "zpool naming rules, no spaces" },
+	{ .path = "pool.vdevs",
+	  .type = SCHEMA_ARRAY,
+	  .flags = SCHEMA_REQUIRED | SCHEMA_NONEMPTY,
+	  .help = "top-level data vdevs" },
+	{ .path = "pool.vdevs[]", .type = SCHEMA_OBJECT, .help = "one vdev" },
+	{ .path = "pool.vdevs[].type",
+	  .type = SCHEMA_ENUM,
+	  .flags = SCHEMA_REQUIRED,
+	  .choices = "stripe|mirror|raidz1|raidz2|raidz3",
+	  .help = "stripe >= 1 disk, mirror >= 2, raidzN >= N+1" },
+	{ .path = "pool.vdevs[].disks",
+	  .type = SCHEMA_ARRAY,
+	  .flags = SCHEMA_REQUIRED | SCHEMA_NONEMPTY,
+	  .help = "disk names" },
+	{ .path = "pool.vdevs[].disks[]",
+	  .type = SCHEMA_STRING,
+	  .typename = "disk name",
+	  .help = "a disk of `disks`, used once in the pool" },
+	{ .path = "pool.log",
+	  .type = SCHEMA_ARRAY,
+	  .def = "[]",
+	  .help = "separate intent log vdevs, as pool.vdevs" },
+	{ .path = "pool.log[]", .type = SCHEMA_OBJECT, .help = "one log vdev" },
+	{ .path = "pool.log[].type",
+	  .type = SCHEMA_ENUM,
+	  .flags = SCHEMA_REQUIRED,
+	  .choices = "stripe|mirror|raidz1|raidz2|raidz3",
+	  .help = "as pool.vdevs[].type" },
+	{ .path = "pool.log[].disks",
+	  .type = SCHEMA_ARRAY,
+	  .flags = SCHEMA_REQUIRED | SCHEMA_NONEMPTY,
+	  .help = "disk names" },
+	{ .path = "pool.log[].disks[]",
+	  .type = SCHEMA_STRING,
+	  .typename = "disk name",
+	  .help = "a disk of `disks`" },
+	{ .path = "pool.cache", .type = SCHEMA_ARRAY, .def = "[]", .help = "L2ARC disks" },
+	{ .path = "pool.cache[]",
+	  .type = SCHEMA_STRING,
+	  .typename = "disk name",
+	  .help = "a disk of `disks`" },
+	{ .path = "pool.special",
+	  .type = SCHEMA_ARRAY,
+	  .def = "[]",
+	  .help = "special allocation class vdevs, as pool.vdevs" },
+	{ .path = "pool.special[]", .type = SCHEMA_OBJECT, .help = "one special vdev" },
+	{ .path = "pool.special[].type",
+	  .type = SCHEMA_ENUM,
+	  .flags = SCHEMA_REQUIRED,
+	  .choices = "stripe|mirror|raidz1|raidz2|raidz3",
+	  .help = "as pool.vdevs[].type" },
+	{ .path = "pool.special[].disks",
+	  .type = SCHEMA_ARRAY,
+	  .flags = SCHEMA_REQUIRED | SCHEMA_NONEMPTY,
+	  .help = "disk names" },
+	{ .path = "pool.special[].disks[]",
+	  .type = SCHEMA_STRING,
+	  .typename = "disk name",
+	  .help = "a disk of `disks`" },
+	{ .path = "pool.properties",
+	  .type = SCHEMA_OBJECT,
+	  .def = "{}",
+	  .help = "zpool properties (zpool create -o), table below" },
+	{ .path = "pool.properties.*",
+	  .type = SCHEMA_SCALAR,
+	  .check = check_zpool_prop,
+	  .typename = "string or integer",
+	  .help = "a known zpool property, or feature@NAME" },
+	{ .path = "datasets",
+	  .type = SCHEMA_ARRAY,
+	  .def = "[]",
+	  .help = "file systems to create, in order" },
+	{ .path = "datasets[]", .type = SCHEMA_OBJECT, .help = "one file system" },
+	{ .path = "datasets[].name",
+	  .type = SCHEMA_STRING,
+	  .flags = SCHEMA_REQUIRED,
+	  .check = check_dataset_name,
+	  .typename = "dataset name",
+	  .help = "relative to the pool: \"bench\", \"a/b\"; unique" },
+	{ .path = "datasets[].properties",
+	  .type = SCHEMA_OBJECT,
+	  .def = "{}",
+	  .help = "zfs properties (zfs create -o), table below" },
+	{ .path = "datasets[].properties.*",
+	  .type = SCHEMA_SCALAR,
+	  .check = check_dataset_prop,
+	  .typename = "string or integer",
+	  .help = "a known dataset property" },
+	{ .path = "zvols", .type = SCHEMA_ARRAY, .def = "[]", .help = "volumes to create" },
+	{ .path = "zvols[]", .type = SCHEMA_OBJECT, .help = "one volume" },
+	{ .path = "zvols[].name",
+	  .type = SCHEMA_STRING,
+	  .flags = SCHEMA_REQUIRED,
+	  .check = check_dataset_name,
+	  .typename = "dataset name",
+	  .help = "relative to the pool; unique among datasets and zvols" },
+	{ .path = "zvols[].size",
+	  .type = SCHEMA_SIZE,
+	  .flags = SCHEMA_REQUIRED,
+	  .min = 1,
+	  .help = "volume size" },
+	{ .path = "zvols[].properties",
+	  .type = SCHEMA_OBJECT,
+	  .def = "{}",
+	  .help = "zfs properties for volumes, table below" },
+	{ .path = "zvols[].properties.*",
+	  .type = SCHEMA_SCALAR,
+	  .check = check_zvol_prop,
+	  .typename = "string or integer",
+	  .help = "a known zvol property" },
+	{ .path = "module_params",
+	  .type = SCHEMA_OBJECT,
+	  .def = "{}",
+	  .help = "kernel module parameters, set before the pool is created" },
+	{ .path = "module_params.*",
+	  .type = SCHEMA_OBJECT,
+	  .check = check_module,
+	  .typename = "object",
+	  .help = "module name ([a-z0-9_]) -> its parameters" },
+	{ .path = "module_params.*.*",
+	  .type = SCHEMA_SCALAR,
+	  .check = check_module_param,
+	  .typename = "string or integer",
+	  .help = "parameter name ([a-z0-9_]) -> value" },
+	{ .path = "workload",
+	  .type = SCHEMA_OBJECT,
+	  .flags = SCHEMA_REQUIRED,
+	  .help = "the workload engine's job, in fio option names" },
+	{ .path = "workload.target",
+	  .type = SCHEMA_STRING,
+	  .flags = SCHEMA_REQUIRED,
+	  .typename = "dataset name",
+	  .help = "the dataset or zvol the job runs on" },
+	{ .path = "workload.*",
+	  .type = SCHEMA_ANY,
+	  .check = check_workload_option,
+	  .typename = "per option",
+	  .help = "a fio option the engine knows (rw, bs, size, ...)" },
+	{ .path = "timeouts", .type = SCHEMA_OBJECT, .def = "{}", .help = "deadlines" },
+	{ .path = "timeouts.boot",
+	  .type = SCHEMA_DURATION,
+	  .min = 1,
+	  .def = "\"120s\"",
+	  .help = "power-on to the guest's first message" },
+	{ .path = "timeouts.heartbeat",
+	  .type = SCHEMA_DURATION,
+	  .min = 1,
+	  .def = "\"60s\"",
+	  .help = "longest silence from the guest" },
+	{ .path = "timeouts.overall",
+	  .type = SCHEMA_DURATION,
+	  .min = 1,
+	  .help = "whole cell; absent: derived by the runner from the workload" },
 };
 
-const struct schema schema_matrix = {"matrix", matrix_keys, ARRAY_SIZE(matrix_keys)};
-const struct schema schema_config = {"config", config_keys, ARRAY_SIZE(config_keys)};
+const struct schema schema_matrix = { "matrix", matrix_keys, ARRAY_SIZE(matrix_keys) };
+const struct schema schema_config = { "config", config_keys, ARRAY_SIZE(config_keys) };
 
 /* ---- lookup --------------------------------------------------------------------------------- */
 
@@ -1303,8 +1315,7 @@ static int walk(const struct schema *s, const struct schema_key *sk, const char 
 			snprintf(e->msg, sizeof(e->msg), "must not be empty");
 			return fail(e, path, JSON_POS_VALUE);
 		}
-		json_object_foreach((json_t *)v, k, member)
-		{
+		json_object_foreach ((json_t *)v, k, member) {
 			const struct schema_key *child = schema_child(s, sk, k);
 
 			json_path_append_key(path, JSON_POS_PATH_MAX, k);
@@ -1343,8 +1354,7 @@ static int walk(const struct schema *s, const struct schema_key *sk, const char 
 			snprintf(e->msg, sizeof(e->msg), "must not be empty");
 			return fail(e, path, JSON_POS_VALUE);
 		}
-		json_array_foreach((json_t *)v, i, elem)
-		{
+		json_array_foreach ((json_t *)v, i, elem) {
 			json_path_append_index(path, JSON_POS_PATH_MAX, i);
 			if (item && walk(s, item, NULL, elem, path, e) < 0)
 				return -1;
@@ -1392,8 +1402,7 @@ void schema_fill_defaults(const struct schema *s, const struct schema_key *root,
 					json_object_set_new(v, names[i], d);
 			}
 		}
-		json_object_foreach(v, k, member)
-		{
+		json_object_foreach (v, k, member) {
 			const struct schema_key *child = schema_child(s, root, k);
 
 			if (child)
@@ -1405,7 +1414,8 @@ void schema_fill_defaults(const struct schema *s, const struct schema_key *root,
 		size_t i;
 
 		if (item) {
-			json_array_foreach(v, i, elem) schema_fill_defaults(s, item, elem);
+			json_array_foreach (v, i, elem)
+				schema_fill_defaults(s, item, elem);
 		}
 	}
 }

@@ -20,9 +20,9 @@ struct vm_disk {
 	const char *serial; /* what the guest sees as the serial, e.g. "zb-d0" */
 	int passthrough;    /* path is a host block device (checked by passthrough.c) */
 	int logical_block_size, physical_block_size; /* bytes; 0: QEMU's default (512) */
-	int rotation_rate;  /* SCSI rotation rate: 0 not reported, 1 solid state, else rpm */
-	int write_cache;    /* volatile write cache the guest sees: -1 default (on), 0, 1 */
-	int discard;	    /* pass discards through to the image */
+	int rotation_rate; /* SCSI rotation rate: 0 not reported, 1 solid state, else rpm */
+	int write_cache;   /* volatile write cache the guest sees: -1 default (on), 0, 1 */
+	int discard;	   /* pass discards through to the image */
 	struct vm_throttle {
 		uint64_t iops, bps, iops_burst, bps_burst; /* 0: no limit */
 		uint64_t burst_length;			   /* seconds; 0: QEMU's default (1) */

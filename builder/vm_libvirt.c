@@ -34,10 +34,10 @@
 #include "util.h"
 #include "vm.h"
 
-#define QBOOT_ROM	"/usr/share/qemu/qboot.rom"
-#define URI_ENV		"ZBENCH_LIBVIRT_URI"
-#define EMBED_PREFIX	"qemu:///embed"
-#define CHANNEL_WAIT_S	30
+#define QBOOT_ROM      "/usr/share/qemu/qboot.rom"
+#define URI_ENV	       "ZBENCH_LIBVIRT_URI"
+#define EMBED_PREFIX   "qemu:///embed"
+#define CHANNEL_WAIT_S 30
 
 struct vm {
 	virDomainPtr dom;
@@ -114,51 +114,58 @@ static int on_lifecycle(virConnectPtr conn, virDomainPtr dom, int event, int det
 }
 
 /* The embedded driver's root: its qemu.conf runs QEMU as the calling user (the default
- * would be libvirt-qemu, which cannot read the caller's files) and sends QEMU's output to
- * files instead of to virtlogd, which is a daemon (DESIGN.md field notes). */
+ * would be libvirt-qemu, which cannot read the caller's files), leaves the owner and the
+ * extended attributes of our files alone (QEMU runs as their owner: nothing to relabel, and
+ * the image cache is shared by every run), and sends QEMU's output to files instead of to
+ * virtlogd, which is a daemon (DESIGN.md field notes). */
 static int embed_root_prepare(const char *root, struct zb_error *err)
 {
 	char *etc = xasprintf("%s/etc", root);
+	char *log = xasprintf("%s/log", root);
 	char *conf_path = xasprintf("%s/etc/qemu.conf", root);
 	char *conf = xasprintf("# written by zbench (builder/vm_libvirt.c, docs/libvirt.md)\n"
 			       "user = \"+%u\"\n"
 			       "group = \"+%u\"\n"
+			       "dynamic_ownership = 0\n"
+			       "remember_owner = 0\n"
 			       "stdio_handler = \"file\"\n",
 			       (unsigned)getuid(), (unsigned)getgid());
 	int rc = -1;
 
-	if (mkdir_p(etc, 0700, err) < 0)
+	if (mkdir_p(etc, 0700, err) < 0 || mkdir_p(log, 0700, err) < 0)
 		goto out;
 	if (write_file_atomic(conf_path, conf, strlen(conf), 0600, err) < 0)
 		goto out;
 	rc = 0;
 out:
 	free(etc);
+	free(log);
 	free(conf_path);
 	free(conf);
 	return rc;
 }
 
+/* The embedded driver has no AUTODESTROY: destroy what is still running when zbench exits
+ * (the runner stops every VM itself; this covers an exit on an error path). */
+static void destroy_live_domains(void)
+{
+	pthread_mutex_lock(&lv.lock);
+	for (struct vm *vm = lv.live; vm; vm = vm->next) {
+		if (vm->dom && !__atomic_load_n(&vm->exited, __ATOMIC_ACQUIRE))
+			virDomainDestroy(vm->dom);
+	}
+	pthread_mutex_unlock(&lv.lock);
+}
+
 /* Open the connection once (the first cell decides the embedded root: its run directory). */
 static int conn_open(const char *cell_dir, struct zb_error *err)
 {
-	static int loop_started;
+	static int loop_started, handler;
 	const char *env = getenv(URI_ENV);
 	pthread_t th;
 
 	if (lv.conn)
 		return 0;
-	virSetErrorFunc(NULL, quiet_errors);
-	if (virInitialize() < 0)
-		return error_set(err, 0, "initialising libvirt: %s", virt_msg());
-	if (!loop_started) {
-		if (virEventRegisterDefaultImpl() < 0)
-			return error_set(err, 0, "libvirt's event loop: %s", virt_msg());
-		if (pthread_create(&th, NULL, event_loop, NULL) != 0)
-			return error_sys(err, errno, "starting libvirt's event loop thread");
-		pthread_detach(th);
-		loop_started = 1;
-	}
 	free(lv.uri);
 	free(lv.embed_root);
 	lv.uri = NULL;
@@ -188,6 +195,31 @@ static int conn_open(const char *cell_dir, struct zb_error *err)
 					 lv.uri);
 		if (embed_root_prepare(lv.embed_root, err) < 0)
 			return error_wrap(err, "libvirt root '%s'", lv.embed_root);
+		/* The embedded driver logs its warnings to our stderr (taint notes, missing
+		 * device-mapper, ...): into the root instead, unless the user chose. Read once,
+		 * by virInitialize(). */
+		if (!getenv("LIBVIRT_LOG_OUTPUTS")) {
+			char *out = xasprintf("3:file:%s/log/libvirt.log", lv.embed_root);
+
+			setenv("LIBVIRT_LOG_OUTPUTS", out, 1);
+			free(out);
+		}
+		if (!handler && atexit(destroy_live_domains) == 0)
+			handler = 1;
+	}
+	virSetErrorFunc(NULL, quiet_errors);
+	if (virInitialize() < 0)
+		return error_set(err, 0, "initialising libvirt: %s", virt_msg());
+	if (!loop_started) {
+		/* Domain events (how we learn that a guest powered off) and the embedded
+		 * driver's monitor I/O are dispatched only from a running event loop: it must
+		 * be registered before the connection opens (virt-qemu-run does the same). */
+		if (virEventRegisterDefaultImpl() < 0)
+			return error_set(err, 0, "libvirt's event loop: %s", virt_msg());
+		if (pthread_create(&th, NULL, event_loop, NULL) != 0)
+			return error_sys(err, errno, "starting libvirt's event loop thread");
+		pthread_detach(th);
+		loop_started = 1;
 	}
 	lv.conn = virConnectOpen(lv.uri);
 	if (!lv.conn)
@@ -324,8 +356,9 @@ static int disk_xml(FILE *f, const struct vm_disk *d, const char *abs_path, int 
 	char dev[16];
 
 	if (!lb || !lb->bus)
-		return error_set(err, ENOTSUP, "disk '%s': bus '%s' is not available through libvirt",
-				 d->name, d->bus);
+		return error_set(err, ENOTSUP,
+				 "disk '%s': bus '%s' is not available through libvirt", d->name,
+				 d->bus);
 	if (d->write_cache == 0)
 		cache = direct ? "directsync" : "writethrough";
 	else
@@ -609,7 +642,11 @@ static int lv_start(const struct vm_spec *s, struct vm **out, struct zb_error *e
 	vm->next = lv.live;
 	lv.live = vm;
 	pthread_mutex_unlock(&lv.lock);
-	vm->dom = virDomainCreateXML(lv.conn, xml, VIR_DOMAIN_START_AUTODESTROY);
+	/* The embedded driver refuses AUTODESTROY (libvirt 9.0 to 11.x: "not supported for
+	 * embedded drivers yet"); there the domain is ours alone and stop() or the exit handler
+	 * destroys it (docs/libvirt.md). */
+	vm->dom =
+	    virDomainCreateXML(lv.conn, xml, lv.embed_root ? 0 : VIR_DOMAIN_START_AUTODESTROY);
 	if (!vm->dom) {
 		error_set(err, 0, "creating domain '%s' on '%s': %s", vm->name, lv.uri, virt_msg());
 		goto out;

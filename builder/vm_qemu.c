@@ -7,8 +7,8 @@
  * -sandbox on. The exact command line is kept in the cell directory (qemu.cmdline).
  */
 #include <errno.h>
-#include <jansson.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -205,14 +205,14 @@ static void disk_args(struct args *a, const struct vm_disk *d, int i)
 		snprintf(props + strlen(props), sizeof(props) - strlen(props),
 			 ",physical_block_size=%d", d->physical_block_size);
 	if (d->rotation_rate && qb->rotation_rate)
-		snprintf(props + strlen(props), sizeof(props) - strlen(props),
-			 ",rotation_rate=%d", d->rotation_rate);
+		snprintf(props + strlen(props), sizeof(props) - strlen(props), ",rotation_rate=%d",
+			 d->rotation_rate);
 	if (d->write_cache >= 0)
 		snprintf(props + strlen(props), sizeof(props) - strlen(props), ",write-cache=%s",
 			 d->write_cache ? "on" : "off");
 	args_add(a, "-device");
-	args_add(a, "%s%s%s,drive=%s,serial=%s%s", qb->device, port[0] ? ",bus=" : "", port,
-		 node, d->serial, props);
+	args_add(a, "%s%s%s,drive=%s,serial=%s%s", qb->device, port[0] ? ",bus=" : "", port, node,
+		 d->serial, props);
 }
 
 static void build_args(const struct vm_spec *s, struct vm *vm, struct args *a)

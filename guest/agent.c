@@ -747,7 +747,6 @@ static json_t *parse_get(char *out)
 	return obj;
 }
 
-
 static json_t *module_parameters(const char *mod)
 {
 	char dir[128];
@@ -804,7 +803,8 @@ static json_t *disk_report(void)
 			if (v && q == 3) /* "write back" or "write through" */
 				json_object_set_new(o, queue[q], json_string(v));
 			else if (v)
-				json_object_set_new(o, queue[q], json_integer(strtoll(v, NULL, 10)));
+				json_object_set_new(o, queue[q],
+						    json_integer(strtoll(v, NULL, 10)));
 			free(v);
 		}
 		snprintf(path, sizeof(path), "/sys/block/%s/size", dev);
@@ -917,8 +917,8 @@ static void relay_status(int fd, char *acc, size_t *len, size_t cap)
 
 static const char *pool_name(void)
 {
-	const char *p = json_string_value(json_object_get(
-	    json_object_get(json_object_get(agent.job, "config"), "pool"), "name"));
+	const char *p = json_string_value(
+	    json_object_get(json_object_get(json_object_get(agent.job, "config"), "pool"), "name"));
 
 	return p ? p : "";
 }
@@ -1012,8 +1012,7 @@ static void step_workload(void)
 				logf_console("fault injection: stopping the engine");
 				kill(pid, SIGSTOP);
 			}
-		}
-		else if (pfd[0].revents & (POLLHUP | POLLERR)) {
+		} else if (pfd[0].revents & (POLLHUP | POLLERR)) {
 			if (pfd[0].fd >= 0)
 				open_fds--;
 			close(status_pipe[0]);

@@ -15,7 +15,8 @@
 
 /* /proc/diskstats fields we use (Documentation/admin-guide/iostats.rst). */
 struct dstat {
-	uint64_t rd_ios, rd_sectors, rd_ticks, wr_ios, wr_sectors, wr_ticks, io_ticks, time_in_queue;
+	uint64_t rd_ios, rd_sectors, rd_ticks, wr_ios, wr_sectors, wr_ticks, io_ticks,
+	    time_in_queue;
 	uint64_t fl_ios, fl_ticks; /* flushes (kernel 5.5+; 0 if absent) */
 };
 
@@ -64,11 +65,12 @@ static void read_diskstats(struct telemetry *t, struct snap *s)
 	for (char *line = strtok_r(t->buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char name[64];
 		unsigned long long f[17] = { 0 };
-		int n = sscanf(line,
-			       " %*u %*u %63s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu "
-			       "%llu %llu %llu %llu %llu %llu",
-			       name, &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7], &f[8],
-			       &f[9], &f[10], &f[11], &f[12], &f[13], &f[14], &f[15], &f[16]);
+		int n =
+		    sscanf(line,
+			   " %*u %*u %63s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu "
+			   "%llu %llu %llu %llu %llu %llu",
+			   name, &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7], &f[8],
+			   &f[9], &f[10], &f[11], &f[12], &f[13], &f[14], &f[15], &f[16]);
 
 		if (n < 12)
 			continue;
@@ -187,18 +189,17 @@ static json_t *disk_delta(const struct dstat *a, const struct dstat *b, const ch
 	uint64_t rio = b->rd_ios - a->rd_ios, wio = b->wr_ios - a->wr_ios;
 	double util = per(a->io_ticks, b->io_ticks, dt * 1000) * 100;
 
-	return json_pack("{s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "dev", dev,
-			 "r_iops", per(a->rd_ios, b->rd_ios, dt), "w_iops",
-			 per(a->wr_ios, b->wr_ios, dt), "r_kbps",
-			 per(a->rd_sectors, b->rd_sectors, dt) / 2, "w_kbps",
-			 per(a->wr_sectors, b->wr_sectors, dt) / 2, "r_await_ms",
-			 per(a->rd_ticks, b->rd_ticks, (double)rio), "w_await_ms",
-			 per(a->wr_ticks, b->wr_ticks, (double)wio), "await_ms",
-			 per(a->rd_ticks + a->wr_ticks, b->rd_ticks + b->wr_ticks,
-			     (double)(rio + wio)),
-			 "flush_per_s", per(a->fl_ios, b->fl_ios, dt), "aqu_sz",
-			 per(a->time_in_queue, b->time_in_queue, dt * 1000), "util_pct",
-			 util > 100 ? 100 : util);
+	return json_pack(
+	    "{s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "dev", dev, "r_iops",
+	    per(a->rd_ios, b->rd_ios, dt), "w_iops", per(a->wr_ios, b->wr_ios, dt), "r_kbps",
+	    per(a->rd_sectors, b->rd_sectors, dt) / 2, "w_kbps",
+	    per(a->wr_sectors, b->wr_sectors, dt) / 2, "r_await_ms",
+	    per(a->rd_ticks, b->rd_ticks, (double)rio), "w_await_ms",
+	    per(a->wr_ticks, b->wr_ticks, (double)wio), "await_ms",
+	    per(a->rd_ticks + a->wr_ticks, b->rd_ticks + b->wr_ticks, (double)(rio + wio)),
+	    "flush_per_s", per(a->fl_ios, b->fl_ios, dt), "aqu_sz",
+	    per(a->time_in_queue, b->time_in_queue, dt * 1000), "util_pct",
+	    util > 100 ? 100 : util);
 }
 
 static json_t *delta(struct telemetry *t, const struct snap *a, const struct snap *b)
@@ -219,7 +220,7 @@ static json_t *delta(struct telemetry *t, const struct snap *a, const struct sna
 	    "l2_misses", (json_int_t)(b->arc.l2_misses - a->arc.l2_misses), "l2_size",
 	    (json_int_t)b->arc.l2_size, "txg", "last", (json_int_t)b->txg_last, "committed",
 	    (json_int_t)(b->txg_last >= a->txg_last && a->txg_last ? b->txg_last - a->txg_last
-								    : 0));
+								   : 0));
 }
 
 json_t *telemetry_sample(struct telemetry *t, double now)

@@ -192,6 +192,61 @@ static void test_vmlinux_lz4(void)
 	free(out);
 }
 
+/* The root hash covers only the root-shaping keys; an optional key left out (or at its default)
+ * must not change it, or every cached root would be rebuilt (10+ minutes each). */
+static void test_recipe(void)
+{
+	static const char base[] =
+	    "{\"name\": \"t\", \"distro\": \"debian\", \"suite\": \"bookworm\", "
+	    "\"components\": [\"main\"], \"mirror\": \"host\", "
+	    "\"kernel_packages\": [\"linux-image-cloud-amd64\"], \"packages\": [%s], "
+	    "\"modules\": [%s], \"files\": []%s}";
+	static const struct {
+		const char *packages, *modules, *extra;
+		int ok, same_root, same_image;
+	} cases[] = {
+		{ "\"zfs-dkms\"", "\"zfs\"", "", 1, 1, 1 },
+		{ "\"zfs-dkms\"", "\"zfs\"", ", \"backports\": false", 1, 1, 0 },
+		{ "\"zfs-dkms\"", "\"zfs\", \"nvme\"", "", 1, 1, 0 },
+		{ "\"zfs-dkms\"", "\"zfs\"", ", \"backports\": true", 1, 0, 0 },
+		{ "\"zfs-dkms/bookworm-backports\"", "\"zfs\"", ", \"backports\": true", 1, 0, 0 },
+		{ "\"zfs-dkms/bookworm-updates\"", "\"zfs\"", "", 1, 0, 0 },
+		{ "\"zfs-dkms/bookworm-backports\"", "\"zfs\"", "", 0, 0, 0 },
+		{ "\"zfs-dkms/sid\"", "\"zfs\"", ", \"backports\": true", 0, 0, 0 },
+		{ "\"zfs-dkms/\"", "\"zfs\"", "", 0, 0, 0 },
+		{ "\"zfs-dkms\"", "\"zfs\"", ", \"backports\": 1", 0, 0, 0 },
+	};
+	char root0[65] = "", image0[65] = "";
+	char *path = at("recipe.json");
+	struct zb_error err;
+	struct recipe r;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text = xasprintf(base, cases[i].packages, cases[i].modules, cases[i].extra);
+		int rc;
+
+		CHECK(write_file_atomic(path, text, strlen(text), 0644, &err) == 0);
+		free(text);
+		rc = recipe_load(path, &r, &err);
+		if (rc != (cases[i].ok ? 0 : -1))
+			fprintf(stderr, "recipe case %zu: %s\n", i, rc ? err.msg : "loaded");
+		CHECK(rc == (cases[i].ok ? 0 : -1));
+		if (rc < 0)
+			continue;
+		if (i == 0) {
+			memcpy(root0, r.root_hash, sizeof(root0));
+			memcpy(image0, r.hash, sizeof(image0));
+		}
+		if ((strcmp(root0, r.root_hash) == 0) != cases[i].same_root ||
+		    (strcmp(image0, r.hash) == 0) != cases[i].same_image)
+			fprintf(stderr, "recipe case %zu: wrong hash\n", i);
+		CHECK((strcmp(root0, r.root_hash) == 0) == cases[i].same_root);
+		CHECK((strcmp(image0, r.hash) == 0) == cases[i].same_image);
+		recipe_release(&r);
+	}
+	free(path);
+}
+
 int main(void)
 {
 	struct zb_error err = { 0 };
@@ -201,6 +256,7 @@ int main(void)
 	test_elf_deps();
 	test_root_resolve();
 	test_vmlinux_lz4();
+	test_recipe();
 	CHECK(remove_tree(tmp, &err) == 0);
 	return check_summary("test_image");
 }
