@@ -130,7 +130,7 @@ golden: zbench
 # Real VMs: the quick matrix, every failure class, kill and resume, the configuration space.
 INTEGRATION = $(wildcard tests/integration/run.sh tests/integration/faults.sh \
 	tests/integration/resume.sh tests/integration/adaptive.sh tests/integration/engines.sh \
-	tests/integration/config.sh tests/integration/libvirt.sh)
+	tests/integration/config.sh tests/integration/buses.sh tests/integration/libvirt.sh)
 integration: all
 	$(Q)rc=0; for t in $(INTEGRATION); do echo "== $$t"; $$t || rc=1; done; exit $$rc
 

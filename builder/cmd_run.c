@@ -8,8 +8,6 @@
 #include "disk.h"
 #include "run.h"
 
-#define DEFAULT_RECIPE "images/debian12-zfs.json"
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -21,7 +19,8 @@ static void usage(FILE *f)
 		"\n"
 		"options:\n"
 		"  -o, --output DIR     run directory (default runs/<matrix name>-<UTC time>)\n"
-		"  -i, --image RECIPE   image recipe (default %s); built if not cached\n"
+		"  -i, --image RECIPE   image recipe (default: the matrix's \"image\", else\n"
+		"                       %s); built if not cached\n"
 		"      --cache-dir DIR  image cache (default $ZBENCH_CACHE_DIR, else\n"
 		"                       $XDG_CACHE_HOME/zbench, else ~/.cache/zbench)\n"
 		"      --accel A        auto|kvm|tcg, overrides the matrix's vm.accel; auto tries\n"
@@ -41,7 +40,7 @@ static void usage(FILE *f)
 		"\n"
 		"exit status: 0 all cells ok, 1 some cell failed (see cells.jsonl),\n"
 		"             2 usage or input error, 130 interrupted\n",
-		DEFAULT_RECIPE);
+		RUN_DEFAULT_RECIPE);
 }
 
 int cmd_run(int argc, char **argv)
@@ -68,7 +67,7 @@ int cmd_run(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct run_options o = { .recipe_path = DEFAULT_RECIPE, .backend = "qemu" };
+	struct run_options o = { .backend = "qemu" };
 	struct zb_error err = { 0 };
 	int c, rc;
 

@@ -6,21 +6,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "image.h"
 #include "units.h"
 #include "util.h"
 
-/* The appliance runs Debian's cloud kernel (images/debian12-zfs.json): it has virtio_blk,
- * virtio_scsi + sd_mod and NVMe (built in), but CONFIG_SATA_AHCI and CONFIG_USB_SUPPORT are not
- * set, so an AHCI or USB disk would simply not appear in the guest. Those buses are refused
- * when the matrix loads, with this reason, rather than failing a cell after a boot
- * (docs/disks.md says how to lift it). */
-#define NO_AHCI                                                                                    \
-	"the appliance's Debian cloud kernel has no AHCI driver (CONFIG_SATA_AHCI is not set); "   \
-	"use virtio-scsi (a SCSI disk with rotation rate and write cache) or a disk model"
-#define NO_USB                                                                                     \
-	"the appliance's Debian cloud kernel has no USB support (CONFIG_USB_SUPPORT is not set); " \
-	"use the usb2-stick/usb3-stick models (virtio-scsi throttled to USB speeds)"
-
+/* Which of these buses a guest can use depends on its kernel: Debian's cloud kernel has no AHCI
+ * and no USB, its generic kernel has both. The image records the buses its kernel drives
+ * (manifest.json "buses", image_appliance.c) and the runner refuses a disk on any other before
+ * anything boots (disk_check_image()). */
 static const struct disk_bus disk_buses[] = {
 	{ .name = "virtio-blk", .by_id = "virtio-", .serial_max = 20, .rotational = 1 },
 	{ .name = "virtio-scsi",
@@ -34,19 +27,21 @@ static const struct disk_bus disk_buses[] = {
 	  .serial_max = 20,
 	  .rotation_rate = 1,
 	  .rotational = 1,
-	  .unsupported = NO_AHCI },
+	  .logical_512_only = 1,
+	  .max_disks = 6 }, /* q35's ICH9 AHCI: ide.0 .. ide.5 */
+	/* usb-storage: the kernel skips SCSI VPD pages on USB (no rotation rate, always
+	 * rotational). */
 	{ .name = "usb2",
 	  .by_id = "usb-QEMU_QEMU_HARDDISK_",
 	  .by_id_end = "-0:0",
 	  .serial_max = 20,
 	  .rotational = 1,
-	  .unsupported = NO_USB },
+	  .max_disks = 6 }, /* usb-ehci's root hub */
 	{ .name = "usb3",
 	  .by_id = "usb-QEMU_QEMU_HARDDISK_",
 	  .by_id_end = "-0:0",
 	  .serial_max = 20,
-	  .rotational = 1,
-	  .unsupported = NO_USB },
+	  .rotational = 1 },
 };
 
 const struct disk_bus *disk_bus_find(const char *name)
@@ -127,9 +122,8 @@ static int disk_create_all(struct disk_set *ds, const json_t *config, const char
 
 		if (!name || (!device && (!size || units_parse_size(size, &bytes) < 0)))
 			return error_set(err, EINVAL, "disks[%zu]: no valid name or size", i);
-		if (!b || b->unsupported)
-			return error_set(err, EINVAL, "disk '%s': bus '%s' cannot be used%s%s",
-					 name, bus, b ? ": " : "", b ? b->unsupported : "");
+		if (!b)
+			return error_set(err, EINVAL, "disk '%s': unknown bus '%s'", name, bus);
 		if ((int)strlen(name) + 3 > b->serial_max)
 			return error_set(err, EINVAL, "disk '%s': name longer than %d characters",
 					 name, b->serial_max - 3);
@@ -214,4 +208,43 @@ char *disk_guest_path(const struct vm_disk *d)
 		b = &disk_buses[0];
 	return xasprintf("/dev/disk/by-id/%s%s%s", b->by_id, d->serial,
 			 b->by_id_end ? b->by_id_end : "");
+}
+
+int disk_check_image(const json_t *config, const struct image *img, const char *recipe,
+		     const char *cache_dir, struct zb_error *err)
+{
+	const json_t *m = img->manifest;
+	const char *image =
+	    json_string_value(json_object_get(json_object_get(m, "recipe"), "name"));
+	const char *kver = json_string_value(json_object_get(m, "kernel_version"));
+	size_t i;
+	json_t *d;
+
+	json_array_foreach (json_object_get(config, "disks"), i, d) {
+		const char *bus = json_string_value(json_object_get(d, "bus"));
+		char *other;
+
+		if (!bus)
+			bus = "virtio-blk";
+		if (image_has_bus(img, bus))
+			continue;
+		other = image_recipe_with_bus(recipe, cache_dir, bus);
+		if (other)
+			error_set(
+			    err, EINVAL,
+			    "disk '%s' uses bus '%s', which image '%s' (kernel %s) lacks; run "
+			    "with -i %s (or set \"image\": \"%s\" in the matrix)",
+			    json_string_value(json_object_get(d, "name")), bus, image ? image : "?",
+			    kver ? kver : "?", other, other);
+		else
+			error_set(
+			    err, EINVAL,
+			    "disk '%s' uses bus '%s', which image '%s' (kernel %s) lacks, and "
+			    "no recipe beside '%s' has it (docs/disks.md)",
+			    json_string_value(json_object_get(d, "name")), bus, image ? image : "?",
+			    kver ? kver : "?", recipe);
+		free(other);
+		return -1;
+	}
+	return 0;
 }

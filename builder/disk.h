@@ -20,11 +20,12 @@
 struct disk_bus {
 	const char *name; /* the matrix's disks[].bus */
 	const char *by_id,
-	    *by_id_end;		 /* the guest's /dev/disk/by-id name: by_id SERIAL by_id_end */
-	int serial_max;		 /* longest serial the bus carries */
-	int rotation_rate;	 /* the guest sees a rotation rate the matrix sets (SCSI VPD) */
-	int rotational;		 /* what the guest's queue/rotational says without one: 0, 1 */
-	const char *unsupported; /* NULL, or why the appliance cannot use this bus */
+	    *by_id_end;	      /* the guest's /dev/disk/by-id name: by_id SERIAL by_id_end */
+	int serial_max;	      /* longest serial the bus carries */
+	int rotation_rate;    /* the guest sees a rotation rate the matrix sets (SCSI VPD) */
+	int rotational;	      /* what the guest's queue/rotational says without one: 0, 1 */
+	int logical_512_only; /* QEMU's device takes only 512-byte logical sectors (IDE) */
+	int max_disks;	      /* ports on its one controller (0: no limit that matters) */
 };
 
 /* The bus named `name`, or NULL. */
@@ -43,6 +44,14 @@ int disk_set_create(struct disk_set *ds, const json_t *config, const char *dir,
  * is nothing better to do with them). */
 void disk_set_remove(struct disk_set *ds);
 void disk_set_release(struct disk_set *ds);
+
+struct image;
+/* Whether an image's kernel can drive a bus is the image's business, not the matrix's: refuse
+ * a configuration (a cell's) with a disk on a bus `img` lacks, naming the disk, the bus, the
+ * image and, when one is found beside `recipe`, a recipe that has the bus. Called by the
+ * runner for every cell before anything boots. */
+int disk_check_image(const json_t *config, const struct image *img, const char *recipe,
+		     const char *cache_dir, struct zb_error *err);
 
 /* The stable path under which the guest finds a disk, e.g. /dev/disk/by-id/virtio-zb-d0.
  * Returns a malloc'd string. */

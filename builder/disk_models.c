@@ -6,8 +6,10 @@
  *
  * Under TCG an unthrottled disk's speed is the emulator's (and varies by about 20%); a throttled
  * one is repeatable to the I/O (DESIGN.md field notes). The figures are round numbers for the
- * class of drive, not any product's datasheet. USB sticks are emulated on virtio-scsi because the
- * appliance's cloud kernel has no USB stack (disk.c); the throttle carries the USB-like speed.
+ * class of drive, not any product's datasheet. The models' buses are ones every image has
+ * (virtio-scsi carries a rotation rate and write cache), so a USB stick is virtio-scsi throttled
+ * to USB speed; a disk that sets its own bus (e.g. "usb2", on an image whose kernel has USB)
+ * keeps the model's limits and drops what that bus cannot show.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -162,6 +164,17 @@ int disk_models_resolve(json_t *cfg, const json_t *own, char *path, size_t plen,
 				o +=
 				    (size_t)snprintf(msg + o, mlen - o, " %s", disk_models[j].name);
 			return -1;
+		}
+		{
+			/* A model describes the drive; the disk's own bus decides what of it the
+			 * guest can see: a usb2-stick on usb2 has no rotation rate to report. */
+			const char *own_bus = json_string_value(json_object_get(d, "bus"));
+			const struct disk_bus *b = disk_bus_find(own_bus);
+
+			if (b && !b->rotation_rate) {
+				json_object_del(m, "rotation_rate");
+				json_object_del(m, "rotational");
+			}
 		}
 		merge_absent(d, m);
 		json_decref(m);

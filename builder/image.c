@@ -345,6 +345,23 @@ char *image_guest_binary(const char *name)
 	return xasprintf("%s/guest/zbench-%s", exe, name);
 }
 
+char *image_recipe_locate(const char *path)
+{
+	char exe[PATH_MAX], *slash;
+	ssize_t n;
+
+	if (path[0] == '/' || access(path, F_OK) == 0)
+		return xstrdup(path);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return xstrdup(path);
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	return xasprintf("%s/%s", exe, path);
+}
+
 void image_release(struct image *img)
 {
 	free(img->dir);
@@ -420,9 +437,10 @@ static void remove_stale(const char *dir, struct build *b)
 	closedir(d);
 }
 
-static int lock_cache(const char *cache, int *fd_out, struct zb_error *err)
+/* Take an exclusive flock on `path` (which this function frees), waiting with a note if another
+ * zbench holds it. */
+static int lock_file(char *path, int *fd_out, struct zb_error *err)
 {
-	char *path = xasprintf("%s/lock", cache);
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 
 	if (fd < 0) {
@@ -470,13 +488,17 @@ static int build_locked(const struct recipe *r, const char *cache, unsigned flag
 		error_sys(err, errno, "truncating '%s'", log);
 		goto out;
 	}
-	remove_stale(roots, &b);
-	remove_stale(images, &b);
+	need_root = (flags & IMAGE_REBUILD_ROOT) || !path_exists(root_json);
+	/* Leftovers of interrupted builds: roots' only under the cache lock (held when a root is
+	 * built), and this image's own (its lock is held); other images may be mid-assembly. */
+	if (need_root)
+		remove_stale(roots, &b);
+	if (path_exists(img_tmp) && remove_tree(img_tmp, err) < 0)
+		goto out;
 	b.t0 = now_monotonic();
 	build_log(&b, "building image %s from '%s' (recipe %s, root %s)", img_hash, r->path,
 		  r->hash, r->root_hash);
 
-	need_root = (flags & IMAGE_REBUILD_ROOT) || !path_exists(root_json);
 	b.nsteps = appliance_nsteps() + (need_root ? root_nsteps() : 0);
 	fprintf(stderr, "building image '%s' %.12s (log: %s)\n", r->name, img_hash, log);
 	if (need_root) {
@@ -561,7 +583,7 @@ int image_get(const char *recipe_path, const char *cache_dir, unsigned flags, st
 	char agent_sha[65], engine_sha[65], img_hash[65];
 	char *cache = NULL, *img_dir = NULL, *key;
 	struct recipe r;
-	int rc = -1, lock_fd = -1;
+	int rc = -1, lock_fd = -1, img_lock_fd = -1;
 
 	memset(out, 0, sizeof(*out));
 	if (recipe_load(recipe_path, &r, err) < 0) {
@@ -621,8 +643,28 @@ int image_get(const char *recipe_path, const char *cache_dir, unsigned flags, st
 		free(img_dir);
 		img_dir = xasprintf("%s/images/%s", cache, img_hash);
 	}
-	if (lock_cache(cache, &lock_fd, err) < 0)
-		goto out;
+	/* Two locks: the cache lock only while a root must be built (debootstrap, apt and the
+	 * shared .deb cache are not safe to run twice at once), and one per image, so assembling an
+	 * image whose root is cached (a second) never waits behind another recipe's root build
+	 * (minutes). */
+	{
+		char *root_json = xasprintf("%s/roots/%s/root.json", cache, r.root_hash);
+		char *img_lock = xasprintf("%s/images/%s.lock", cache, img_hash);
+		char *images = xasprintf("%s/images", cache);
+		int need_root = (flags & IMAGE_REBUILD_ROOT) || !path_exists(root_json);
+
+		rc = mkdir_p(images, 0755, err);
+		if (rc == 0 && need_root)
+			rc = lock_file(xasprintf("%s/lock", cache), &lock_fd, err);
+		if (rc == 0)
+			rc = lock_file(img_lock, &img_lock_fd, err); /* frees img_lock */
+		else
+			free(img_lock);
+		free(root_json);
+		free(images);
+		if (rc < 0)
+			goto out;
+	}
 	/* Another build may have finished it while we waited for the lock. */
 	if (!(flags & (IMAGE_REBUILD | IMAGE_REBUILD_ROOT))) {
 		rc = image_open(img_dir, img_hash, out, err);
@@ -641,6 +683,8 @@ out:
 		error_wrap(err, "image '%s'", recipe_path);
 	if (lock_fd >= 0)
 		close(lock_fd);
+	if (img_lock_fd >= 0)
+		close(img_lock_fd);
 	recipe_release(&r);
 	free(agent);
 	free(engine);

@@ -53,6 +53,21 @@ int image_get(const char *recipe_path, const char *cache_dir, unsigned flags, st
 
 void image_release(struct image *img);
 
+/* Whether the image's kernel drives disks on `bus` (disk.c's names): its manifest's "buses",
+ * detected from the kernel config when the image was built; an image built before that key
+ * existed ran Debian's cloud kernel, whose set (virtio-blk, virtio-scsi, nvme) is assumed. */
+int image_has_bus(const struct image *img, const char *bus);
+
+/* Another recipe in the directory of `recipe_path` whose image has `bus` (its cached manifest
+ * says so, or, not built yet, it names the bus's driver modules), in name order; malloc'd path
+ * or NULL. For error messages: it may build nothing and takes no lock. */
+char *image_recipe_with_bus(const char *recipe_path, const char *cache_dir, const char *bus);
+
+/* A recipe path as a matrix's "image" names it: absolute; else relative to the current
+ * directory when it exists there; else relative to the zbench executable's directory (the
+ * repository, in the build tree). Malloc'd. */
+char *image_recipe_locate(const char *path);
+
 /* The guest binaries that go into every image: `name` is "agent" or "engine". Their path is
  * $ZBENCH_AGENT / $ZBENCH_ENGINE if set, else guest/zbench-<name> beside the zbench executable
  * (the build tree). Returns a malloc'd path. */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "elf_deps.h"
+#include "image.h"
 #include "image_build.h"
 #include "initramfs.h"
 #include "util.h"
@@ -587,8 +588,219 @@ out:
 	return rc;
 }
 
+/* --- disk buses -------------------------------------------------------------------------- */
+
+/* What the guest kernel needs for each disk bus (disk.c's names; vm_qemu.c says which QEMU
+ * devices they are): every config symbol built in (=y), or a module (=m) that is in the
+ * initramfs. `listed` are the modules a recipe names for the bus (the rest follow from
+ * modules.dep): without a built image, that is how image_recipe_with_bus() guesses. */
+static const struct bus_needs {
+	const char *bus;
+	struct {
+		const char *config, *module;
+	} need[4];
+	const char *listed[2];
+} bus_needs[] = {
+	{ "virtio-blk",
+	  { { "CONFIG_VIRTIO_PCI", "virtio_pci" }, { "CONFIG_VIRTIO_BLK", "virtio_blk" } },
+	  { "virtio_blk" } },
+	{ "virtio-scsi",
+	  { { "CONFIG_VIRTIO_PCI", "virtio_pci" },
+	    { "CONFIG_SCSI_VIRTIO", "virtio_scsi" },
+	    { "CONFIG_BLK_DEV_SD", "sd_mod" } },
+	  { "virtio_scsi" } },
+	{ "nvme", { { "CONFIG_BLK_DEV_NVME", "nvme" } }, { "nvme" } },
+	{ "sata",
+	  { { "CONFIG_SATA_AHCI", "ahci" }, { "CONFIG_BLK_DEV_SD", "sd_mod" } },
+	  { "ahci" } },
+	{ "usb2",
+	  { { "CONFIG_USB_EHCI_HCD", "ehci_hcd" },
+	    { "CONFIG_USB_EHCI_PCI", "ehci_pci" },
+	    { "CONFIG_USB_STORAGE", "usb_storage" },
+	    { "CONFIG_BLK_DEV_SD", "sd_mod" } },
+	  { "ehci_pci", "usb_storage" } },
+	{ "usb3",
+	  { { "CONFIG_USB_XHCI_HCD", "xhci_hcd" },
+	    { "CONFIG_USB_XHCI_PCI", "xhci_pci" },
+	    { "CONFIG_USB_STORAGE", "usb_storage" },
+	    { "CONFIG_BLK_DEV_SD", "sd_mod" } },
+	  { "xhci_pci", "usb_storage" } },
+};
+
+/* Images built before the manifest had "buses" all ran Debian's cloud kernel (6.1 or 6.12),
+ * whose config has virtio and NVMe but neither AHCI nor USB. */
+static const char *const legacy_buses[] = { "virtio-blk", "virtio-scsi", "nvme" };
+
+/* A kernel config value: 'y', 'm', or 0 when the symbol is not set. */
+static int kconfig_value(const char *config, const char *sym)
+{
+	size_t n = strlen(sym);
+
+	for (const char *p = config; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (!strncmp(p, sym, n) && p[n] == '=')
+			return p[n + 1] == 'y' || p[n + 1] == 'm' ? p[n + 1] : 0;
+	}
+	return 0;
+}
+
+static int modules_has(const struct modules *m, const char *name)
+{
+	for (size_t i = 0; i < m->nwant; i++) {
+		char *have = module_name(m->want[i]);
+		int same = !strcmp(have, name);
+
+		free(have);
+		if (same)
+			return 1;
+	}
+	return 0;
+}
+
+/* The buses the root's kernel drives with the modules staged in `m`, from /boot/config-VER. A
+ * root without the config file is judged by modules.builtin and the staged modules alone. */
+static json_t *appliance_buses(struct build *b, const char *root, const char *kver,
+			       const struct modules *m)
+{
+	char *path = xasprintf("%s/boot/config-%s", root, kver), *config = NULL;
+	json_t *buses = json_array();
+	struct zb_error e = { 0 };
+
+	if (read_file(path, 16 << 20, &config, NULL, &e) < 0)
+		build_log(b, "no kernel config (%s): buses judged by the modules alone", e.msg);
+	for (size_t i = 0; i < ARRAY_SIZE(bus_needs); i++) {
+		const struct bus_needs *bn = &bus_needs[i];
+		size_t k;
+
+		for (k = 0; k < ARRAY_SIZE(bn->need) && bn->need[k].config; k++) {
+			const char *sym = bn->need[k].config, *mod = bn->need[k].module;
+			int v = config ? kconfig_value(config, sym) : 'm';
+			int builtin = 0;
+
+			for (size_t j = 0; !config && j < m->nbuiltin; j++)
+				builtin |= !strcmp(m->builtin[j], mod);
+			if (v == 'y' || builtin || (v == 'm' && modules_has(m, mod)))
+				continue;
+			build_log(b, "bus '%s' unsupported: %s %s", bn->bus, sym,
+				  v == 'm' ? "is a module not in the initramfs"
+				  : config ? "is not set"
+					   : "has no module");
+			break;
+		}
+		if (k == ARRAY_SIZE(bn->need) || !bn->need[k].config)
+			json_array_append_new(buses, json_string(bn->bus));
+	}
+	free(config);
+	free(path);
+	return buses;
+}
+
+int image_has_bus(const struct image *img, const char *bus)
+{
+	const json_t *buses = json_object_get(img->manifest, "buses");
+	size_t i;
+	json_t *v;
+
+	if (!json_is_array(buses)) {
+		for (i = 0; i < ARRAY_SIZE(legacy_buses); i++) {
+			if (!strcmp(legacy_buses[i], bus))
+				return 1;
+		}
+		return 0;
+	}
+	json_array_foreach (buses, i, v) {
+		if (json_is_string(v) && !strcmp(json_string_value(v), bus))
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether `r` names every module bus_needs lists for `bus` (a guess for an unbuilt image:
+ * "modules" entries must exist, so the built image will have them). */
+static int recipe_lists_bus(const struct recipe *r, const char *bus)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(bus_needs); i++) {
+		if (strcmp(bus_needs[i].bus, bus))
+			continue;
+		for (size_t k = 0; k < ARRAY_SIZE(bus_needs[i].listed); k++) {
+			const char *want = bus_needs[i].listed[k];
+			int found = 0;
+			size_t j;
+			json_t *v;
+
+			if (!want)
+				break;
+			json_array_foreach (r->modules, j, v) {
+				char *name = module_name(json_string_value(v));
+
+				found |= !strcmp(name, want);
+				free(name);
+			}
+			if (!found)
+				return 0;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+static int json_name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char *image_recipe_with_bus(const char *recipe_path, const char *cache_dir, const char *bus)
+{
+	char *dir = xstrdup(recipe_path), *slash = strrchr(dir, '/'), *found = NULL;
+	char self[PATH_MAX] = "", **names = NULL;
+	size_t n = 0;
+	struct dirent *de;
+	DIR *d;
+
+	if (slash)
+		slash[1] = '\0';
+	else
+		dir[0] = '\0';
+	if (!realpath(recipe_path, self))
+		self[0] = '\0';
+	d = opendir(dir[0] ? dir : ".");
+	while (d && (de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+
+		if (len > 5 && !strcmp(de->d_name + len - 5, ".json")) {
+			names = xrealloc(names, (n + 1) * sizeof(*names));
+			names[n++] = xasprintf("%s%s", dir, de->d_name);
+		}
+	}
+	if (d)
+		closedir(d);
+	qsort(names, n, sizeof(*names), json_name_cmp);
+	for (size_t i = 0; i < n && !found; i++) {
+		char real[PATH_MAX];
+		struct zb_error e = { 0 };
+		struct image img;
+		struct recipe r;
+
+		if (realpath(names[i], real) && !strcmp(real, self))
+			continue;
+		if (image_get(names[i], cache_dir, 0, &img, &e) == 0) {
+			if (image_has_bus(&img, bus))
+				found = xstrdup(names[i]);
+			image_release(&img);
+		} else if (recipe_load(names[i], &r, &e) == 0) {
+			if (recipe_lists_bus(&r, bus))
+				found = xstrdup(names[i]);
+			recipe_release(&r);
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(dir);
+	return found;
+}
+
 static int stage_modules(struct stager *s, const struct recipe *r, const char *kver, json_t *report,
-			 struct zb_error *err)
+			 json_t **buses, struct zb_error *err)
 {
 	char *moddir = xasprintf("%s/lib/modules/%s", s->root, kver);
 	char resolved[PATH_MAX], *dst_dir = NULL, *mnt = NULL;
@@ -657,6 +869,7 @@ static int stage_modules(struct stager *s, const struct recipe *r, const char *k
 		if (build_run(s->b, argv, err) < 0)
 			goto out;
 	}
+	*buses = appliance_buses(s->b, s->root, kver, &m);
 	json_object_set_new(report, "included", m.included);
 	json_object_set_new(report, "builtin", m.builtin_used);
 	json_object_set_new(report, "absent", m.absent);
@@ -717,6 +930,7 @@ int appliance_build(const struct appliance_inputs *in, const char *dir, struct b
 	struct initramfs_stats stats = { 0, 0 };
 	size_t first_step = json_array_size(b->steps), i;
 	json_t *mods = json_object(), *files = json_object(), *manifest = NULL, *v, *steps;
+	json_t *buses = NULL;
 	char *dump;
 	int rc = -1, x;
 
@@ -759,7 +973,7 @@ int appliance_build(const struct appliance_inputs *in, const char *dir, struct b
 	build_step_end(b);
 
 	build_step_begin(b, "kernel modules");
-	if (stage_modules(&s, r, kver, mods, err) < 0)
+	if (stage_modules(&s, r, kver, mods, &buses, err) < 0)
 		goto fail;
 	build_step_end(b);
 
@@ -827,6 +1041,8 @@ int appliance_build(const struct appliance_inputs *in, const char *dir, struct b
 		    "initramfs", "initramfs.img", "files", files, "modules", mods, "steps", "root",
 		    json_object_get(in->root_info, "steps"), "appliance", steps);
 		files = mods = NULL;
+		if (manifest)
+			json_object_set(manifest, "buses", buses);
 	}
 	if (!manifest) {
 		error_set(err, EINVAL, "cannot assemble the manifest (missing root.json fields?)");
@@ -846,6 +1062,7 @@ out:
 	json_decref(manifest);
 	json_decref(files);
 	json_decref(mods);
+	json_decref(buses);
 	for (i = 0; i < s.ndone; i++)
 		free(s.done[i]);
 	free(s.done);

@@ -246,7 +246,7 @@ static int check_unique(json_t *arr, const char *what, const char *key, json_t *
 }
 
 /* What a disk's bus can show the guest, and size or device (exactly one). */
-static int check_disk(json_t *d, size_t i, struct schema_error *e)
+static int check_disk(const json_t *disks, json_t *d, size_t i, struct schema_error *e)
 {
 	const char *busname = json_string_value(json_object_get(d, "bus"));
 	const struct disk_bus *bus = disk_bus_find(busname ? busname : "virtio-blk");
@@ -279,6 +279,30 @@ static int check_disk(json_t *d, size_t i, struct schema_error *e)
 	}
 	if (!bus)
 		return 0; /* the schema has reported it */
+	if (bus->max_disks) {
+		size_t same = 0, j;
+		json_t *o;
+
+		json_array_foreach ((json_t *)disks, j, o) {
+			const char *ob = json_string_value(json_object_get(o, "bus"));
+
+			same += j < i && disk_bus_find(ob ? ob : "virtio-blk") == bus;
+		}
+		if (same >= (size_t)bus->max_disks) {
+			bprintf(path, sizeof(path), "disks[%zu].bus", i);
+			return seterr(e, path, JSON_POS_VALUE,
+				      "bus \"%s\" takes at most %d disks (its controller's ports)",
+				      bus->name, bus->max_disks);
+		}
+	}
+	if (bus->logical_512_only &&
+	    json_integer_value(json_object_get(d, "logical_block_size")) == 4096) {
+		bprintf(path, sizeof(path), "disks[%zu].logical_block_size", i);
+		return seterr(e, path, JSON_POS_VALUE,
+			      "bus \"%s\" carries only 512-byte logical sectors (QEMU's IDE); use "
+			      "physical_block_size 4096 (a 512e disk) or virtio-scsi",
+			      bus->name);
+	}
 	if (rate && !bus->rotation_rate) {
 		bprintf(path, sizeof(path), "disks[%zu].rotation_rate", i);
 		return seterr(e, path, JSON_POS_KEY,
@@ -331,7 +355,7 @@ static int config_check_refs(json_t *cfg, struct schema_error *e)
 			       (long long)json_integer_value(lbs));
 			goto out;
 		}
-		if (check_disk(d, i, e) < 0)
+		if (check_disk(json_object_get(cfg, "disks"), d, i, e) < 0)
 			goto out;
 	}
 	if (check_vdevs(cfg, used, "vdevs", e) < 0 || check_vdevs(cfg, used, "log", e) < 0 ||
@@ -652,6 +676,297 @@ out:
 	return rc;
 }
 
+/* ---- references and claims (docs/matrix.md, "References" and "Claims") ---------------------- */
+
+/* The axis named `name` ("case" when the matrix has cases is the case names), or NULL. */
+static const json_t *claim_axis_values(json_t *axes, json_t *cases, const char *name,
+				       json_t **case_names)
+{
+	json_t *a;
+	size_t i;
+
+	if (!strcmp(name, "case") && json_array_size(cases) > 0) {
+		if (!*case_names) {
+			*case_names = json_array();
+			json_array_foreach (cases, i, a)
+				json_array_append(*case_names, json_object_get(a, "name"));
+		}
+		return *case_names;
+	}
+	json_array_foreach (axes, i, a) {
+		if (!strcmp(json_string_value(json_object_get(a, "name")), name))
+			return json_object_get(a, "values");
+	}
+	return NULL;
+}
+
+static int claim_value_in(const json_t *values, const json_t *v)
+{
+	const json_t *x;
+	size_t i;
+
+	json_array_foreach (values, i, x) {
+		if (json_equal(x, v))
+			return 1;
+	}
+	return 0;
+}
+
+/* "ashift, bs, case" */
+static void claim_axis_list(json_t *axes, json_t *cases, char *buf, size_t len)
+{
+	size_t o = 0, i;
+	json_t *a;
+
+	buf[0] = '\0';
+	if (json_array_size(cases) > 0)
+		o += (size_t)snprintf(buf, len, "case");
+	json_array_foreach (axes, i, a) {
+		if (o < len)
+			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? ", " : "",
+					      json_string_value(json_object_get(a, "name")));
+	}
+	if (!buf[0])
+		snprintf(buf, len, "none: the matrix has one cell");
+}
+
+/* The axis value `v` (at file path fp) of axis `name`: the axis must exist, v must be one of its
+ * values. */
+static int claim_check_value(struct loader *L, json_t *axes, json_t *cases, json_t **case_names,
+			     const char *fp, const char *name, const json_t *v,
+			     enum json_pos_kind at)
+{
+	const json_t *values = claim_axis_values(axes, cases, name, case_names);
+	char msg[1200], list[600];
+	char *dump;
+
+	if (!values) {
+		claim_axis_list(axes, cases, list, sizeof(list));
+		bprintf(msg, sizeof(msg), "no axis \"%s\" (axes: %s)", name, list);
+		return report_at(L, fp, at, msg);
+	}
+	if (claim_value_in(values, v))
+		return 0;
+	dump = json_dumps(values, JSON_COMPACT | JSON_ENCODE_ANY);
+	{
+		char *got = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+
+		bprintf(msg, sizeof(msg), "%s is not a value of axis \"%s\" (values: %s)",
+			got ? got : "?", name, dump ? dump : "?");
+		free(got);
+	}
+	free(dump);
+	return report_at(L, fp, JSON_POS_VALUE, msg);
+}
+
+/* A match object ({"ashift": 12, "case": "hdd"}) at file path `base`: every key an axis, every
+ * value one of its values, no key also in `where`. */
+static int claim_check_match(struct loader *L, json_t *axes, json_t *cases, json_t **case_names,
+			     const char *base, json_t *match, json_t *where)
+{
+	char fp[JSON_POS_PATH_MAX], msg[600];
+	const char *key;
+	json_t *v;
+
+	json_object_foreach (match, key, v) {
+		bprintf(fp, sizeof(fp), "%s", base);
+		json_path_append_key(fp, sizeof(fp), key);
+		if (claim_check_value(L, axes, cases, case_names, fp, key, v, JSON_POS_KEY) < 0)
+			return -1;
+		if (where && json_object_get(where, key)) {
+			bprintf(msg, sizeof(msg), "axis \"%s\" is also fixed by \"where\"", key);
+			return report_at(L, fp, JSON_POS_KEY, msg);
+		}
+	}
+	return 0;
+}
+
+/* Both sides of a compare or ratio name the same axes, and differ. */
+static int claim_check_sides(struct loader *L, const char *fp, json_t *a, json_t *b, const char *an,
+			     const char *bn)
+{
+	char msg[600];
+	const char *key;
+	json_t *v;
+
+	json_object_foreach (a, key, v) {
+		if (!json_object_get(b, key)) {
+			bprintf(msg, sizeof(msg), "\"%s\" names axis \"%s\" but \"%s\" does not",
+				an, key, bn);
+			return report_at(L, fp, JSON_POS_VALUE, msg);
+		}
+	}
+	json_object_foreach (b, key, v) {
+		if (!json_object_get(a, key)) {
+			bprintf(msg, sizeof(msg), "\"%s\" names axis \"%s\" but \"%s\" does not",
+				bn, key, an);
+			return report_at(L, fp, JSON_POS_VALUE, msg);
+		}
+	}
+	if (json_object_size(a) == 0 || json_equal(a, b)) {
+		bprintf(msg, sizeof(msg), "\"%s\" and \"%s\" select the same cells", an, bn);
+		return report_at(L, fp, JSON_POS_VALUE, msg);
+	}
+	return 0;
+}
+
+static int check_references(struct loader *L, json_t *refs, json_t *axes, json_t *cases,
+			    json_t **case_names)
+{
+	char fp[JSON_POS_PATH_MAX], msg[1200], list[600];
+	json_t *r, *val, *a;
+	size_t i, j, k;
+
+	json_array_foreach (refs, i, r) {
+		json_array_foreach (json_object_get(r, "values"), j, val) {
+			json_t *match = json_object_get(val, "match");
+
+			bprintf(fp, sizeof(fp), "reference[%zu].values[%zu].match", i, j);
+			if (claim_check_match(L, axes, cases, case_names, fp, match, NULL) < 0)
+				return -1;
+			/* one published value is for one cell: every axis named */
+			if (json_array_size(cases) > 0 && !json_object_get(match, "case")) {
+				bprintf(msg, sizeof(msg),
+					"names no case: a published value is for one cell");
+				return report_at(L, fp, JSON_POS_VALUE, msg);
+			}
+			json_array_foreach (axes, k, a) {
+				const char *name = json_string_value(json_object_get(a, "name"));
+
+				if (!json_object_get(match, name)) {
+					claim_axis_list(axes, cases, list, sizeof(list));
+					bprintf(
+					    msg, sizeof(msg),
+					    "names no value for axis \"%s\": a published value is "
+					    "for one cell (axes: %s)",
+					    name, list);
+					return report_at(L, fp, JSON_POS_VALUE, msg);
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+static int check_expect(struct loader *L, json_t *claims, json_t *axes, json_t *cases,
+			json_t **case_names)
+{
+	static const char *const forms[] = { "compare", "ratio", "ranking", "peak" };
+	char fp[JSON_POS_PATH_MAX], sub[JSON_POS_PATH_MAX], msg[600];
+	json_t *c, *v;
+	size_t i, j;
+
+	json_array_foreach (claims, i, c) {
+		json_t *where = json_object_get(c, "where"), *form = NULL;
+		const char *fname = NULL;
+		size_t n = 0;
+
+		bprintf(fp, sizeof(fp), "expect[%zu]", i);
+		for (j = 0; j < ARRAY_SIZE(forms); j++) {
+			if (json_object_get(c, forms[j])) {
+				n++;
+				if (!form) {
+					form = json_object_get(c, forms[j]);
+					fname = forms[j];
+				}
+			}
+		}
+		if (n != 1) {
+			bprintf(msg, sizeof(msg),
+				"a claim has exactly one of \"compare\", \"ratio\", \"ranking\", "
+				"\"peak\" (this one has %zu)",
+				n);
+			return report_at(L, fp, JSON_POS_VALUE, msg);
+		}
+		bprintf(sub, sizeof(sub), "%s.where", fp);
+		if (where && claim_check_match(L, axes, cases, case_names, sub, where, NULL) < 0)
+			return -1;
+		bprintf(sub, sizeof(sub), "%s.%s", fp, fname);
+		if (!strcmp(fname, "compare") || !strcmp(fname, "ratio")) {
+			int cmp = !strcmp(fname, "compare");
+			const char *an = cmp ? "lhs" : "num", *bn = cmp ? "rhs" : "den";
+			json_t *a = json_object_get(form, an), *b = json_object_get(form, bn);
+			char side[JSON_POS_PATH_MAX];
+
+			bprintf(side, sizeof(side), "%s.%s", sub, an);
+			if (claim_check_match(L, axes, cases, case_names, side, a, where) < 0)
+				return -1;
+			bprintf(side, sizeof(side), "%s.%s", sub, bn);
+			if (claim_check_match(L, axes, cases, case_names, side, b, where) < 0)
+				return -1;
+			if (claim_check_sides(L, sub, a, b, an, bn) < 0)
+				return -1;
+			if (!cmp && !json_object_get(form, "min") && !json_object_get(form, "max"))
+				return report_at(L, sub, JSON_POS_VALUE,
+						 "a ratio needs \"min\", \"max\" or both");
+			if (!cmp && json_object_get(form, "min") && json_object_get(form, "max") &&
+			    json_number_value(json_object_get(form, "min")) >
+				json_number_value(json_object_get(form, "max")))
+				return report_at(L, sub, JSON_POS_VALUE,
+						 "\"min\" is greater than \"max\"");
+		} else {
+			const char *axis = json_string_value(json_object_get(form, "axis"));
+			const json_t *values = claim_axis_values(axes, cases, axis, case_names);
+			json_t *list = json_object_get(form, "values");
+			char list_s[600];
+
+			bprintf(fp, sizeof(fp), "%s.axis", sub);
+			if (!values) {
+				claim_axis_list(axes, cases, list_s, sizeof(list_s));
+				bprintf(msg, sizeof(msg), "no axis \"%s\" (axes: %s)", axis,
+					list_s);
+				return report_at(L, fp, JSON_POS_VALUE, msg);
+			}
+			if (where && json_object_get(where, axis)) {
+				bprintf(msg, sizeof(msg), "axis \"%s\" is also fixed by \"where\"",
+					axis);
+				return report_at(L, fp, JSON_POS_VALUE, msg);
+			}
+			if (json_array_size(values) < 2) {
+				bprintf(msg, sizeof(msg), "axis \"%s\" has only one value", axis);
+				return report_at(L, fp, JSON_POS_VALUE, msg);
+			}
+			if (!strcmp(fname, "peak")) {
+				bprintf(fp, sizeof(fp), "%s.at", sub);
+				if (claim_check_value(L, axes, cases, case_names, fp, axis,
+						      json_object_get(form, "at"),
+						      JSON_POS_VALUE) < 0)
+					return -1;
+			}
+			json_array_foreach (list, j, v) {
+				bprintf(fp, sizeof(fp), "%s.values[%zu]", sub, j);
+				if (claim_check_value(L, axes, cases, case_names, fp, axis, v,
+						      JSON_POS_VALUE) < 0)
+					return -1;
+				for (size_t k = 0; k < j; k++)
+					if (json_equal(json_array_get(list, k), v))
+						return report_at(L, fp, JSON_POS_VALUE,
+								 "listed twice");
+			}
+			if (list && json_array_size(list) < 2) {
+				bprintf(fp, sizeof(fp), "%s.values", sub);
+				return report_at(L, fp, JSON_POS_VALUE,
+						 "a ranking needs at least 2 values");
+			}
+		}
+	}
+	return 0;
+}
+
+/* The references and claims name axes, cases and values the matrix has. */
+static int check_claims(struct loader *L, json_t *root)
+{
+	json_t *axes = json_object_get(root, "axes"), *cases = json_object_get(root, "cases");
+	json_t *case_names = NULL;
+	int rc;
+
+	rc = check_references(L, json_object_get(root, "reference"), axes, cases, &case_names);
+	if (rc == 0)
+		rc = check_expect(L, json_object_get(root, "expect"), axes, cases, &case_names);
+	json_decref(case_names);
+	return rc;
+}
+
 /* Build cell `index`: case `ci` (or none when there are no cases), axis value choice `pick[]`. */
 static int build_cell(struct loader *L, struct matrix *m, json_t *base, json_t *axes, json_t *cases,
 		      size_t ci, const size_t *pick, struct cell *cell)
@@ -845,6 +1160,8 @@ int matrix_load_buffer(const char *path, const char *text, size_t len, struct ma
 		}
 	}
 	if (check_axes_cases(&L, json_object_get(root, "axes"), json_object_get(root, "cases")) < 0)
+		goto out;
+	if (check_claims(&L, root) < 0)
 		goto out;
 
 	m = xcalloc(1, sizeof(*m));

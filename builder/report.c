@@ -1298,6 +1298,664 @@ static void section_failures(struct report_doc *d, const struct report_run *run)
 	}
 }
 
+/* ---- references and claims (docs/reports.md, "References" and "Claims") ---------------------- */
+
+static const json_t *run_matrix_key(const struct report_run *run, const char *key)
+{
+	return json_object_get(json_object_get(json_object_get(run->manifest, "matrix"), "content"),
+			       key);
+}
+
+static int run_axis_index(const struct report_run *run, const char *name)
+{
+	for (size_t k = 0; k < run->n_axes; k++)
+		if (!strcmp(run->axes[k].name, name))
+			return (int)k;
+	return -1;
+}
+
+/* Does the cell have every axis value of `match` (axis names to JSON values)? */
+static int cell_matches(const struct report_run *run, const struct report_cell *c,
+			const json_t *match)
+{
+	const char *key;
+	const json_t *v;
+
+	json_object_foreach ((json_t *)match, key, v) {
+		int k = run_axis_index(run, key);
+		char *label;
+		int same;
+
+		if (k < 0 || !c->axis_label || !c->axis_label[k])
+			return 0;
+		label = value_label(v);
+		same = !strcmp(label, c->axis_label[k]);
+		free(label);
+		if (!same)
+			return 0;
+	}
+	return 1;
+}
+
+/* Mean of one iozone test's throughput (KB/s) in a record: "children see" in throughput mode,
+ * the test's kbps in auto mode, averaged over the results of that test. */
+static int iozone_metric(const json_t *fio, const char *test, double *out)
+{
+	const json_t *results = json_object_get(json_object_get(fio, "iozone"), "results"), *r;
+	double sum = 0;
+	size_t i, n = 0;
+
+	json_array_foreach (results, i, r) {
+		double v;
+
+		if (!str_get(r, "test") || strcmp(str_get(r, "test"), test))
+			continue;
+		if (num_get(r, "children_kbps", &v) == 0 || num_get(r, "kbps", &v) == 0) {
+			sum += v;
+			n++;
+		}
+	}
+	if (n == 0)
+		return -1;
+	*out = sum / (double)n;
+	return 0;
+}
+
+/* A named metric (schema_claim_metrics, "iozone:TEST") of one record's result. */
+static int record_metric(const json_t *fio, const char *metric, double *out)
+{
+	double a, b;
+
+	if (!strncmp(metric, "iozone:", 7))
+		return iozone_metric(fio, metric + 7, out);
+	if (!strcmp(metric, "iops") || !strcmp(metric, "bw")) {
+		int iops = !strcmp(metric, "iops");
+		int ra = report_fio_metric(fio, iops ? RM_READ_IOPS : RM_READ_BW, &a);
+		int rb = report_fio_metric(fio, iops ? RM_WRITE_IOPS : RM_WRITE_BW, &b);
+
+		if (ra < 0 && rb < 0)
+			return -1;
+		*out = (ra < 0 ? 0 : a) + (rb < 0 ? 0 : b);
+		return 0;
+	}
+	for (int m = 0; m < RM_COUNT; m++)
+		if (!strcmp(metric, report_metrics[m].key))
+			return report_fio_metric(fio, m, out);
+	return -1;
+}
+
+/* The metric over a cell's ok repeats: *vals (malloc'd, the caller frees) and their summary. */
+static size_t cell_metric(const struct report_cell *c, const char *metric, double **vals,
+			  struct stats_summary *s)
+{
+	size_t n = 0;
+
+	*vals = xcalloc(c->n_attempts + 1, sizeof(double));
+	for (size_t i = 0; i < c->n_attempts; i++) {
+		const struct report_attempt *a = &c->attempts[i];
+
+		if (!a->superseded && !strcmp(a->outcome, "ok") &&
+		    record_metric(json_object_get(a->rec, "fio"), metric, &(*vals)[n]) == 0)
+			n++;
+	}
+	stats_summarize(*vals, n, s);
+	return n;
+}
+
+static char *fmt_summary(const struct stats_summary *s)
+{
+	return fmt_stat(s);
+}
+
+static const char *rho_verdict(double rho)
+{
+	if (isnan(rho))
+		return "n/a";
+	if (rho >= 0.5)
+		return "same shape";
+	if (rho <= -0.5)
+		return "opposite shape";
+	return "no clear agreement";
+}
+
+/* Spearman's rho of ours vs published over the reference's cells, along axis k: the cells are
+ * grouped by their values on the other axes (k < 0: one group of all); the result is the mean
+ * rho over groups with two or more cells; *groups and *points count what went in. */
+static double shape_rho(const struct report_run *run, const struct report_cell **cells,
+			const double *ours, const double *pub, size_t n, int k, size_t *groups,
+			size_t *points)
+{
+	char **key = xcalloc(n + 1, sizeof(char *));
+	int *done = xcalloc(n + 1, sizeof(int));
+	double *x = xcalloc(n + 1, sizeof(double)), *y = xcalloc(n + 1, sizeof(double));
+	double sum = 0;
+
+	*groups = *points = 0;
+	for (size_t i = 0; i < n; i++)
+		key[i] = k < 0 ? xstrdup("") : report_cell_others(run, cells[i], (size_t)k);
+	for (size_t i = 0; i < n; i++) {
+		size_t m = 0;
+		double rho;
+
+		if (done[i])
+			continue;
+		for (size_t j = i; j < n; j++) {
+			if (done[j] || strcmp(key[i], key[j]))
+				continue;
+			done[j] = 1;
+			x[m] = ours[j];
+			y[m++] = pub[j];
+		}
+		if (m < 2)
+			continue;
+		rho = stats_spearman(x, y, m);
+		if (isnan(rho))
+			continue;
+		sum += rho;
+		(*groups)++;
+		*points += m;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(key[i]);
+	free(key);
+	free(done);
+	free(x);
+	free(y);
+	return *groups ? sum / (double)*groups : NAN;
+}
+
+static void section_references(struct report_doc *d, const struct report_run *run)
+{
+	const json_t *refs = run_matrix_key(run, "reference"), *r;
+	static const char *const hdr[] = { "cell", "summary",	"n",
+					   "ours", "published", "ours / published" };
+	static const char *const shdr[] = { "reference", "along",	   "groups",
+					    "cells",	 "Spearman's rho", "verdict" };
+	size_t i;
+
+	if (json_array_size(refs) == 0)
+		return;
+	report_doc_heading(d, 2, "References");
+	report_doc_para(d, "Published values transcribed into the matrix, next to ours (the mean "
+			   "over a cell's ok repeats, ± sd with repeats). Absolute numbers belong "
+			   "to the authors' hardware; the shape is what a reproduction can check: "
+			   "Spearman's rank correlation of ours against the published values, "
+			   "along each axis within groups of cells that agree on the other axes "
+			   "(the mean over groups), and over all the reference's cells.");
+	report_doc_heading(d, 3, "Shape verdicts");
+	report_doc_table(d, 6, shdr);
+	json_array_foreach (refs, i, r) {
+		const json_t *values = json_object_get(r, "values"), *v;
+		const char *metric = str_get(r, "metric") ? str_get(r, "metric") : "?";
+		size_t n = json_array_size(values), np = 0, j;
+		const struct report_cell **cells = xcalloc(n + 1, sizeof(*cells));
+		double *ours = xcalloc(n + 1, sizeof(double)),
+		       *pub = xcalloc(n + 1, sizeof(double));
+		char *name = xasprintf("%zu: %s (%s)", i + 1, kv(r, "source"), metric);
+
+		json_array_foreach (values, j, v) {
+			const json_t *match = json_object_get(v, "match");
+			double *vals, pv;
+			struct stats_summary s;
+
+			if (num_get(v, "value", &pv) < 0)
+				continue;
+			for (size_t c = 0; c < run->n_cells; c++) {
+				if (!cell_matches(run, &run->cells[c], match))
+					continue;
+				if (cell_metric(&run->cells[c], metric, &vals, &s) > 0) {
+					cells[np] = &run->cells[c];
+					ours[np] = s.mean;
+					pub[np++] = pv;
+				}
+				free(vals);
+				break;
+			}
+		}
+		for (int k = -1; k < (int)run->n_axes; k++) {
+			size_t groups, points;
+			double rho = shape_rho(run, cells, ours, pub, np, k, &groups, &points);
+			char rb[32], *row[6];
+
+			if (k >= 0 && groups == 0)
+				continue;
+			row[0] = xstrdup(name);
+			row[1] = xstrdup(k < 0 ? "all cells" : run->axes[k].name);
+			row[2] = xasprintf("%zu", groups);
+			row[3] = xasprintf("%zu", k < 0 ? np : points);
+			row[4] = isnan(rho) ? xstrdup("n/a") : xasprintf("%.2f", rho);
+			(void)rb;
+			row[5] = xstrdup(rho_verdict(rho));
+			report_doc_row(d, (const char *const *)row);
+			for (int q = 0; q < 6; q++)
+				free(row[q]);
+		}
+		free(cells);
+		free(ours);
+		free(pub);
+		free(name);
+	}
+	report_doc_table_end(d);
+
+	json_array_foreach (refs, i, r) {
+		const json_t *values = json_object_get(r, "values"), *v;
+		const char *metric = str_get(r, "metric") ? str_get(r, "metric") : "?";
+		char *h = xasprintf("%zu: %s (%s)", i + 1, kv(r, "source"), metric);
+		size_t j;
+
+		report_doc_heading(d, 3, h);
+		free(h);
+		if (str_get(r, "note"))
+			report_doc_para(d, "%s", str_get(r, "note"));
+		report_doc_table(d, 6, hdr);
+		json_array_foreach (values, j, v) {
+			const json_t *match = json_object_get(v, "match");
+			const struct report_cell *cell = NULL;
+			struct stats_summary s = { 0 };
+			double *vals = NULL, pv = NAN;
+			char a[32], *row[6];
+
+			num_get(v, "value", &pv);
+			for (size_t c = 0; c < run->n_cells && !cell; c++)
+				if (cell_matches(run, &run->cells[c], match))
+					cell = &run->cells[c];
+			if (cell)
+				cell_metric(cell, metric, &vals, &s);
+			else
+				stats_summarize(NULL, 0, &s);
+			row[0] = xstrdup(cell ? cell->id : "-");
+			if (cell) {
+				row[1] = xstrdup(cell->summary);
+			} else {
+				char *m = json_dumps(match, JSON_COMPACT | JSON_SORT_KEYS);
+
+				row[1] = xasprintf("%s (not in this run)", m ? m : "?");
+				free(m);
+			}
+			row[2] = xasprintf("%zu", s.n);
+			row[3] = fmt_summary(&s);
+			row[4] = xstrdup(report_fmt_num(pv, a, sizeof(a)));
+			row[5] =
+			    s.n > 0 && pv > 0 ? xasprintf("%.3g", s.mean / pv) : xstrdup("n/a");
+			report_doc_row(d, (const char *const *)row);
+			for (int q = 0; q < 6; q++)
+				free(row[q]);
+			free(vals);
+		}
+		report_doc_table_end(d);
+	}
+}
+
+/* One claim judged: `held` only when every group could be judged and held. */
+struct claim_eval {
+	int held;
+	char *result; /* "held", "not held", "no data" */
+	char *detail; /* per group: values, margin, significance; "; "-separated */
+};
+
+static void claim_eval_release(struct claim_eval *e)
+{
+	free(e->result);
+	free(e->detail);
+}
+
+/* "case=hdd-slog 94.0 (n=1)" */
+static void fmt_side(FILE *f, const struct report_cell *c, const struct stats_summary *s)
+{
+	char a[32];
+
+	fprintf(f, "%s %s", c->summary, report_fmt_num(s->mean, a, sizeof(a)));
+	if (s->n > 1)
+		fprintf(f, " (n=%zu)", s->n);
+}
+
+/* Both cells of a compare or ratio pair agree on every axis the two sides do not name. */
+static int cells_paired(const struct report_run *run, const struct report_cell *a,
+			const struct report_cell *b, const json_t *side)
+{
+	for (size_t k = 0; k < run->n_axes; k++) {
+		if (json_object_get(side, run->axes[k].name))
+			continue;
+		if (!a->axis_label || !b->axis_label || !a->axis_label[k] || !b->axis_label[k] ||
+		    strcmp(a->axis_label[k], b->axis_label[k]))
+			return 0;
+	}
+	return 1;
+}
+
+static int cell_in_where(const struct report_run *run, const struct report_cell *c,
+			 const json_t *where)
+{
+	return !where || cell_matches(run, c, where);
+}
+
+/* compare and ratio: pairs of cells (lhs, rhs), one per combination of the free axes. */
+static void claim_eval_pairs(const struct report_run *run, const json_t *claim, FILE *f,
+			     int *groups, int *failed, int *nodata)
+{
+	const char *metric = str_get(claim, "metric");
+	const json_t *where = json_object_get(claim, "where");
+	const json_t *cmp = json_object_get(claim, "compare"),
+		     *ratio = json_object_get(claim, "ratio");
+	const json_t *form = cmp ? cmp : ratio;
+	const json_t *lhs = json_object_get(form, cmp ? "lhs" : "num"),
+		     *rhs = json_object_get(form, cmp ? "rhs" : "den");
+	const char *op = str_get(cmp, "op");
+	double margin = 0, lo = NAN, hi = NAN;
+
+	num_get(cmp, "margin_percent", &margin);
+	num_get(ratio, "min", &lo);
+	num_get(ratio, "max", &hi);
+	for (size_t i = 0; i < run->n_cells; i++) {
+		const struct report_cell *a = &run->cells[i], *b = NULL;
+		struct stats_summary sa, sb;
+		struct stats_welch w;
+		double *va, *vb = NULL, r;
+		int ok;
+
+		if (!cell_in_where(run, a, where) || !cell_matches(run, a, lhs))
+			continue;
+		for (size_t j = 0; j < run->n_cells && !b; j++)
+			if (j != i && cell_matches(run, &run->cells[j], rhs) &&
+			    cells_paired(run, a, &run->cells[j], lhs))
+				b = &run->cells[j];
+		(*groups)++;
+		fprintf(f, "%s", *groups > 1 ? "; " : "");
+		cell_metric(a, metric, &va, &sa);
+		if (b)
+			cell_metric(b, metric, &vb, &sb);
+		if (!b || sa.n == 0 || sb.n == 0 || !(sb.mean > 0)) {
+			(*nodata)++;
+			fprintf(f, "%s: no %s for %s", a->summary, metric,
+				!b	    ? "the other side (cell not in this run)"
+				: sa.n == 0 ? "it"
+					    : "the other side");
+			free(va);
+			free(vb);
+			continue;
+		}
+		r = sa.mean / sb.mean;
+		if (cmp) {
+			ok = !strcmp(op, "<") ? sa.mean < sb.mean * (1 - margin / 100)
+					      : sa.mean > sb.mean * (1 + margin / 100);
+			fmt_side(f, a, &sa);
+			fprintf(f, " %s ", op);
+			fmt_side(f, b, &sb);
+			fprintf(f, ": %+.1f%%", 100 * (r - 1));
+			if (margin > 0)
+				fprintf(f, " (needed %s%g%%)", !strcmp(op, "<") ? "-" : "+",
+					margin);
+		} else {
+			ok = (isnan(lo) || r >= lo) && (isnan(hi) || r <= hi);
+			fmt_side(f, a, &sa);
+			fputs(" / ", f);
+			fmt_side(f, b, &sb);
+			fprintf(f, " = %.3gx (needed ", r);
+			if (!isnan(lo) && !isnan(hi))
+				fprintf(f, "%g..%gx)", lo, hi);
+			else if (!isnan(lo))
+				fprintf(f, "at least %gx)", lo);
+			else
+				fprintf(f, "at most %gx)", hi);
+		}
+		if (stats_welch(va, sa.n, vb, sb.n, &w) == 0)
+			fprintf(f, ", Welch p=%.3g, %s", w.p,
+				w.p < 0.05 ? "significant" : "not significant");
+		else
+			fputs(", n=1: no significance test", f);
+		if (!ok)
+			(*failed)++;
+		free(va);
+		free(vb);
+	}
+}
+
+/* ranking and peak: groups of cells along an axis, one per combination of the other axes. */
+static void claim_eval_axis(const struct report_run *run, const json_t *claim, FILE *f, int *groups,
+			    int *failed, int *nodata)
+{
+	const char *metric = str_get(claim, "metric");
+	const json_t *where = json_object_get(claim, "where");
+	const json_t *rank = json_object_get(claim, "ranking"),
+		     *peak = json_object_get(claim, "peak");
+	const json_t *form = rank ? rank : peak, *list = json_object_get(rank, "values");
+	int k = run_axis_index(run, str_get(form, "axis") ? str_get(form, "axis") : "");
+	const struct report_axis *ax = k >= 0 ? &run->axes[k] : NULL;
+	int decreasing =
+	    rank && str_get(rank, "order") && !strcmp(str_get(rank, "order"), "decreasing");
+	int want_min = peak && str_get(peak, "kind") && !strcmp(str_get(peak, "kind"), "min");
+	double min_rho = 1;
+	char **labels = NULL, *at = peak ? value_label(json_object_get(peak, "at")) : NULL;
+	size_t n_labels = 0;
+	int *done = xcalloc(run->n_cells + 1, sizeof(int));
+
+	num_get(rank, "min_rho", &min_rho);
+	if (!ax) {
+		(*groups)++;
+		(*nodata)++;
+		fprintf(f, "no axis \"%s\" in this run", kv(form, "axis"));
+		free(done);
+		free(at);
+		return;
+	}
+	if (json_array_size(list) > 0) {
+		const json_t *v;
+		size_t j;
+
+		labels = xcalloc(json_array_size(list), sizeof(char *));
+		json_array_foreach (list, j, v)
+			labels[n_labels++] = value_label(v);
+	} else {
+		labels = xcalloc(ax->n_categories + 1, sizeof(char *));
+		for (size_t j = 0; j < ax->n_categories; j++)
+			labels[n_labels++] = xstrdup(ax->categories[j]);
+	}
+	for (size_t i = 0; i < run->n_cells; i++) {
+		const struct report_cell *first = &run->cells[i];
+		char *key, *others;
+		double *x = xcalloc(run->n_cells + 1, sizeof(double)),
+		       *y = xcalloc(run->n_cells + 1, sizeof(double));
+		const struct report_cell **cs = xcalloc(run->n_cells + 1, sizeof(*cs));
+		size_t m = 0;
+		char a[32];
+
+		if (done[i] || !cell_in_where(run, first, where))
+			goto next;
+		key = report_cell_others(run, first, (size_t)k);
+		for (size_t j = i; j < run->n_cells; j++) {
+			const struct report_cell *c = &run->cells[j];
+			struct stats_summary s;
+			double *vals;
+			size_t pos;
+
+			if (done[j] || !cell_in_where(run, c, where) || !c->axis_label ||
+			    !c->axis_label[k])
+				continue;
+			others = report_cell_others(run, c, (size_t)k);
+			if (strcmp(others, key)) {
+				free(others);
+				continue;
+			}
+			free(others);
+			done[j] = 1;
+			for (pos = 0; pos < n_labels && strcmp(labels[pos], c->axis_label[k]);
+			     pos++)
+				;
+			if (pos == n_labels)
+				continue;
+			if (cell_metric(c, metric, &vals, &s) > 0) {
+				x[m] = (double)pos;
+				y[m] = s.mean;
+				cs[m++] = c;
+			}
+			free(vals);
+		}
+		(*groups)++;
+		fprintf(f, "%s%s%s", *groups > 1 ? "; " : "", *key ? key : "", *key ? ": " : "");
+		if (rank) {
+			double rho = m >= 2 ? stats_spearman(x, y, m) : NAN,
+			       signed_rho = decreasing ? -rho : rho;
+
+			if (m < 2 || isnan(rho)) {
+				(*nodata)++;
+				fprintf(f, "%zu cells with %s: no ranking", m, metric);
+			} else {
+				if (!(signed_rho >= min_rho - 1e-9))
+					(*failed)++;
+				if (m < n_labels)
+					fprintf(f, "%zu of %zu values, ", m, n_labels);
+				fprintf(f, "rho %.2f (needed %s %.2f):", rho,
+					decreasing ? "<=" : ">=", decreasing ? -min_rho : min_rho);
+				for (size_t q = 0; q < n_labels; q++)
+					for (size_t p = 0; p < m; p++)
+						if ((size_t)x[p] == q)
+							fprintf(f, " %s=%s", labels[q],
+								report_fmt_num(y[p], a, sizeof(a)));
+			}
+		} else {
+			size_t best = 0, at_i = m, second = m;
+
+			for (size_t p = 0; p < m; p++) {
+				if (want_min ? y[p] < y[best] : y[p] > y[best])
+					best = p;
+				if (!strcmp(cs[p]->axis_label[k], at))
+					at_i = p;
+			}
+			for (size_t p = 0; p < m; p++)
+				if (p != at_i && (second == m ||
+						  (want_min ? y[p] < y[second] : y[p] > y[second])))
+					second = p;
+			if (at_i == m || m < 2) {
+				(*nodata)++;
+				fprintf(f, "no %s at %s=%s, or fewer than 2 cells", metric,
+					ax->name, at);
+			} else {
+				if (best != at_i && y[best] != y[at_i])
+					(*failed)++;
+				fprintf(f, "%s at %s=%s (%s), next best %s=",
+					want_min ? "lowest" : "highest", ax->name,
+					cs[best]->axis_label[k],
+					report_fmt_num(y[best], a, sizeof(a)),
+					cs[second]->axis_label[k]);
+				fprintf(f, "%s; %s=%s: %+.1f%% against it",
+					report_fmt_num(y[second], a, sizeof(a)), ax->name, at,
+					100 * (y[at_i] / y[second] - 1));
+			}
+		}
+		free(key);
+	next:
+		free(x);
+		free(y);
+		free(cs);
+	}
+	if (*groups == 0) {
+		(*groups)++;
+		(*nodata)++;
+		fputs("no cells", f);
+	}
+	for (size_t j = 0; j < n_labels; j++)
+		free(labels[j]);
+	free(labels);
+	free(done);
+	free(at);
+}
+
+static void claim_eval(const struct report_run *run, const json_t *claim, struct claim_eval *e)
+{
+	int groups = 0, failed = 0, nodata = 0;
+	size_t len = 0;
+	FILE *f = open_memstream(&e->detail, &len);
+
+	if (!str_get(claim, "metric")) {
+		fputs("the claim names no metric", f);
+		nodata = groups = 1;
+	} else if (json_object_get(claim, "compare") || json_object_get(claim, "ratio")) {
+		claim_eval_pairs(run, claim, f, &groups, &failed, &nodata);
+	} else if (json_object_get(claim, "ranking") || json_object_get(claim, "peak")) {
+		claim_eval_axis(run, claim, f, &groups, &failed, &nodata);
+	} else {
+		fputs("the claim has no compare, ratio, ranking or peak", f);
+		nodata = groups = 1;
+	}
+	if (groups == 0) {
+		fputs("no cells match the claim", f);
+		nodata = 1;
+	}
+	fclose(f);
+	e->held = failed == 0 && nodata == 0;
+	if (failed)
+		e->result = xasprintf(groups > 1 ? "not held (%d of %d groups)" : "not held",
+				      failed, groups);
+	else if (nodata)
+		e->result = xstrdup("no data");
+	else
+		e->result = xstrdup("held");
+}
+
+int report_run_claims_held(const struct report_run *run)
+{
+	const json_t *claims = run_matrix_key(run, "expect"), *c;
+	size_t i;
+	int all = 1;
+
+	json_array_foreach (claims, i, c) {
+		struct claim_eval e = { 0 };
+
+		claim_eval(run, c, &e);
+		all &= e.held;
+		claim_eval_release(&e);
+	}
+	return all;
+}
+
+static void section_claims(struct report_doc *d, const struct report_run *run)
+{
+	const json_t *claims = run_matrix_key(run, "expect"), *c;
+	static const char *const hdr[] = { "claim", "metric", "result", "margin and values" };
+	size_t i, held = 0;
+
+	if (json_array_size(claims) == 0)
+		return;
+	report_doc_heading(d, 2, "Claims");
+	json_array_foreach (claims, i, c) {
+		struct claim_eval e = { 0 };
+
+		claim_eval(run, c, &e);
+		held += e.held;
+		claim_eval_release(&e);
+	}
+	report_doc_para(
+	    d,
+	    "%zu of %zu claims held. Each is judged on the mean over a cell's ok "
+	    "repeats; a margin is our difference in %%, a ratio ours; with two or more "
+	    "repeats on both sides, Welch's t-test says whether the difference is "
+	    "significant (p < 0.05). A claim with free axes is judged in every group of "
+	    "cells and holds only if it holds in all.",
+	    held, json_array_size(claims));
+	report_doc_table(d, 4, hdr);
+	json_array_foreach (claims, i, c) {
+		struct claim_eval e = { 0 };
+		const char *row[4];
+
+		claim_eval(run, c, &e);
+		row[0] = kv(c, "claim");
+		row[1] = kv(c, "metric");
+		row[2] = e.result;
+		row[3] = e.detail;
+		report_doc_row(d, row);
+		claim_eval_release(&e);
+	}
+	report_doc_table_end(d);
+	json_array_foreach (claims, i, c)
+		if (str_get(c, "note")) {
+			report_doc_para(d, "Notes on the claims:");
+			break;
+		}
+	json_array_foreach (claims, i, c)
+		if (str_get(c, "note"))
+			report_doc_para(d, "%s: %s", kv(c, "claim"), kv(c, "note"));
+}
+
 /* One plot per (axis, figure): IOPS, bandwidth and latency against the axis, one series per
  * metric and value of the other axes, error bars the 95% CI of the mean. */
 static const struct figure {
@@ -1422,6 +2080,8 @@ int report_write(const struct report_run *run, const char *outdir, struct zb_err
 				json_array_size(run->records));
 	section_environment(&d, run);
 	section_results(&d, run);
+	section_claims(&d, run);
+	section_references(&d, run);
 	section_failures(&d, run);
 	section_plots(&d, run, outdir);
 	if (report_doc_write(&d, outdir, "report", err) < 0)
@@ -1452,15 +2112,46 @@ static void xml_text(FILE *f, const char *s)
 	}
 }
 
-/* Hook for the matrix's `expect` claims (issue 6): each claim will add one testcase here, a
- * failure when it did not hold, with its margin. Returns the number of failed claims. Until the
- * matrix schema has claims, there are none. */
+/* One testcase per `expect` claim of the matrix (classname "zbench.MATRIX.claims"), a failure
+ * when it did not hold or could not be judged, with its margin and values. Returns the number
+ * of failed claims. */
 static size_t junit_claims(FILE *f, const struct report_run *run, size_t *n_tests)
 {
-	(void)f;
-	(void)run;
-	(void)n_tests;
-	return 0;
+	const json_t *claims = run_matrix_key(run, "expect"), *c;
+	size_t i, failed = 0;
+
+	json_array_foreach (claims, i, c) {
+		struct claim_eval e = { 0 };
+
+		claim_eval(run, c, &e);
+		(*n_tests)++;
+		fputs("    <testcase classname=\"zbench.", f);
+		xml_text(f, run->name);
+		fputs(".claims\" name=\"", f);
+		xml_text(f, kv(c, "claim"));
+		fputs("\">\n", f);
+		if (!e.held) {
+			failed++;
+			fputs("      <failure type=\"", f);
+			xml_text(f, strncmp(e.result, "no data", 7) ? "claim-not-held" : "no-data");
+			fputs("\" message=\"", f);
+			xml_text(f, e.result);
+			fputs("\">", f);
+			xml_text(f, kv(c, "metric"));
+			fputs(": ", f);
+			xml_text(f, e.detail);
+			fputs("\n</failure>\n", f);
+		} else {
+			fputs("      <system-out>", f);
+			xml_text(f, kv(c, "metric"));
+			fputs(": ", f);
+			xml_text(f, e.detail);
+			fputs("</system-out>\n", f);
+		}
+		fputs("    </testcase>\n", f);
+		claim_eval_release(&e);
+	}
+	return failed;
 }
 
 int report_write_junit(const struct report_run *run, const char *path, struct zb_error *err)

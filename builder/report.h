@@ -101,6 +101,10 @@ void report_run_release(struct report_run *run);
 /* Every cell's every repeat ended ok (and there is at least one cell). */
 int report_run_all_ok(const struct report_run *run);
 
+/* Every `expect` claim of the run's matrix (the copy in the manifest) held; 1 when there are
+ * none. A claim that cannot be judged (a cell missing or failed) did not hold. */
+int report_run_claims_held(const struct report_run *run);
+
 /* Write OUTDIR/report.md, OUTDIR/report.html and the plots under OUTDIR/report-plots/. */
 int report_write(const struct report_run *run, const char *outdir, struct zb_error *err);
 

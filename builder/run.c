@@ -1073,7 +1073,7 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct done_map dm = { 0 };
 	const char *matrix_path = o->matrix_path, *recipe = o->recipe_path;
-	char *dir = NULL, *matrix_text = NULL;
+	char *dir = NULL, *matrix_text = NULL, *matrix_recipe = NULL;
 	size_t *order = NULL;
 	int rc = -1, lock_fd = -1;
 
@@ -1115,9 +1115,20 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 	if (!ctx.accel_opt && o->resume_dir)
 		ctx.accel_opt = json_string_value(json_object_get(
 			json_object_get(ctx.res.manifest, "options"), "accel"));
+	if (!recipe) {
+		const char *named = json_string_value(json_object_get(ctx.m->json, "image"));
+
+		recipe = named ? (matrix_recipe = image_recipe_locate(named)) : RUN_DEFAULT_RECIPE;
+	}
 	if (image_resolve(recipe, o->cache_dir, 1, &ctx.img, err) < 0) {
 		error_wrap(err, "image '%s'", recipe);
 		goto out;
+	}
+	/* Every cell's disks on buses the image's kernel drives, before anything boots. */
+	for (size_t k = 0; k < ctx.m->n_cells; k++) {
+		if (disk_check_image(ctx.m->cells[k].config, &ctx.img, recipe, o->cache_dir, err) <
+		    0)
+			goto out;
 	}
 
 	if (o->resume_dir) {
@@ -1221,6 +1232,7 @@ out:
 	image_release(&ctx.img);
 	matrix_free(ctx.m);
 	free(matrix_text);
+	free(matrix_recipe);
 	free(order);
 	free(dir);
 	return rc;

@@ -5,11 +5,14 @@
 
 #include "error.h"
 
+/* The image recipe of a matrix that names none (and of `zbench run` without -i). */
+#define RUN_DEFAULT_RECIPE "images/debian12-zfs.json"
+
 struct run_options {
 	const char *matrix_path;
 	const char *matrix_text; /* if set, the matrix itself (matrix_path only names it) */
 	const char *matrix_sha256; /* with matrix_text: the hash of the original file, if known */
-	const char *recipe_path; /* image recipe; default images/debian12-zfs.json */
+	const char *recipe_path; /* image recipe; NULL: the matrix's "image", else the default */
 	const char *cache_dir;	 /* NULL: image_cache_dir_default() */
 	const char *out_dir;	 /* NULL: runs/<matrix name>-<UTC timestamp> */
 	const char *accel;	 /* NULL: the matrix's vm.accel; else auto|kvm|tcg */

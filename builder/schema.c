@@ -179,20 +179,22 @@ bad:
 	return SCHEMA_BAD_VALUE;
 }
 
-/* ---- disks ----------------------------------------------------------------------------------- */
-
-/* The bus table lives in disk.c; a bus the appliance cannot drive is refused here, before
- * anything boots, with the reason. */
-static int check_disk_bus(const char *key, const json_t *v, char *msg, size_t len)
+/* An image recipe named by the matrix: a .json path; whether it exists is `zbench run`'s
+ * business (the matrix may be checked on a machine without the recipes). */
+static int check_recipe_path(const char *key, const json_t *v, char *msg, size_t len)
 {
-	const struct disk_bus *b = disk_bus_find(json_string_value(v));
+	const char *s = json_string_value(v);
+	size_t n = strlen(s);
 
-	if (b && b->unsupported) {
-		snprintf(msg, len, "bus \"%s\" cannot be used: %s", b->name, b->unsupported);
+	if (n < 6 || n > 1024 || strcmp(s + n - 5, ".json") || strpbrk(s, "\n\t")) {
+		snprintf(msg, len,
+			 "expected the path of an image recipe (a .json file), got \"%s\"", s);
 		return SCHEMA_BAD_VALUE;
 	}
 	return 0;
 }
+
+/* ---- disks ----------------------------------------------------------------------------------- */
 
 /* SCSI's rotation rate: 1 means solid state, 2..1024 are reserved, 0 "not reported". */
 static int check_rotation_rate(const char *key, const json_t *v, char *msg, size_t len)
@@ -241,10 +243,9 @@ static int check_model_name(const char *key, const json_t *v, char *msg, size_t 
 	{ .path = P "bus",                                                                         \
 	  .type = SCHEMA_ENUM,                                                                     \
 	  .choices = "virtio-blk|virtio-scsi|nvme|sata|usb2|usb3",                                 \
-	  .check = check_disk_bus,                                                                 \
 	  .def = BUSDEF,                                                                           \
 	  .help = "controller the guest sees the disk on (default virtio-blk); sata, usb2 and "    \
-		  "usb3 need drivers the appliance's cloud kernel lacks (docs/disks.md)" },        \
+		  "usb3 need an image whose kernel has them (docs/disks.md)" },                    \
 	    { .path = P "logical_block_size",                                                      \
 	      .type = SCHEMA_INT,                                                                  \
 	      .choices = "512|4096",                                                               \
@@ -692,6 +693,69 @@ static int check_cv_percent(const char *key, const json_t *v, char *msg, size_t 
 	return 0;
 }
 
+/* Metrics a reference or a claim may name: the report's (builder/report.c) and, for iozone mode,
+ * "iozone:TEST", the mean throughput of that test over its results (guest/engine, output). */
+const char *const schema_claim_metrics[] = {
+	"read_iops",	 "write_iops",	 "iops",	   "read_bw",	    "write_bw", "bw",
+	"read_lat_mean", "read_lat_p99", "write_lat_mean", "write_lat_p99", NULL,
+};
+const char *const schema_iozone_tests[] = {
+	"write",	"rewrite",	 "read",	   "reread",	  "random_read",
+	"random_write", "backward_read", "record_rewrite", "stride_read", "fwrite",
+	"refwrite",	"fread",	 "refread",	   NULL,
+};
+
+static int check_claim_metric(const char *key, const json_t *v, char *msg, size_t len)
+{
+	const char *s = json_string_value(v);
+
+	(void)key;
+	for (size_t i = 0; schema_claim_metrics[i]; i++)
+		if (!strcmp(s, schema_claim_metrics[i]))
+			return 0;
+	if (!strncmp(s, "iozone:", 7))
+		for (size_t i = 0; schema_iozone_tests[i]; i++)
+			if (!strcmp(s + 7, schema_iozone_tests[i]))
+				return 0;
+	snprintf(msg, len,
+		 "unknown metric \"%s\"; known: read_iops write_iops iops read_bw write_bw bw "
+		 "read_lat_mean read_lat_p99 write_lat_mean write_lat_p99 iozone:TEST (TEST: write "
+		 "rewrite read reread random_read random_write backward_read record_rewrite "
+		 "stride_read fwrite refwrite fread refread)",
+		 s);
+	return SCHEMA_BAD_VALUE;
+}
+
+static int check_claim_number(const char *key, const json_t *v, char *msg, size_t len)
+{
+	(void)key;
+	if (!json_is_number(v) || !(json_number_value(v) > 0)) {
+		snprintf(msg, len, "expected a number greater than 0");
+		return SCHEMA_BAD_VALUE;
+	}
+	return 0;
+}
+
+static int check_claim_percent(const char *key, const json_t *v, char *msg, size_t len)
+{
+	(void)key;
+	if (!json_is_number(v) || json_number_value(v) < 0 || json_number_value(v) >= 100) {
+		snprintf(msg, len, "expected a number from 0 to under 100 (percent)");
+		return SCHEMA_BAD_VALUE;
+	}
+	return 0;
+}
+
+static int check_claim_rho(const char *key, const json_t *v, char *msg, size_t len)
+{
+	(void)key;
+	if (!json_is_number(v) || json_number_value(v) <= 0 || json_number_value(v) > 1) {
+		snprintf(msg, len, "expected a number above 0 and at most 1 (Spearman's rho)");
+		return SCHEMA_BAD_VALUE;
+	}
+	return 0;
+}
+
 static const struct schema_key matrix_keys[] = {
 	{ .path = "", .type = SCHEMA_OBJECT, .help = "a matrix file" },
 	{ .path = "zbench",
@@ -706,6 +770,12 @@ static const struct schema_key matrix_keys[] = {
 	  .typename = "name",
 	  .help = "the study's name ([A-Za-z0-9_-], at most 64)" },
 	{ .path = "description", .type = SCHEMA_STRING, .help = "what the study measures" },
+	{ .path = "image",
+	  .type = SCHEMA_STRING,
+	  .check = check_recipe_path,
+	  .typename = "path",
+	  .help = "image recipe for `zbench run` without -i: absolute, or relative to the "
+		  "repository (default images/debian12-zfs.json)" },
 	{ .path = "base",
 	  .type = SCHEMA_ANY,
 	  .flags = SCHEMA_REQUIRED,
@@ -807,6 +877,155 @@ static const struct schema_key matrix_keys[] = {
 	  .max = 1000,
 	  .def = "10",
 	  .help = "never more repeats than this per cell" },
+	{ .path = "reference",
+	  .type = SCHEMA_ARRAY,
+	  .def = "[]",
+	  .help = "published values to compare with, per cell (docs/matrix.md, \"References\")" },
+	{ .path = "reference[]", .type = SCHEMA_OBJECT, .help = "one table or figure of a source" },
+	{ .path = "reference[].source",
+	  .type = SCHEMA_STRING,
+	  .flags = SCHEMA_REQUIRED,
+	  .help = "where the numbers are: \"seeds/000_49621e76a22189bd.txt, section 'ashift'\"" },
+	{ .path = "reference[].metric",
+	  .type = SCHEMA_STRING,
+	  .flags = SCHEMA_REQUIRED,
+	  .check = check_claim_metric,
+	  .typename = "metric",
+	  .help = "what the values measure: write_iops, read_bw, iozone:random_write, ..." },
+	{ .path = "reference[].note",
+	  .type = SCHEMA_STRING,
+	  .help = "how the source's setup differs, how values were read off" },
+	{ .path = "reference[].values",
+	  .type = SCHEMA_ARRAY,
+	  .flags = SCHEMA_REQUIRED | SCHEMA_NONEMPTY,
+	  .help = "the published values" },
+	{ .path = "reference[].values[]", .type = SCHEMA_OBJECT, .help = "one published value" },
+	{ .path = "reference[].values[].match",
+	  .type = SCHEMA_OBJECT,
+	  .flags = SCHEMA_REQUIRED,
+	  .help = "the cell: axis names (and \"case\") to values; must select exactly one cell" },
+	{ .path = "reference[].values[].match.*",
+	  .type = SCHEMA_ANY,
+	  .help = "a value of the axis" },
+	{ .path = "reference[].values[].value",
+	  .type = SCHEMA_ANY,
+	  .flags = SCHEMA_REQUIRED,
+	  .check = check_claim_number,
+	  .typename = "number",
+	  .help = "the published value, in the metric's unit" },
+	{ .path = "expect",
+	  .type = SCHEMA_ARRAY,
+	  .def = "[]",
+	  .help = "claims `zbench report` judges and CI gates on (docs/matrix.md, \"Claims\")" },
+	{ .path = "expect[]",
+	  .type = SCHEMA_OBJECT,
+	  .help = "one claim: exactly one of compare, ratio, ranking, peak" },
+	{ .path = "expect[].claim",
+	  .type = SCHEMA_STRING,
+	  .flags = SCHEMA_REQUIRED,
+	  .help = "the claim in words (the JUnit test name)" },
+	{ .path = "expect[].note",
+	  .type = SCHEMA_STRING,
+	  .help = "where it comes from; why it should (not) hold on emulated disks" },
+	{ .path = "expect[].metric",
+	  .type = SCHEMA_STRING,
+	  .flags = SCHEMA_REQUIRED,
+	  .check = check_claim_metric,
+	  .typename = "metric",
+	  .help = "the metric compared (mean over a cell's ok repeats)" },
+	{ .path = "expect[].where",
+	  .type = SCHEMA_OBJECT,
+	  .help =
+	      "only the cells with these axis values; other free axes make groups, each judged" },
+	{ .path = "expect[].where.*", .type = SCHEMA_ANY, .help = "a value of the axis" },
+	{ .path = "expect[].compare",
+	  .type = SCHEMA_OBJECT,
+	  .help = "lhs OP rhs: the cells the two matches select" },
+	{ .path = "expect[].compare.lhs",
+	  .type = SCHEMA_OBJECT,
+	  .flags = SCHEMA_REQUIRED,
+	  .help = "axis values of the left cell" },
+	{ .path = "expect[].compare.lhs.*", .type = SCHEMA_ANY, .help = "a value of the axis" },
+	{ .path = "expect[].compare.op",
+	  .type = SCHEMA_ENUM,
+	  .flags = SCHEMA_REQUIRED,
+	  .choices = "<|>",
+	  .help = "lhs lower or higher than rhs" },
+	{ .path = "expect[].compare.rhs",
+	  .type = SCHEMA_OBJECT,
+	  .flags = SCHEMA_REQUIRED,
+	  .help = "axis values of the right cell" },
+	{ .path = "expect[].compare.rhs.*", .type = SCHEMA_ANY, .help = "a value of the axis" },
+	{ .path = "expect[].compare.margin_percent",
+	  .type = SCHEMA_ANY,
+	  .check = check_claim_percent,
+	  .def = "0",
+	  .typename = "number",
+	  .help = "by at least this much: lhs < rhs * (1 - m/100), lhs > rhs * (1 + m/100)" },
+	{ .path = "expect[].ratio",
+	  .type = SCHEMA_OBJECT,
+	  .help = "num / den within [min, max]: \"at least 1.5x\", \"within 20%\"" },
+	{ .path = "expect[].ratio.num",
+	  .type = SCHEMA_OBJECT,
+	  .flags = SCHEMA_REQUIRED,
+	  .help = "axis values of the numerator's cell" },
+	{ .path = "expect[].ratio.num.*", .type = SCHEMA_ANY, .help = "a value of the axis" },
+	{ .path = "expect[].ratio.den",
+	  .type = SCHEMA_OBJECT,
+	  .flags = SCHEMA_REQUIRED,
+	  .help = "axis values of the denominator's cell" },
+	{ .path = "expect[].ratio.den.*", .type = SCHEMA_ANY, .help = "a value of the axis" },
+	{ .path = "expect[].ratio.min",
+	  .type = SCHEMA_ANY,
+	  .check = check_claim_number,
+	  .typename = "number",
+	  .help = "the ratio is at least this (min or max or both)" },
+	{ .path = "expect[].ratio.max",
+	  .type = SCHEMA_ANY,
+	  .check = check_claim_number,
+	  .typename = "number",
+	  .help = "the ratio is at most this" },
+	{ .path = "expect[].ranking",
+	  .type = SCHEMA_OBJECT,
+	  .help = "the metric rises or falls along an axis (Spearman's rho)" },
+	{ .path = "expect[].ranking.axis",
+	  .type = SCHEMA_STRING,
+	  .flags = SCHEMA_REQUIRED,
+	  .typename = "name",
+	  .help = "an axis name, or \"case\"" },
+	{ .path = "expect[].ranking.order",
+	  .type = SCHEMA_ENUM,
+	  .flags = SCHEMA_REQUIRED,
+	  .choices = "increasing|decreasing",
+	  .help = "along the values in the order listed" },
+	{ .path = "expect[].ranking.values",
+	  .type = SCHEMA_ARRAY,
+	  .flags = SCHEMA_NONEMPTY,
+	  .help = "the axis values in order, at least 2 (default: all, in matrix order)" },
+	{ .path = "expect[].ranking.values[]", .type = SCHEMA_ANY, .help = "a value of the axis" },
+	{ .path = "expect[].ranking.min_rho",
+	  .type = SCHEMA_ANY,
+	  .check = check_claim_rho,
+	  .def = "1",
+	  .typename = "number",
+	  .help = "holds when rho (sign by order) is at least this in every group; 1: strictly" },
+	{ .path = "expect[].peak",
+	  .type = SCHEMA_OBJECT,
+	  .help = "the metric is highest (or lowest) at one value of an axis" },
+	{ .path = "expect[].peak.axis",
+	  .type = SCHEMA_STRING,
+	  .flags = SCHEMA_REQUIRED,
+	  .typename = "name",
+	  .help = "an axis name, or \"case\"" },
+	{ .path = "expect[].peak.at",
+	  .type = SCHEMA_ANY,
+	  .flags = SCHEMA_REQUIRED,
+	  .help = "the axis value where the extreme is" },
+	{ .path = "expect[].peak.kind",
+	  .type = SCHEMA_ENUM,
+	  .choices = "max|min",
+	  .def = "\"max\"",
+	  .help = "highest or lowest" },
 };
 
 /* Kernel arguments reach the guest's /proc/cmdline verbatim: printable ASCII, bounded. */

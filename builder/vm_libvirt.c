@@ -17,6 +17,7 @@
 #include <libgen.h>
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -46,9 +48,10 @@ struct vm {
 	char *dir; /* absolute cell directory */
 	char *console_path;
 	int chan;
-	int exit_efd; /* eventfd, written by the lifecycle callback when the domain stops */
-	int exited;   /* set by the event loop thread (atomic) */
-	int status;   /* a wait status made up from the stop reason */
+	int exit_efd;	/* eventfd, written by the lifecycle callback when the domain stops */
+	int qemu_pidfd; /* QEMU's pidfd when libvirt is local (see qemu_gone()), else -1 */
+	int exited;	/* set by the event loop thread (atomic) */
+	int status;	/* a wait status made up from the stop reason */
 	struct vm *next;
 };
 
@@ -511,17 +514,35 @@ static int unix_connect(const char *path)
 	return fd;
 }
 
+/* Whether QEMU itself has exited. libvirt daemonizes QEMU, so its parent is init, and libvirt
+ * reports the domain stopped only once the process is gone for good (kill(pid, 0) fails), that
+ * is once init has reaped it: 1.8-2 s after QEMU exited on a host whose PID 1 reaps every 2 s
+ * (measured here). A pidfd becomes readable when QEMU exits, reaped or not: the runner learns
+ * it at once and libvirt finishes its clean-up in the background. */
+static int qemu_gone(struct vm *vm)
+{
+	struct pollfd p = { .fd = vm->qemu_pidfd, .events = POLLIN };
+
+	return vm->qemu_pidfd >= 0 && poll(&p, 1, 0) == 1;
+}
+
 static int lv_exited(struct vm *vm, int *status)
 {
 	int done = __atomic_load_n(&vm->exited, __ATOMIC_ACQUIRE);
+
+	if (!done && qemu_gone(vm)) {
+		vm->status = 0; /* not our child: how it ended is the domain event's to say */
+		__atomic_store_n(&vm->exited, 1, __ATOMIC_RELEASE);
+		done = 1;
+	}
 
 	if (done && status)
 		*status = vm->status;
 	return done;
 }
 
-/* The embedded driver's log of this domain (QEMU's command line and its stderr) into the cell
- * directory as qemu.log, as the QEMU backend leaves one. */
+/* A copy of the embedded driver's log of this domain (QEMU's command line and its stderr) in
+ * the cell directory as qemu.log, where the QEMU backend leaves its own. */
 static void keep_qemu_log(struct vm *vm)
 {
 	char *src, *dst;
@@ -531,8 +552,7 @@ static void keep_qemu_log(struct vm *vm)
 		return;
 	src = xasprintf("%s/log/qemu/%s.log", lv.embed_root, vm->name);
 	dst = xasprintf("%s/qemu.log", vm->dir);
-	if (copy_file(src, dst, &e) == 0)
-		unlink(src);
+	copy_file(src, dst, &e); /* best effort: the original stays in the root */
 	free(src);
 	free(dst);
 }
@@ -556,6 +576,8 @@ static void lv_free(struct vm *vm)
 		close(vm->chan);
 	if (vm->exit_efd >= 0)
 		close(vm->exit_efd);
+	if (vm->qemu_pidfd >= 0)
+		close(vm->qemu_pidfd);
 	free(vm->name);
 	free(vm->dir);
 	free(vm->console_path);
@@ -587,6 +609,28 @@ static void lv_stop(struct vm *vm, double grace)
 	}
 }
 
+/* QEMU's pid from libvirt's pid file, when libvirt runs on this host and we know where it keeps
+ * them (the embedded driver, qemu:///system); -1 otherwise. */
+static pid_t lv_pid(struct vm *vm)
+{
+	char *path, *buf = NULL;
+	size_t len;
+	struct zb_error e;
+	long pid = -1;
+
+	if (lv.embed_root)
+		path = xasprintf("%s/run/qemu/%s.pid", lv.embed_root, vm->name);
+	else if (!strcmp(lv.uri, "qemu:///system"))
+		path = xasprintf("/run/libvirt/qemu/%s.pid", vm->name);
+	else
+		return -1;
+	if (read_file(path, 64, &buf, &len, &e) == 0)
+		pid = strtol(buf, NULL, 10);
+	free(path);
+	free(buf);
+	return pid > 0 ? (pid_t)pid : -1;
+}
+
 static int lv_start(const struct vm_spec *s, struct vm **out, struct zb_error *err)
 {
 	struct vm *vm = xcalloc(1, sizeof(*vm));
@@ -596,6 +640,7 @@ static int lv_start(const struct vm_spec *s, struct vm **out, struct zb_error *e
 	int rc = -1;
 
 	vm->chan = -1;
+	vm->qemu_pidfd = -1;
 	vm->exit_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (vm->exit_efd < 0) {
 		error_sys(err, errno, "eventfd");
@@ -651,6 +696,12 @@ static int lv_start(const struct vm_spec *s, struct vm **out, struct zb_error *e
 		error_set(err, 0, "creating domain '%s' on '%s': %s", vm->name, lv.uri, virt_msg());
 		goto out;
 	}
+	{
+		pid_t pid = lv_pid(vm);
+
+		if (pid > 0)
+			vm->qemu_pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	}
 	deadline = now_monotonic() + CHANNEL_WAIT_S;
 	while ((vm->chan = unix_connect(sock)) < 0) {
 		if (lv_exited(vm, NULL)) {
@@ -690,7 +741,7 @@ static int lv_channel_fd(struct vm *vm)
 
 static int lv_exit_fd(struct vm *vm)
 {
-	return vm->exit_efd;
+	return vm->qemu_pidfd >= 0 ? vm->qemu_pidfd : vm->exit_efd;
 }
 
 static uint64_t lv_console_bytes(struct vm *vm)
@@ -700,25 +751,6 @@ static uint64_t lv_console_bytes(struct vm *vm)
 	if (stat(vm->console_path, &st) < 0)
 		return 0;
 	return (uint64_t)st.st_size;
-}
-
-/* QEMU's pid from libvirt's pid file, for a local driver whose run directory we know (the
- * embedded one); -1 for the others. */
-static pid_t lv_pid(struct vm *vm)
-{
-	char *path, *buf = NULL;
-	size_t len;
-	struct zb_error e;
-	long pid = -1;
-
-	if (!lv.embed_root)
-		return -1;
-	path = xasprintf("%s/run/qemu/%s.pid", lv.embed_root, vm->name);
-	if (read_file(path, 64, &buf, &len, &e) == 0)
-		pid = strtol(buf, NULL, 10);
-	free(path);
-	free(buf);
-	return pid > 0 ? (pid_t)pid : -1;
 }
 
 const struct vm_ops vm_libvirt_ops = {

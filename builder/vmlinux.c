@@ -166,7 +166,8 @@ int vmlinux_extract(const char *bzimage, const char *out_path, const char *log_p
 			   "\xfd"
 			   "7zXZ",
 			   6)) {
-		rc = via_tool("xz", ".xz", p, n, out_path, log_path, err);
+		/* xz stops with "Unexpected end of input" on the appended size: leave it out. */
+		rc = via_tool("xz", ".xz", p, n - 4, out_path, log_path, err);
 	} else if (!memcmp(p, "\x1f\x8b", 2)) {
 		rc = via_tool("gzip", ".gz", p, n, out_path, log_path, err);
 	} else if (le32(p) == 0xfd2fb528u) {

@@ -530,8 +530,10 @@ static uint64_t runner_fill(struct runner *r)
 			break;
 		}
 		io->arrival_ns = arrival;
+		/* The log holds arrivals: the scheduled time in rate mode (an open loop's arrivals
+		 * do not depend on how busy the host is), else the issue time. */
 		if (t->issue_log && t->issue_n < r->job->issue_log)
-			t->issue_log[t->issue_n++] = now_ns();
+			t->issue_log[t->issue_n++] = r->use_rate ? arrival : now_ns();
 		t0 = io->start_ns = now_ns();
 		q = r->ops->queue(r->et, io);
 		if (q == IOENGINE_Q_COMPLETED) {

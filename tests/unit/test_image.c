@@ -192,6 +192,49 @@ static void test_vmlinux_lz4(void)
 	free(out);
 }
 
+/* An xz payload as the kernel build makes it: the stream, then the decompressed size (le32),
+ * which xz itself rejects (needs the xz tool; skipped without it). */
+static void test_vmlinux_xz(void)
+{
+	char *path = at("bzImage-xz"), *out = at("vmlinux-xz"), *plain = at("payload");
+	char *xz = at("payload.xz"), *text = NULL, *got = NULL;
+	const char *argv[] = { "xz", "-k", "-f", "--check=crc32", plain, NULL };
+	unsigned char *img;
+	struct zb_error err = { 0 };
+	size_t n = 0, len = 0;
+	int fd;
+
+	put_file("payload", "\177ELF and some kernel text", 0644);
+	if (run_command((char *const *)argv, NULL, &err) != 0) {
+		fprintf(stderr, "test_vmlinux_xz: no xz tool, skipped\n");
+		goto out;
+	}
+	CHECK(read_file(xz, 1 << 20, &text, &n, &err) == 0);
+	img = calloc(1, 1024 + 16 + n + 4);
+	img[0x1f1] = 1;
+	memcpy(img + 0x202, "HdrS", 4);
+	img[0x206] = 0x0f;
+	img[0x207] = 0x02;
+	le32(img + 0x248, 16);
+	le32(img + 0x24c, (unsigned)(n + 4));
+	memcpy(img + 1024 + 16, text, n);
+	le32(img + 1024 + 16 + n, 25);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	CHECK(fd >= 0 && write(fd, img, 1024 + 16 + n + 4) == (ssize_t)(1024 + 16 + n + 4));
+	close(fd);
+	free(img);
+	CHECK(vmlinux_extract(path, out, NULL, &err) == 0);
+	CHECK(read_file(out, 1 << 20, &got, &len, &err) == 0);
+	CHECK(len == 25 && got && !memcmp(got, "\177ELF and some kernel text", 25));
+out:
+	free(text);
+	free(got);
+	free(path);
+	free(out);
+	free(plain);
+	free(xz);
+}
+
 /* The root hash covers only the root-shaping keys; an optional key left out (or at its default)
  * must not change it, or every cached root would be rebuilt (10+ minutes each). */
 static void test_recipe(void)
@@ -256,6 +299,7 @@ int main(void)
 	test_elf_deps();
 	test_root_resolve();
 	test_vmlinux_lz4();
+	test_vmlinux_xz();
 	test_recipe();
 	CHECK(remove_tree(tmp, &err) == 0);
 	return check_summary("test_image");
