@@ -33,6 +33,8 @@ static void usage(FILE *f)
 		"                       (repeatable); its contents are destroyed. Devices that\n"
 		"                       are mounted, held, open or in a host pool are refused\n"
 		"                       anyway (docs/disks.md)\n"
+		"      --shard I/N      run only the I-th of N deterministic slices of the cells\n"
+		"                       (by cell id: stable under resume); join with zbench merge\n"
 		"      --resume RUNDIR  finish a run that was interrupted or killed: cells with a\n"
 		"                       record are not run again, what the run left behind (QEMU\n"
 		"                       processes, disk images) is removed; same matrix and image\n"
@@ -52,7 +54,8 @@ int cmd_run(int argc, char **argv)
 		OPT_RESUME,
 		OPT_ALLOW_DEVICE,
 		OPT_BACKEND,
-		OPT_LIBVIRT_URI
+		OPT_LIBVIRT_URI,
+		OPT_SHARD
 	};
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -64,6 +67,7 @@ int cmd_run(int argc, char **argv)
 		{ "keep-disks", no_argument, NULL, OPT_KEEP },
 		{ "allow-device", required_argument, NULL, OPT_ALLOW_DEVICE },
 		{ "resume", required_argument, NULL, OPT_RESUME },
+		{ "shard", required_argument, NULL, OPT_SHARD },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -105,6 +109,17 @@ int cmd_run(int argc, char **argv)
 			break;
 		case OPT_RESUME:
 			o.resume_dir = optarg;
+			break;
+		case OPT_SHARD:
+			if (sscanf(optarg, "%d/%d%c", &o.shard_index, &o.shard_count,
+				   (char[1]){ 0 }) != 2 ||
+			    o.shard_count < 1 || o.shard_index < 1 ||
+			    o.shard_index > o.shard_count) {
+				fprintf(stderr, "zbench run: --shard wants I/N with 1 <= I <= N, "
+						"got '%s'\n",
+					optarg);
+				return 2;
+			}
 			break;
 		case 'h':
 			usage(stdout);

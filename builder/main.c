@@ -12,6 +12,7 @@ static const struct command {
 } commands[] = {
 	{ "run", cmd_run, "run a matrix: one fresh VM per cell, results in a run directory" },
 	{ "replay", cmd_replay, "run again what a run's manifest.json recorded, into a new run" },
+	{ "merge", cmd_merge, "join the shards of a run (run --shard I/N) into one run directory" },
 	{ "image", cmd_image, "build, locate or list guest appliance images (cached)" },
 	{ "matrix", cmd_matrix, "check a matrix file and list the cells it expands to" },
 	{ "doctor", cmd_doctor, "say what this host has and lacks for zbench" },

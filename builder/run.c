@@ -69,6 +69,7 @@ struct run_ctx {
 	int done, ok;
 	int m_retries; /* the matrix's "retries": extra attempts after a failed one */
 	const char *accel_opt; /* --accel, or on resume the run's own; NULL: the matrix's */
+	int shard_index, shard_count; /* this run's slice of the cells (1-based index) */
 };
 
 /* Everything the host learns about one attempt at one cell. */
@@ -994,11 +995,21 @@ static void cell_order(struct run_ctx *ctx, int r, size_t *order)
 	}
 }
 
+/* The shard (0-based) a cell belongs to: from its id, so it does not depend on the order or
+ * number of cells, and a resumed or repeated run slices the same way. */
+static int cell_shard(const struct cell *cell, int count)
+{
+	return (int)(strtoull(cell->id + 8, NULL, 16) % (unsigned long long)count);
+}
+
 static int run_or_skip(struct run_ctx *ctx, struct done_map *dm, const struct cell *cell, int r,
 		       struct zb_error *err)
 {
-	int ok, attempt = done_map_next(dm, cell, r, ctx->m_retries, &ok);
+	int ok, attempt;
 
+	if (ctx->shard_count > 1 && cell_shard(cell, ctx->shard_count) != ctx->shard_index - 1)
+		return 0;
+	attempt = done_map_next(dm, cell, r, ctx->m_retries, &ok);
 	if (attempt == 0) {
 		ctx->done++;
 		ctx->ok += ok;
@@ -1112,6 +1123,14 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 	}
 	ctx.m_retries = (int)json_integer_value(json_object_get(ctx.m->json, "retries"));
 	ctx.accel_opt = o->accel;
+	ctx.shard_index = o->shard_index;
+	ctx.shard_count = o->shard_count;
+	if (o->resume_dir) {
+		json_t *sh = json_object_get(ctx.res.manifest, "shard");
+
+		ctx.shard_index = (int)json_integer_value(json_object_get(sh, "index"));
+		ctx.shard_count = (int)json_integer_value(json_object_get(sh, "count"));
+	}
 	if (!ctx.accel_opt && o->resume_dir)
 		ctx.accel_opt = json_string_value(json_object_get(
 			json_object_get(ctx.res.manifest, "options"), "accel"));
@@ -1171,6 +1190,10 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 		json_object_set_new(ctx.res.manifest, "options",
 				    json_pack("{s:s?, s:b}", "accel", o->accel, "keep_disks",
 					      o->keep_disks));
+		if (o->shard_count > 1)
+			json_object_set_new(ctx.res.manifest, "shard",
+					    json_pack("{s:i, s:i}", "index", o->shard_index,
+						      "count", o->shard_count));
 		json_object_set_new(ctx.res.manifest, "matrix",
 				    json_pack("{s:s, s:s, s:O}", "path", matrix_path, "sha256",
 					      o->matrix_sha256 ? o->matrix_sha256 : ctx.m->sha256,
@@ -1184,7 +1207,11 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	ctx.ncells_total = (int)ctx.m->n_cells * ctx.m->repeats;
+	ctx.ncells_total = 0;
+	for (size_t i = 0; i < ctx.m->n_cells; i++)
+		if (ctx.shard_count < 2 ||
+		    cell_shard(&ctx.m->cells[i], ctx.shard_count) == ctx.shard_index - 1)
+			ctx.ncells_total += ctx.m->repeats;
 	fprintf(stderr, "zbench: %s '%s': %d cells x %d repeats in %s\n",
 		o->resume_dir ? "resuming" : "running", ctx.m->name, (int)ctx.m->n_cells,
 		ctx.m->repeats, dir);

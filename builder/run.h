@@ -18,6 +18,7 @@ struct run_options {
 	const char *accel;	 /* NULL: the matrix's vm.accel; else auto|kvm|tcg */
 	const char *backend;	 /* "qemu" */
 	int keep_disks;		 /* keep each cell's disk images (debugging) */
+	int shard_index, shard_count; /* run only cells whose shard is index (1-based) of count */
 	const char *resume_dir;	 /* finish this run directory instead of starting a new one */
 };
 
