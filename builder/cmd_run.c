@@ -33,6 +33,9 @@ static void usage(FILE *f)
 		"                       (repeatable); its contents are destroyed. Devices that\n"
 		"                       are mounted, held, open or in a host pool are refused\n"
 		"                       anyway (docs/disks.md)\n"
+		"  -j, --jobs N         run N cells at once, each VM pinned to its own host cores;\n"
+		"                       refused if a disk is not throttled (the cells would\n"
+		"                       disturb each other) unless --allow-interference\n"
 		"      --shard I/N      run only the I-th of N deterministic slices of the cells\n"
 		"                       (by cell id: stable under resume); join with zbench merge\n"
 		"      --resume RUNDIR  finish a run that was interrupted or killed: cells with a\n"
@@ -55,7 +58,8 @@ int cmd_run(int argc, char **argv)
 		OPT_ALLOW_DEVICE,
 		OPT_BACKEND,
 		OPT_LIBVIRT_URI,
-		OPT_SHARD
+		OPT_SHARD,
+		OPT_INTERFERENCE
 	};
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -68,6 +72,8 @@ int cmd_run(int argc, char **argv)
 		{ "allow-device", required_argument, NULL, OPT_ALLOW_DEVICE },
 		{ "resume", required_argument, NULL, OPT_RESUME },
 		{ "shard", required_argument, NULL, OPT_SHARD },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "allow-interference", no_argument, NULL, OPT_INTERFERENCE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -75,7 +81,7 @@ int cmd_run(int argc, char **argv)
 	struct zb_error err = { 0 };
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "o:i:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:i:j:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o.out_dir = optarg;
@@ -109,6 +115,16 @@ int cmd_run(int argc, char **argv)
 			break;
 		case OPT_RESUME:
 			o.resume_dir = optarg;
+			break;
+		case 'j':
+			o.jobs = atoi(optarg);
+			if (o.jobs < 1 || o.jobs > 64) {
+				fprintf(stderr, "zbench run: -j wants 1 to 64, got '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case OPT_INTERFERENCE:
+			o.allow_interference = 1;
 			break;
 		case OPT_SHARD:
 			if (sscanf(optarg, "%d/%d%c", &o.shard_index, &o.shard_count,

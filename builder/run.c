@@ -14,6 +14,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,9 +24,11 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "disk.h"
 #include "image.h"
 #include "matrix.h"
@@ -1078,6 +1081,120 @@ static int run_adaptive(struct run_ctx *ctx, struct done_map *dm, size_t *order,
 	return 0;
 }
 
+/* Parallel cells only measure what they claim if they cannot disturb each other's disks: every
+ * disk must be throttled (a disk model with limits), unless the user says otherwise. */
+static int check_interference(struct run_ctx *ctx, struct zb_error *err)
+{
+	for (size_t i = 0; i < ctx->m->n_cells; i++) {
+		json_t *disks = json_object_get(ctx->m->cells[i].config, "disks");
+		size_t k;
+		json_t *d;
+
+		json_array_foreach (disks, k, d) {
+			if (!json_is_object(json_object_get(d, "throttle")))
+				return error_set(err, EINVAL,
+						 "-j %d: disk '%s' of cell %s is not throttled, so "
+						 "parallel cells would disturb each other's numbers; use "
+						 "a throttled disk model, or --allow-interference",
+						 ctx->o->jobs,
+						 json_string_value(json_object_get(d, "name")),
+						 ctx->m->cells[i].id);
+		}
+	}
+	return 0;
+}
+
+/* -j N: N worker processes take (cell, repeat) tasks from a pipe, each pinned to its own host
+ * cores (QEMU inherits the affinity), each appending its records to cells.jsonl (one write()
+ * per record with O_APPEND: lines never interleave). The parent only hands out work, forwards
+ * a stop signal and counts the results at the end. */
+static int run_parallel(struct run_ctx *ctx, struct done_map *dm, size_t *order,
+			struct zb_error *err)
+{
+	int jobs = ctx->o->jobs, ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	int cpus_per = ncpu / jobs > 0 ? ncpu / jobs : 1, fds[2], failed = 0, forwarded = 0;
+	pid_t *pids = xcalloc((size_t)jobs, sizeof(*pids));
+	struct done_map final = { 0 };
+
+	if (pipe(fds) < 0) {
+		free(pids);
+		return error_sys(err, errno, "creating the task pipe");
+	}
+	ctx->is_tty = 0; /* several progress lines at once: one line per event */
+	fflush(NULL);
+	for (int w = 0; w < jobs; w++) {
+		pids[w] = fork();
+		if (pids[w] < 0) {
+			error_sys(err, errno, "forking worker %d", w);
+			jobs = w;
+			break;
+		}
+		if (pids[w] == 0) {
+			cpu_set_t set;
+			int32_t task[2];
+
+			close(fds[1]);
+			CPU_ZERO(&set);
+			for (int c = 0; c < cpus_per; c++)
+				CPU_SET((w * cpus_per + c) % ncpu, &set);
+			sched_setaffinity(0, sizeof(set), &set);
+			while (!interrupted && read(fds[0], task, sizeof(task)) == sizeof(task)) {
+				if (run_or_skip(ctx, dm, &ctx->m->cells[task[0]], task[1], err) < 0) {
+					die_message(err->msg);
+					_exit(2);
+				}
+			}
+			_exit(interrupted ? 130 : 0);
+		}
+	}
+	close(fds[0]);
+	for (int r = 0; r < ctx->m->repeats && !interrupted && jobs > 0; r++) {
+		cell_order(ctx, r, order);
+		for (size_t k = 0; k < ctx->m->n_cells && !interrupted; k++) {
+			int32_t task[2] = { (int32_t)order[k], r };
+
+			if (write(fds[1], task, sizeof(task)) != sizeof(task) && errno != EINTR)
+				break;
+		}
+	}
+	close(fds[1]);
+	for (int w = 0; w < jobs; w++) {
+		int status;
+
+		while (waitpid(pids[w], &status, 0) < 0) {
+			if (errno != EINTR)
+				break;
+			if (interrupted && !forwarded) {
+				/* a SIGTERM to zbench alone must reach the workers too */
+				for (int v = 0; v < jobs; v++)
+					kill(pids[v], SIGTERM);
+				forwarded = 1;
+			}
+		}
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 2)
+			failed++;
+	}
+	free(pids);
+	/* The counts come from what the workers recorded. */
+	if (done_map_load(&final, ctx->res.dir, err) < 0)
+		return -1;
+	ctx->done = ctx->ok = 0;
+	{
+		const char *key;
+		json_t *v;
+
+		json_object_foreach (final.last, key, v) {
+			ctx->done++;
+			ctx->ok += !strcmp(json_string_value(json_object_get(v, "outcome")), "ok");
+		}
+	}
+	json_decref(final.last);
+	if (failed)
+		return error_set(err, EIO, "%d worker%s failed (see above)", failed,
+				 failed == 1 ? "" : "s");
+	return 0;
+}
+
 int run_matrix(const struct run_options *o, struct zb_error *err)
 {
 	struct run_ctx ctx = { .o = o };
@@ -1122,6 +1239,9 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 		goto out;
 	}
 	ctx.m_retries = (int)json_integer_value(json_object_get(ctx.m->json, "retries"));
+	/* before anything is created: a refused -j leaves nothing behind */
+	if (o->jobs > 1 && !o->allow_interference && check_interference(&ctx, err) < 0)
+		goto out;
 	ctx.accel_opt = o->accel;
 	ctx.shard_index = o->shard_index;
 	ctx.shard_count = o->shard_count;
@@ -1216,11 +1336,16 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 		o->resume_dir ? "resuming" : "running", ctx.m->name, (int)ctx.m->n_cells,
 		ctx.m->repeats, dir);
 	order = xcalloc(ctx.m->n_cells, sizeof(*order));
-	for (int r = 0; r < ctx.m->repeats && !interrupted; r++) {
-		cell_order(&ctx, r, order);
-		for (size_t k = 0; k < ctx.m->n_cells && !interrupted; k++) {
-			if (run_or_skip(&ctx, &dm, &ctx.m->cells[order[k]], r, err) < 0)
-				goto out;
+	if (o->jobs > 1) {
+		if (run_parallel(&ctx, &dm, order, err) < 0)
+			goto out;
+	} else {
+		for (int r = 0; r < ctx.m->repeats && !interrupted; r++) {
+			cell_order(&ctx, r, order);
+			for (size_t k = 0; k < ctx.m->n_cells && !interrupted; k++) {
+				if (run_or_skip(&ctx, &dm, &ctx.m->cells[order[k]], r, err) < 0)
+					goto out;
+			}
 		}
 	}
 	if (json_is_object(json_object_get(ctx.m->json, "adaptive")) &&

@@ -18,6 +18,8 @@ struct run_options {
 	const char *accel;	 /* NULL: the matrix's vm.accel; else auto|kvm|tcg */
 	const char *backend;	 /* "qemu" */
 	int keep_disks;		 /* keep each cell's disk images (debugging) */
+	int jobs;		 /* cells at once (-j); <= 1: one at a time */
+	int allow_interference;	 /* -j with unthrottled disks: run anyway */
 	int shard_index, shard_count; /* run only cells whose shard is index (1-based) of count */
 	const char *resume_dir;	 /* finish this run directory instead of starting a new one */
 };
