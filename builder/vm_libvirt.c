@@ -3,8 +3,9 @@
  * The domain is the machine vm_qemu.c builds (q35, qboot and direct kernel boot, no network,
  * the serial console into the cell's console.log, the virtio-serial port org.zbench.0 on a unix
  * socket in the cell directory, pvpanic), described as domain XML (kept as domain.xml in the
- * cell directory) and started with virDomainCreateXML(VIR_DOMAIN_START_AUTODESTROY): it is never
- * defined, and dies with the connection. The runner sees exactly what the QEMU backend gives it.
+ * cell directory) and started with virDomainCreateXML(): transient, never defined, and with
+ * VIR_DOMAIN_START_AUTODESTROY (it dies with the connection) wherever the driver allows it,
+ * which the embedded one does not. The runner sees exactly what the QEMU backend gives it.
  *
  * The URI is $ZBENCH_LIBVIRT_URI (zbench run --libvirt-uri); by default the embedded driver,
  * qemu:///embed?root=RUNDIR/libvirt, which runs inside zbench and needs no daemon
