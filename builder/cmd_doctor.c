@@ -81,7 +81,11 @@ int cmd_doctor(int argc, char **argv)
 		return 0;
 	}
 	qv = first_line_of(qemu_v);
-	if (qv)
+	if (qv && strstr(qv, "version ") && atoi(strstr(qv, "version ") + 8) < 10)
+		line(0, "qemu", "%s: older than 10 (the 6.12 kernel of images/debian12-bpo-zfs23.json "
+				"double-faults under older TCG; make deps installs it from backports)",
+		     qv);
+	else if (qv)
 		line(1, "qemu", "%s", qv);
 	else
 		line(0, "qemu", "qemu-system-x86_64 not found (apt-get install qemu-system-x86)");
