@@ -1218,6 +1218,11 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 		dir = xstrdup(o->resume_dir);
 		if (results_open(&ctx.res, dir, err) < 0)
 			goto out;
+		/* the backend the run started with, whatever the command line says */
+		if (json_string_value(json_object_get(ctx.res.manifest, "backend")) &&
+		    vm_backend(json_string_value(json_object_get(ctx.res.manifest, "backend"))))
+			ctx.vm_ops = vm_backend(
+				json_string_value(json_object_get(ctx.res.manifest, "backend")));
 		mm = json_object_get(ctx.res.manifest, "matrix");
 		matrix_path = json_string_value(json_object_get(mm, "path"));
 		recipe = json_string_value(

@@ -8,7 +8,7 @@
  * which the embedded one does not. The runner sees exactly what the QEMU backend gives it.
  *
  * The URI is $ZBENCH_LIBVIRT_URI (zbench run --libvirt-uri); by default the embedded driver,
- * qemu:///embed?root=RUNDIR/libvirt, which runs inside zbench and needs no daemon
+ * qemu:///embed?root=RUNDIR/libvirt/PID, which runs inside zbench and needs no daemon
  * (docs/libvirt.md). libvirt allows one embedded root per process and delivers domain events
  * only from a running event loop, so the connection and an event loop thread are opened once,
  * at the first cell, and live as long as zbench.
@@ -20,6 +20,7 @@
 #include <libvirt/virterror.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,11 +186,13 @@ static int conn_open(const char *cell_dir, struct zb_error *err)
 			}
 		}
 	} else {
-		/* cell_dir is RUNDIR/cells/NNN-ID-rR (absolute): the root goes beside cells/. */
+		/* cell_dir is RUNDIR/cells/NNN-ID-rR (absolute): the roots go beside cells/, one
+		 * per process, because a root is usable by one process only (zbench run -j N has
+		 * N workers). */
 		char *copy = xstrdup(cell_dir);
 		char *cells = dirname(copy);
 
-		lv.embed_root = xasprintf("%s/libvirt", dirname(cells));
+		lv.embed_root = xasprintf("%s/libvirt/%d", dirname(cells), (int)getpid());
 		lv.uri = xasprintf(EMBED_PREFIX "?root=%s", lv.embed_root);
 		free(copy);
 	}
@@ -347,7 +350,7 @@ static void target_dev(char *buf, size_t len, const char *prefix, int n)
 static void iotune_elem(FILE *f, const char *tag, uint64_t v)
 {
 	if (v)
-		fprintf(f, "      <%s>%llu</%s>\n", tag, (unsigned long long)v, tag);
+		fprintf(f, "        <%s>%llu</%s>\n", tag, (unsigned long long)v, tag);
 }
 
 static int disk_xml(FILE *f, const struct vm_disk *d, const char *abs_path, int *used_vd,
@@ -407,6 +410,32 @@ static int disk_xml(FILE *f, const struct vm_disk *d, const char *abs_path, int 
 	return 0;
 }
 
+/* Our CPU affinity as a libvirt cpuset ("0-1,4"); 0 if it is every online CPU (or unknown). */
+static int affinity_cpuset(char *buf, size_t len)
+{
+	cpu_set_t set;
+	size_t n = 0;
+	int count = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return 0;
+	buf[0] = '\0';
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		int start = c;
+
+		if (!CPU_ISSET(c, &set))
+			continue;
+		while (c + 1 < CPU_SETSIZE && CPU_ISSET(c + 1, &set))
+			c++;
+		count += c - start + 1;
+		n += (size_t)snprintf(buf + n, n < len ? len - n : 0,
+				      start == c ? "%s%d" : "%s%d-%d", n ? "," : "", start, c);
+		if (n >= len)
+			return 0;
+	}
+	return count > 0 && count < sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 /* The whole domain; *out is malloc'd. Paths in `paths` are the disks' absolute paths. */
 static int domain_xml(const struct vm_spec *s, const struct vm *vm, char **paths, char **out,
 		      struct zb_error *err)
@@ -428,7 +457,17 @@ static int domain_xml(const struct vm_spec *s, const struct vm *vm, char **paths
 	xml_elem(f, "  ", "name", vm->name);
 	xml_elem(f, "  ", "uuid", uuid);
 	fprintf(f, "  <memory unit='KiB'>%llu</memory>\n", (unsigned long long)(s->memory >> 10));
-	fprintf(f, "  <vcpu>%d</vcpu>\n", s->cpus);
+	/* The runner pins a cell to host cores (zbench run -j) by our own affinity, which a
+	 * directly started QEMU inherits; libvirt resets QEMU's to every host CPU unless the
+	 * domain names a cpuset. */
+	{
+		char cpuset[512];
+
+		if (affinity_cpuset(cpuset, sizeof(cpuset)))
+			fprintf(f, "  <vcpu cpuset='%s'>%d</vcpu>\n", cpuset, s->cpus);
+		else
+			fprintf(f, "  <vcpu>%d</vcpu>\n", s->cpus);
+	}
 	fputs("  <os>\n    <type arch='x86_64' machine='q35'>hvm</type>\n", f);
 	/* qboot: as vm_qemu.c, only for an ELF (PVH) kernel, whose boot it makes seconds faster
 	 * than SeaBIOS (docs/libvirt.md has the measurement). */

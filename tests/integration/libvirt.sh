@@ -5,7 +5,7 @@
 # and validates every generated domain.xml with virt-xml-validate (package libvirt-clients).
 # Prints "libvirt: N passed, N failed". ZBENCH_IT_ACCEL (default auto) is passed as --accel.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 ZBENCH=./zbench
 MATRIX=${ZBENCH_IT_MATRIX:-matrices/quick.json}
 ACCEL=${ZBENCH_IT_ACCEL:-auto}
