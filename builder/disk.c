@@ -217,34 +217,43 @@ int disk_check_image(const json_t *config, const struct image *img, const char *
 	const char *image =
 	    json_string_value(json_object_get(json_object_get(m, "recipe"), "name"));
 	const char *kver = json_string_value(json_object_get(m, "kernel_version"));
-	size_t i;
+	const char *missing[ARRAY_SIZE(disk_buses)], *first_disk = NULL, *first_bus = NULL;
+	size_t nmissing = 0, i;
+	char *other;
 	json_t *d;
 
 	json_array_foreach (json_object_get(config, "disks"), i, d) {
 		const char *bus = json_string_value(json_object_get(d, "bus"));
-		char *other;
+		size_t k;
 
 		if (!bus)
 			bus = "virtio-blk";
 		if (image_has_bus(img, bus))
 			continue;
-		other = image_recipe_with_bus(recipe, cache_dir, bus);
-		if (other)
-			error_set(
-			    err, EINVAL,
-			    "disk '%s' uses bus '%s', which image '%s' (kernel %s) lacks; run "
-			    "with -i %s (or set \"image\": \"%s\" in the matrix)",
-			    json_string_value(json_object_get(d, "name")), bus, image ? image : "?",
-			    kver ? kver : "?", other, other);
-		else
-			error_set(
-			    err, EINVAL,
-			    "disk '%s' uses bus '%s', which image '%s' (kernel %s) lacks, and "
-			    "no recipe beside '%s' has it (docs/disks.md)",
-			    json_string_value(json_object_get(d, "name")), bus, image ? image : "?",
-			    kver ? kver : "?", recipe);
-		free(other);
-		return -1;
+		if (!first_disk) {
+			first_disk = json_string_value(json_object_get(d, "name"));
+			first_bus = bus;
+		}
+		for (k = 0; k < nmissing && strcmp(missing[k], bus); k++)
+			;
+		if (k == nmissing && nmissing < ARRAY_SIZE(missing))
+			missing[nmissing++] = bus;
 	}
-	return 0;
+	if (!first_disk)
+		return 0;
+	/* A recipe with every bus the configuration lacks, not just the first disk's. */
+	other = image_recipe_with_buses(recipe, cache_dir, missing, nmissing);
+	if (other)
+		error_set(
+		    err, EINVAL,
+		    "disk '%s' uses bus '%s', which image '%s' (kernel %s) lacks; run with -i "
+		    "%s (or set \"image\": \"%s\" in the matrix)",
+		    first_disk, first_bus, image ? image : "?", kver ? kver : "?", other, other);
+	else
+		error_set(err, EINVAL,
+			  "disk '%s' uses bus '%s', which image '%s' (kernel %s) lacks, and no "
+			  "recipe beside '%s' has it (docs/disks.md)",
+			  first_disk, first_bus, image ? image : "?", kver ? kver : "?", recipe);
+	free(other);
+	return -1;
 }

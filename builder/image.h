@@ -58,10 +58,12 @@ void image_release(struct image *img);
  * existed ran Debian's cloud kernel, whose set (virtio-blk, virtio-scsi, nvme) is assumed. */
 int image_has_bus(const struct image *img, const char *bus);
 
-/* Another recipe in the directory of `recipe_path` whose image has `bus` (its cached manifest
- * says so, or, not built yet, it names the bus's driver modules), in name order; malloc'd path
- * or NULL. For error messages: it may build nothing and takes no lock. */
-char *image_recipe_with_bus(const char *recipe_path, const char *cache_dir, const char *bus);
+/* Another recipe in the directory of `recipe_path` whose image has every one of `buses` (its
+ * cached manifest says so, or, not built yet, it names their driver modules): in name order,
+ * one with the same packages (the same OpenZFS) preferred. A malloc'd path, or NULL. For error
+ * messages: it builds nothing and takes no lock. */
+char *image_recipe_with_buses(const char *recipe_path, const char *cache_dir,
+			      const char *const *buses, size_t nbuses);
 
 /* A recipe path as a matrix's "image" names it: absolute; else relative to the current
  * directory when it exists there; else relative to the zbench executable's directory (the

@@ -643,14 +643,49 @@ static int kconfig_value(const char *config, const char *sym)
 	return 0;
 }
 
-static int modules_has(const struct modules *m, const char *name)
+int appliance_kernel_has_bus(const char *config, const char *bus,
+			     int (*staged)(const char *module, void *arg), void *arg,
+			     const char **missing)
 {
-	for (size_t i = 0; i < m->nwant; i++) {
-		char *have = module_name(m->want[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(bus_needs); i++) {
+		const struct bus_needs *bn = &bus_needs[i];
+
+		if (strcmp(bn->bus, bus))
+			continue;
+		for (size_t k = 0; k < ARRAY_SIZE(bn->need) && bn->need[k].config; k++) {
+			int v = config ? kconfig_value(config, bn->need[k].config) : 'm';
+
+			if (v == 'y' || (v == 'm' && staged(bn->need[k].module, arg)))
+				continue;
+			*missing = bn->need[k].config;
+			return 0;
+		}
+		return 1;
+	}
+	*missing = "an unknown bus";
+	return 0;
+}
+
+/* Whether `name` is in the initramfs (staged) or, with no kernel config to tell, built in. */
+struct staged_query {
+	const struct modules *m;
+	int no_config;
+};
+
+static int module_staged(const char *name, void *arg)
+{
+	const struct staged_query *q = arg;
+
+	for (size_t i = 0; i < q->m->nwant; i++) {
+		char *have = module_name(q->m->want[i]);
 		int same = !strcmp(have, name);
 
 		free(have);
 		if (same)
+			return 1;
+	}
+	for (size_t i = 0; q->no_config && i < q->m->nbuiltin; i++) {
+		if (!strcmp(q->m->builtin[i], name))
 			return 1;
 	}
 	return 0;
@@ -664,30 +699,22 @@ static json_t *appliance_buses(struct build *b, const char *root, const char *kv
 	char *path = xasprintf("%s/boot/config-%s", root, kver), *config = NULL;
 	json_t *buses = json_array();
 	struct zb_error e = { 0 };
+	struct staged_query q = { .m = m };
 
-	if (read_file(path, 16 << 20, &config, NULL, &e) < 0)
+	if (read_file(path, 16 << 20, &config, NULL, &e) < 0) {
 		build_log(b, "no kernel config (%s): buses judged by the modules alone", e.msg);
+		q.no_config = 1;
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(bus_needs); i++) {
-		const struct bus_needs *bn = &bus_needs[i];
-		size_t k;
+		const char *missing = NULL;
 
-		for (k = 0; k < ARRAY_SIZE(bn->need) && bn->need[k].config; k++) {
-			const char *sym = bn->need[k].config, *mod = bn->need[k].module;
-			int v = config ? kconfig_value(config, sym) : 'm';
-			int builtin = 0;
-
-			for (size_t j = 0; !config && j < m->nbuiltin; j++)
-				builtin |= !strcmp(m->builtin[j], mod);
-			if (v == 'y' || builtin || (v == 'm' && modules_has(m, mod)))
-				continue;
-			build_log(b, "bus '%s' unsupported: %s %s", bn->bus, sym,
-				  v == 'm' ? "is a module not in the initramfs"
-				  : config ? "is not set"
-					   : "has no module");
-			break;
-		}
-		if (k == ARRAY_SIZE(bn->need) || !bn->need[k].config)
-			json_array_append_new(buses, json_string(bn->bus));
+		if (appliance_kernel_has_bus(config, bus_needs[i].bus, module_staged, &q, &missing))
+			json_array_append_new(buses, json_string(bus_needs[i].bus));
+		else
+			build_log(b, "bus '%s' unsupported: %s %s", bus_needs[i].bus, missing,
+				  !config || kconfig_value(config, missing) == 'm'
+				      ? "is a module not in the initramfs"
+				      : "is not set");
 	}
 	free(config);
 	free(path);
@@ -748,10 +775,40 @@ static int json_name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-char *image_recipe_with_bus(const char *recipe_path, const char *cache_dir, const char *bus)
+/* Whether the recipe at `path` gives an image with every bus in `buses`: its cached image says
+ * so, or, not built yet, it lists their modules. Sets *same when its packages (so its OpenZFS)
+ * are those of `self`. */
+static int recipe_has_buses(const char *path, const char *cache_dir, const char *const *buses,
+			    size_t n, const struct recipe *self, int *same)
+{
+	struct zb_error e = { 0 };
+	struct image img;
+	struct recipe r;
+	int ok = 1;
+
+	if (recipe_load(path, &r, &e) < 0)
+		return 0;
+	*same = self && json_equal(r.packages, self->packages);
+	if (image_get(path, cache_dir, 0, &img, &e) == 0) {
+		for (size_t i = 0; i < n; i++)
+			ok &= image_has_bus(&img, buses[i]);
+		image_release(&img);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			ok &= recipe_lists_bus(&r, buses[i]);
+	}
+	recipe_release(&r);
+	return ok;
+}
+
+char *image_recipe_with_buses(const char *recipe_path, const char *cache_dir,
+			      const char *const *buses, size_t nbuses)
 {
 	char *dir = xstrdup(recipe_path), *slash = strrchr(dir, '/'), *found = NULL;
-	char self[PATH_MAX] = "", **names = NULL;
+	char self_real[PATH_MAX] = "", **names = NULL;
+	struct zb_error e = { 0 };
+	struct recipe self;
+	int have_self, found_same = 0;
 	size_t n = 0;
 	struct dirent *de;
 	DIR *d;
@@ -760,8 +817,9 @@ char *image_recipe_with_bus(const char *recipe_path, const char *cache_dir, cons
 		slash[1] = '\0';
 	else
 		dir[0] = '\0';
-	if (!realpath(recipe_path, self))
-		self[0] = '\0';
+	if (!realpath(recipe_path, self_real))
+		self_real[0] = '\0';
+	have_self = recipe_load(recipe_path, &self, &e) == 0;
 	d = opendir(dir[0] ? dir : ".");
 	while (d && (de = readdir(d))) {
 		size_t len = strlen(de->d_name);
@@ -773,25 +831,26 @@ char *image_recipe_with_bus(const char *recipe_path, const char *cache_dir, cons
 	}
 	if (d)
 		closedir(d);
-	qsort(names, n, sizeof(*names), json_name_cmp);
-	for (size_t i = 0; i < n && !found; i++) {
+	if (n)
+		qsort(names, n, sizeof(*names), json_name_cmp);
+	/* In name order; one with the same packages (the same OpenZFS) first. */
+	for (size_t i = 0; i < n && !found_same; i++) {
 		char real[PATH_MAX];
-		struct zb_error e = { 0 };
-		struct image img;
-		struct recipe r;
+		int same = 0;
 
-		if (realpath(names[i], real) && !strcmp(real, self))
+		if (realpath(names[i], real) && !strcmp(real, self_real))
 			continue;
-		if (image_get(names[i], cache_dir, 0, &img, &e) == 0) {
-			if (image_has_bus(&img, bus))
-				found = xstrdup(names[i]);
-			image_release(&img);
-		} else if (recipe_load(names[i], &r, &e) == 0) {
-			if (recipe_lists_bus(&r, bus))
-				found = xstrdup(names[i]);
-			recipe_release(&r);
+		if (!recipe_has_buses(names[i], cache_dir, buses, nbuses, have_self ? &self : NULL,
+				      &same))
+			continue;
+		if (!found || same) {
+			free(found);
+			found = xstrdup(names[i]);
+			found_same = same;
 		}
 	}
+	if (have_self)
+		recipe_release(&self);
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);

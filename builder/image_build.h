@@ -93,4 +93,12 @@ int appliance_build(const struct appliance_inputs *in, const char *dir, struct b
 		    struct zb_error *err);
 int appliance_nsteps(void);
 
+/* Whether a kernel drives disks on `bus` (disk.c's names): every config symbol the bus needs is
+ * =y in `config` (the text of /boot/config-VER; NULL: unknown, every symbol counts as =m), or =m
+ * and staged(module) says the module is in the initramfs. Returns 1, or 0 with *missing set to
+ * the first symbol that is not. The image's manifest "buses" comes from this. */
+int appliance_kernel_has_bus(const char *config, const char *bus,
+			     int (*staged)(const char *module, void *arg), void *arg,
+			     const char **missing);
+
 #endif

@@ -46,7 +46,7 @@ msg=$($ZBENCH run -i images/debian12-zfs.json -o "$out/refused" "$out/buses.json
 rc=$?
 check "cloud image: refused with status 2" [ "$rc" -eq 2 ]
 check "the refusal names disk, bus, image and the recipe that has it" \
-	sh -c 'echo "$1" | grep -q "disk '\''u0'\'' uses bus '\''usb2'\'', which image '\''debian12-zfs'\'' (kernel .*cloud.*) lacks; run with -i images/debian12-zfs-full.json"' - "$msg"
+	sh -c 'echo "$1" | grep -q "disk '\''s0'\'' uses bus '\''sata'\'', which image '\''debian12-zfs'\'' (kernel .*cloud.*) lacks; run with -i images/debian12-zfs-full.json"' - "$msg"
 check "no run directory, no VM" [ ! -e "$out/refused" ]
 
 # ---- 2. the full image, named by the matrix --------------------------------------------------

@@ -235,6 +235,60 @@ out:
 	free(xz);
 }
 
+static int staged_list(const char *module, void *arg)
+{
+	for (const char *const *m = arg; *m; m++) {
+		if (!strcmp(*m, module))
+			return 1;
+	}
+	return 0;
+}
+
+/* Bus detection from a kernel config: =y, =m with the module staged, not set, a longer symbol
+ * with the same prefix. */
+static void test_kernel_buses(void)
+{
+	static const char *const ahci[] = { "ahci", "sd_mod", NULL };
+	static const char *const none[] = { NULL };
+	static const char *const usb[] = { "ehci_hcd", "ehci_pci", "usb_storage", "sd_mod", NULL };
+	static const struct {
+		const char *config, *bus;
+		const char *const *staged;
+		int has;
+		const char *missing;
+	} cases[] = {
+		{ "CONFIG_SATA_AHCI=m\nCONFIG_BLK_DEV_SD=m\n", "sata", ahci, 1, NULL },
+		{ "CONFIG_SATA_AHCI=m\nCONFIG_BLK_DEV_SD=m\n", "sata", none, 0,
+		  "CONFIG_SATA_AHCI" },
+		{ "CONFIG_SATA_AHCI=y\nCONFIG_BLK_DEV_SD=y\n", "sata", none, 1, NULL },
+		{ "# CONFIG_SATA_AHCI is not set\nCONFIG_BLK_DEV_SD=y\n", "sata", ahci, 0,
+		  "CONFIG_SATA_AHCI" },
+		{ "CONFIG_SATA_AHCI_PLATFORM=y\nCONFIG_BLK_DEV_SD=y\n", "sata", ahci, 0,
+		  "CONFIG_SATA_AHCI" },
+		{ "CONFIG_USB_EHCI_HCD=m\nCONFIG_USB_EHCI_PCI=m\nCONFIG_USB_STORAGE=m\n"
+		  "CONFIG_BLK_DEV_SD=m",
+		  "usb2", usb, 1, NULL },
+		{ "CONFIG_USB_EHCI_HCD=m\nCONFIG_USB_EHCI_PCI=m\nCONFIG_USB_STORAGE=m\n"
+		  "CONFIG_BLK_DEV_SD=m",
+		  "usb3", usb, 0, "CONFIG_USB_XHCI_HCD" },
+		{ NULL, "nvme", none, 0, "CONFIG_BLK_DEV_NVME" },
+		{ "CONFIG_BLK_DEV_NVME=y\n", "floppy", none, 0, "an unknown bus" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *missing = NULL;
+		int has = appliance_kernel_has_bus(cases[i].config, cases[i].bus, staged_list,
+						   (void *)cases[i].staged, &missing);
+
+		if (has != cases[i].has ||
+		    (!has && (!missing || strcmp(missing, cases[i].missing))))
+			fprintf(stderr, "bus case %zu: has %d, missing %s\n", i, has,
+				missing ? missing : "-");
+		CHECK(has == cases[i].has);
+		CHECK(has || (missing && !strcmp(missing, cases[i].missing)));
+	}
+}
+
 /* The root hash covers only the root-shaping keys; an optional key left out (or at its default)
  * must not change it, or every cached root would be rebuilt (10+ minutes each). */
 static void test_recipe(void)
@@ -300,6 +354,7 @@ int main(void)
 	test_root_resolve();
 	test_vmlinux_lz4();
 	test_vmlinux_xz();
+	test_kernel_buses();
 	test_recipe();
 	CHECK(remove_tree(tmp, &err) == 0);
 	return check_summary("test_image");
