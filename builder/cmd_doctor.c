@@ -82,8 +82,9 @@ int cmd_doctor(int argc, char **argv)
 	}
 	qv = first_line_of(qemu_v);
 	if (qv && strstr(qv, "version ") && atoi(strstr(qv, "version ") + 8) < 10)
-		line(0, "qemu", "%s: older than 10 (the 6.12 kernel of images/debian12-bpo-zfs23.json "
-				"double-faults under older TCG; make deps installs it from backports)",
+		line(0, "qemu",
+		     "%s: older than 10 (the 6.12 kernel of images/debian12-bpo-zfs23.json "
+		     "double-faults under older TCG; make deps installs it from backports)",
 		     qv);
 	else if (qv)
 		line(1, "qemu", "%s", qv);

@@ -22,7 +22,7 @@ static void usage(FILE *f)
 
 static int load(const char *path, struct matrix **m)
 {
-	struct zb_error err = {0};
+	struct zb_error err = { 0 };
 
 	if (matrix_load(path, m, &err) < 0) {
 		die_message(err.msg);

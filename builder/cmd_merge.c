@@ -16,12 +16,13 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: zbench merge -o OUT RUNDIR...\n"
-		   "\n"
-		   "Join run directories made with `zbench run --shard I/N` of the same matrix and\n"
-		   "image into OUT (a new run directory): every record once, every cell directory,\n"
-		   "and a manifest that lists the shards. OUT is 'complete' only if every shard\n"
-		   "1..N is there and complete.\n");
+	fprintf(f,
+		"usage: zbench merge -o OUT RUNDIR...\n"
+		"\n"
+		"Join run directories made with `zbench run --shard I/N` of the same matrix and\n"
+		"image into OUT (a new run directory): every record once, every cell directory,\n"
+		"and a manifest that lists the shards. OUT is 'complete' only if every shard\n"
+		"1..N is there and complete.\n");
 }
 
 /* Copy a cell directory's files (console logs, command lines) into OUT/cells/NAME: hard links
@@ -66,10 +67,10 @@ static int merge(const char *out, char **dirs, int n, struct zb_error *err)
 		char *path = xasprintf("%s/manifest.json", dirs[i]);
 		json_t *m = json_load_file(path, 0, NULL);
 		json_t *sh = json_object_get(m, "shard");
-		const char *ms = json_string_value(
-			json_object_get(json_object_get(m, "matrix"), "sha256"));
-		const char *ih = json_string_value(
-			json_object_get(json_object_get(m, "image"), "hash"));
+		const char *ms =
+		    json_string_value(json_object_get(json_object_get(m, "matrix"), "sha256"));
+		const char *ih =
+		    json_string_value(json_object_get(json_object_get(m, "image"), "hash"));
 		int idx = (int)json_integer_value(json_object_get(sh, "index"));
 		int cnt = (int)json_integer_value(json_object_get(sh, "count"));
 
@@ -84,15 +85,16 @@ static int merge(const char *out, char **dirs, int n, struct zb_error *err)
 			count = cnt;
 		} else {
 			const char *ms0 = json_string_value(
-				json_object_get(json_object_get(first, "matrix"), "sha256"));
+			    json_object_get(json_object_get(first, "matrix"), "sha256"));
 			const char *ih0 = json_string_value(
-				json_object_get(json_object_get(first, "image"), "hash"));
+			    json_object_get(json_object_get(first, "image"), "hash"));
 
 			if (strcmp(ms, ms0) || strcmp(ih, ih0) || cnt != count) {
-				error_set(err, EINVAL,
-					  "'%s' and '%s' are not shards of one run: matrix %.12s vs "
-					  "%.12s, image %.12s vs %.12s, shards of %d vs %d",
-					  dirs[0], dirs[i], ms0, ms, ih0, ih, count, cnt);
+				error_set(
+				    err, EINVAL,
+				    "'%s' and '%s' are not shards of one run: matrix %.12s vs "
+				    "%.12s, image %.12s vs %.12s, shards of %d vs %d",
+				    dirs[0], dirs[i], ms0, ms, ih0, ih, count, cnt);
 				json_decref(m);
 				goto out;
 			}
@@ -157,8 +159,9 @@ static int merge(const char *out, char **dirs, int n, struct zb_error *err)
 	}
 	if (results_write_manifest(&res, err) < 0)
 		goto out_res;
-	fprintf(stderr, "zbench: merged %d run%s, %zu records, into %s (%s)\n", n, n == 1 ? "" : "s",
-		json_object_size(seen), out, complete ? "complete" : "incomplete");
+	fprintf(stderr, "zbench: merged %d run%s, %zu records, into %s (%s)\n", n,
+		n == 1 ? "" : "s", json_object_size(seen), out,
+		complete ? "complete" : "incomplete");
 	printf("%s\n", out);
 	rc = complete ? 0 : 1;
 out_res:

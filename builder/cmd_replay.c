@@ -13,11 +13,12 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: zbench replay [-o DIR] [--cache-dir DIR] RUNDIR/manifest.json\n"
-		   "\n"
-		   "Run the matrix of an earlier run again, as the manifest recorded it (the matrix\n"
-		   "content, not the file as it is now), with the same image recipe and options, into\n"
-		   "a new run directory. Says so when the image is not the one the run used.\n");
+	fprintf(
+	    f, "usage: zbench replay [-o DIR] [--cache-dir DIR] RUNDIR/manifest.json\n"
+	       "\n"
+	       "Run the matrix of an earlier run again, as the manifest recorded it (the matrix\n"
+	       "content, not the file as it is now), with the same image recipe and options, into\n"
+	       "a new run directory. Says so when the image is not the one the run used.\n");
 }
 
 int cmd_replay(int argc, char **argv)
@@ -76,10 +77,11 @@ int cmd_replay(int argc, char **argv)
 	was = json_string_value(json_object_get(json_object_get(man, "image"), "hash"));
 	if (image_resolve(o.recipe_path, o.cache_dir, 1, &img, &err) == 0) {
 		if (was && strcmp(was, img.hash))
-			fprintf(stderr,
-				"zbench: note: the image is %.12s, the run used %.12s (the recipe or "
-				"the guest binaries changed since)\n",
-				img.hash, was);
+			fprintf(
+			    stderr,
+			    "zbench: note: the image is %.12s, the run used %.12s (the recipe or "
+			    "the guest binaries changed since)\n",
+			    img.hash, was);
 		image_release(&img);
 	}
 	text = json_dumps(json_object_get(mx, "content"), JSON_INDENT(2));

@@ -10,42 +10,43 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: zbench run [options] MATRIX\n"
-		"       zbench run --resume RUNDIR\n"
-		"\n"
-		"Run every cell of MATRIX (repeats included) in a fresh VM with fresh disks and\n"
-		"write the results to a new run directory (printed on stdout at the end).\n"
-		"\n"
-		"options:\n"
-		"  -o, --output DIR     run directory (default runs/<matrix name>-<UTC time>)\n"
-		"  -i, --image RECIPE   image recipe (default: the matrix's \"image\", else\n"
-		"                       %s); built if not cached\n"
-		"      --cache-dir DIR  image cache (default $ZBENCH_CACHE_DIR, else\n"
-		"                       $XDG_CACHE_HOME/zbench, else ~/.cache/zbench)\n"
-		"      --accel A        auto|kvm|tcg, overrides the matrix's vm.accel; auto tries\n"
-		"                       KVM with a deadline on the guest's first output, then TCG\n"
-		"      --backend B      qemu (default) or libvirt (docs/libvirt.md)\n"
-		"      --libvirt-uri URI  libvirt connection (default qemu:///embed with its root\n"
-		"                       in the run directory; also $ZBENCH_LIBVIRT_URI)\n"
-		"      --keep-disks     keep each cell's disk images in its directory\n"
-		"      --allow-device PATH  let disks[].device use this host block device\n"
-		"                       (repeatable); its contents are destroyed. Devices that\n"
-		"                       are mounted, held, open or in a host pool are refused\n"
-		"                       anyway (docs/disks.md)\n"
-		"  -j, --jobs N         run N cells at once, each VM pinned to its own host cores;\n"
-		"                       refused if a disk is not throttled (the cells would\n"
-		"                       disturb each other) unless --allow-interference\n"
-		"      --shard I/N      run only the I-th of N deterministic slices of the cells\n"
-		"                       (by cell id: stable under resume); join with zbench merge\n"
-		"      --resume RUNDIR  finish a run that was interrupted or killed: cells with a\n"
-		"                       record are not run again, what the run left behind (QEMU\n"
-		"                       processes, disk images) is removed; same matrix and image\n"
-		"  -h, --help           this text\n"
-		"\n"
-		"exit status: 0 all cells ok, 1 some cell failed (see cells.jsonl),\n"
-		"             2 usage or input error, 130 interrupted\n",
-		RUN_DEFAULT_RECIPE);
+	fprintf(
+	    f,
+	    "usage: zbench run [options] MATRIX\n"
+	    "       zbench run --resume RUNDIR\n"
+	    "\n"
+	    "Run every cell of MATRIX (repeats included) in a fresh VM with fresh disks and\n"
+	    "write the results to a new run directory (printed on stdout at the end).\n"
+	    "\n"
+	    "options:\n"
+	    "  -o, --output DIR     run directory (default runs/<matrix name>-<UTC time>)\n"
+	    "  -i, --image RECIPE   image recipe (default: the matrix's \"image\", else\n"
+	    "                       %s); built if not cached\n"
+	    "      --cache-dir DIR  image cache (default $ZBENCH_CACHE_DIR, else\n"
+	    "                       $XDG_CACHE_HOME/zbench, else ~/.cache/zbench)\n"
+	    "      --accel A        auto|kvm|tcg, overrides the matrix's vm.accel; auto tries\n"
+	    "                       KVM with a deadline on the guest's first output, then TCG\n"
+	    "      --backend B      qemu (default) or libvirt (docs/libvirt.md)\n"
+	    "      --libvirt-uri URI  libvirt connection (default qemu:///embed with its root\n"
+	    "                       in the run directory; also $ZBENCH_LIBVIRT_URI)\n"
+	    "      --keep-disks     keep each cell's disk images in its directory\n"
+	    "      --allow-device PATH  let disks[].device use this host block device\n"
+	    "                       (repeatable); its contents are destroyed. Devices that\n"
+	    "                       are mounted, held, open or in a host pool are refused\n"
+	    "                       anyway (docs/disks.md)\n"
+	    "  -j, --jobs N         run N cells at once, each VM pinned to its own host cores;\n"
+	    "                       refused if a disk is not throttled (the cells would\n"
+	    "                       disturb each other) unless --allow-interference\n"
+	    "      --shard I/N      run only the I-th of N deterministic slices of the cells\n"
+	    "                       (by cell id: stable under resume); join with zbench merge\n"
+	    "      --resume RUNDIR  finish a run that was interrupted or killed: cells with a\n"
+	    "                       record are not run again, what the run left behind (QEMU\n"
+	    "                       processes, disk images) is removed; same matrix and image\n"
+	    "  -h, --help           this text\n"
+	    "\n"
+	    "exit status: 0 all cells ok, 1 some cell failed (see cells.jsonl),\n"
+	    "             2 usage or input error, 130 interrupted\n",
+	    RUN_DEFAULT_RECIPE);
 }
 
 int cmd_run(int argc, char **argv)
@@ -131,8 +132,9 @@ int cmd_run(int argc, char **argv)
 				   (char[1]){ 0 }) != 2 ||
 			    o.shard_count < 1 || o.shard_index < 1 ||
 			    o.shard_index > o.shard_count) {
-				fprintf(stderr, "zbench run: --shard wants I/N with 1 <= I <= N, "
-						"got '%s'\n",
+				fprintf(stderr,
+					"zbench run: --shard wants I/N with 1 <= I <= N, "
+					"got '%s'\n",
 					optarg);
 				return 2;
 			}

@@ -290,7 +290,7 @@ static int scan_value(struct scanner *sc, int depth)
 
 int json_pos_scan(struct json_pos *pos, const char *text, size_t len)
 {
-	struct scanner sc = {.s = text, .len = len, .line = 1, .col = 1, .pos = pos};
+	struct scanner sc = { .s = text, .len = len, .line = 1, .col = 1, .pos = pos };
 
 	if (!text)
 		return -1;

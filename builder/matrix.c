@@ -140,8 +140,7 @@ static void list_names(json_t *arr, const char *member, char *buf, size_t len)
 	json_t *it;
 
 	buf[0] = '\0';
-	json_array_foreach(arr, i, it)
-	{
+	json_array_foreach (arr, i, it) {
 		const char *s = json_string_value(json_object_get(it, member));
 
 		int w;
@@ -175,8 +174,7 @@ static int check_disk_ref(json_t *disks, json_t *used, const char *name, const c
 	size_t i;
 	int found = 0;
 
-	json_array_foreach(disks, i, d)
-	{
+	json_array_foreach (disks, i, d) {
 		if (!strcmp(json_string_value(json_object_get(d, "name")), name))
 			found = 1;
 	}
@@ -201,8 +199,7 @@ static int check_vdevs(json_t *cfg, json_t *used, const char *group, struct sche
 	size_t i, j;
 	char path[JSON_POS_PATH_MAX];
 
-	json_array_foreach(vdevs, i, v)
-	{
+	json_array_foreach (vdevs, i, v) {
 		const char *type = json_string_value(json_object_get(v, "type"));
 		json_t *names = json_object_get(v, "disks");
 		int min = vdev_min_disks(type);
@@ -213,8 +210,7 @@ static int check_vdevs(json_t *cfg, json_t *used, const char *group, struct sche
 				      "%s needs at least %d disk%s, got %zu", type, min,
 				      min == 1 ? "" : "s", json_array_size(names));
 		}
-		json_array_foreach(names, j, d)
-		{
+		json_array_foreach (names, j, d) {
 			bprintf(path, sizeof(path), "pool.%s[%zu].disks[%zu]", group, i, j);
 			if (check_disk_ref(disks, used, json_string_value(d), path, e) < 0)
 				return -1;
@@ -230,8 +226,7 @@ static int check_unique(json_t *arr, const char *what, const char *key, json_t *
 	size_t i;
 	char path[JSON_POS_PATH_MAX];
 
-	json_array_foreach(arr, i, it)
-	{
+	json_array_foreach (arr, i, it) {
 		const char *name = json_string_value(json_object_get(it, "name"));
 		json_t *prev = json_object_get(seen, name);
 
@@ -258,9 +253,10 @@ static int check_disk(const json_t *disks, json_t *d, size_t i, struct schema_er
 	if (has_size == has_dev) {
 		bprintf(path, sizeof(path), "disks[%zu]", i);
 		return seterr(e, path, JSON_POS_VALUE,
-			      has_size ? "give either size (a fresh image) or device (passthrough), "
-					 "not both"
-				       : "needs a size (a fresh image) or a device (passthrough)");
+			      has_size
+				  ? "give either size (a fresh image) or device (passthrough), "
+				    "not both"
+				  : "needs a size (a fresh image) or a device (passthrough)");
 	}
 	if (has_size && json_integer_value(json_object_get(d, "logical_block_size")) == 4096) {
 		uint64_t bytes = 0;
@@ -320,10 +316,9 @@ static int check_disk(const json_t *disks, json_t *d, size_t i, struct schema_er
 	}
 	if (rot && rate && json_is_true(rot) != (json_integer_value(rate) > 1)) {
 		bprintf(path, sizeof(path), "disks[%zu].rotational", i);
-		return seterr(e, path, JSON_POS_VALUE,
-			      "rotational %s contradicts rotation_rate %lld",
-			      json_is_true(rot) ? "true" : "false",
-			      (long long)json_integer_value(rate));
+		return seterr(
+		    e, path, JSON_POS_VALUE, "rotational %s contradicts rotation_rate %lld",
+		    json_is_true(rot) ? "true" : "false", (long long)json_integer_value(rate));
 	}
 	return 0;
 }
@@ -341,8 +336,7 @@ static int config_check_refs(json_t *cfg, struct schema_error *e)
 
 	if (check_unique(disks, "disk", "disks", seen, e) < 0)
 		goto out;
-	json_array_foreach(disks, i, d)
-	{
+	json_array_foreach (disks, i, d) {
 		json_t *lbs = json_object_get(d, "logical_block_size");
 		json_t *pbs = json_object_get(d, "physical_block_size");
 		char path[64];
@@ -361,8 +355,7 @@ static int config_check_refs(json_t *cfg, struct schema_error *e)
 	if (check_vdevs(cfg, used, "vdevs", e) < 0 || check_vdevs(cfg, used, "log", e) < 0 ||
 	    check_vdevs(cfg, used, "special", e) < 0)
 		goto out;
-	json_array_foreach(json_object_get(pool, "cache"), i, d)
-	{
+	json_array_foreach (json_object_get(pool, "cache"), i, d) {
 		char path[64];
 
 		bprintf(path, sizeof(path), "pool.cache[%zu]", i);
@@ -393,8 +386,8 @@ out:
 /* Resolve the disks' models into `cfg`, then validate it completely. */
 static int config_validate(struct loader *L, json_t *cfg, struct schema_error *e)
 {
-	if (disk_models_resolve(cfg, L->models, e->path, sizeof(e->path), e->msg,
-				sizeof(e->msg)) < 0) {
+	if (disk_models_resolve(cfg, L->models, e->path, sizeof(e->path), e->msg, sizeof(e->msg)) <
+	    0) {
 		e->at = JSON_POS_VALUE;
 		return -1;
 	}
@@ -605,8 +598,7 @@ static int check_axes_cases(struct loader *L, json_t *axes, json_t *cases)
 	char fp[JSON_POS_PATH_MAX], msg[1200];
 	int rc = -1;
 
-	json_array_foreach(axes, i, a)
-	{
+	json_array_foreach (axes, i, a) {
 		const char *name = json_string_value(json_object_get(a, "name"));
 		const char *path = json_string_value(json_object_get(a, "path"));
 
@@ -636,8 +628,7 @@ static int check_axes_cases(struct loader *L, json_t *axes, json_t *cases)
 		}
 	}
 	json_object_clear(names);
-	json_array_foreach(cases, i, c)
-	{
+	json_array_foreach (cases, i, c) {
 		const char *name = json_string_value(json_object_get(c, "name"));
 		json_t *v;
 
@@ -648,16 +639,14 @@ static int check_axes_cases(struct loader *L, json_t *axes, json_t *cases)
 			goto out;
 		}
 		json_object_set_new(names, name, json_true());
-		json_object_foreach(json_object_get(c, "set"), key, v)
-		{
+		json_object_foreach (json_object_get(c, "set"), key, v) {
 			bprintf(fp, sizeof(fp), "cases[%zu].set", i);
 			json_path_append_key(fp, sizeof(fp), key);
 			if (path_check_schema(key, v, msg, sizeof(msg)) < 0) {
 				report_at(L, fp, JSON_POS_KEY, msg);
 				goto out;
 			}
-			json_array_foreach(axes, j, b)
-			{
+			json_array_foreach (axes, j, b) {
 				const char *other = json_string_value(json_object_get(b, "path"));
 
 				if (path_under(key, other) || path_under(other, key)) {
@@ -986,8 +975,7 @@ static int build_cell(struct loader *L, struct matrix *m, json_t *base, json_t *
 	if (c) {
 		summary_append(&cell->summary, "case", json_object_get(c, "name"));
 		i = 0;
-		json_object_foreach(json_object_get(c, "set"), key, v)
-		{
+		json_object_foreach (json_object_get(c, "set"), key, v) {
 			bprintf(fp, sizeof(fp), "cases[%zu].set", ci);
 			json_path_append_key(fp, sizeof(fp), key);
 			if (path_set(cfg, key, v, msg, sizeof(msg)) < 0) {
@@ -1051,8 +1039,7 @@ static int expand(struct loader *L, struct matrix *m, json_t *base, json_t *axes
 	size_t i;
 	int rc = -1;
 
-	json_array_foreach(axes, i, a)
-	{
+	json_array_foreach (axes, i, a) {
 		size_t nv = json_array_size(json_object_get(a, "values"));
 
 		if (total > MATRIX_CELLS_MAX / nv) {
@@ -1109,8 +1096,8 @@ out:
 int matrix_load_buffer(const char *path, const char *text, size_t len, struct matrix **out,
 		       struct zb_error *err)
 {
-	struct loader L = {.path = path, .err = err};
-	struct origin top = {.cfg = ""}, base_origin = {.cfg = ""};
+	struct loader L = { .path = path, .err = err };
+	struct origin top = { .cfg = "" }, base_origin = { .cfg = "" };
 	struct schema_error se;
 	struct matrix *m = NULL;
 	json_error_t jerr;

@@ -204,14 +204,13 @@ double results_fio_metric(const json_t *fio, const char *name)
 	for (size_t m = 0; m < sizeof(metrics) / sizeof(metrics[0]); m++) {
 		if (strcmp(metrics[m].name, name))
 			continue;
-		json_array_foreach(jobs, i, job)
-		{
+		json_array_foreach (jobs, i, job) {
 			if (metrics[m].read)
-				sum += json_number_value(
-					json_object_get(json_object_get(job, "read"), metrics[m].field));
+				sum += json_number_value(json_object_get(
+				    json_object_get(job, "read"), metrics[m].field));
 			if (metrics[m].write)
-				sum += json_number_value(
-					json_object_get(json_object_get(job, "write"), metrics[m].field));
+				sum += json_number_value(json_object_get(
+				    json_object_get(job, "write"), metrics[m].field));
 		}
 		return sum;
 	}

@@ -9,6 +9,7 @@
  */
 #include "run.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -20,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -70,7 +70,7 @@ struct run_ctx {
 	int is_tty;
 	int ncells_total; /* cells x repeats */
 	int done, ok;
-	int m_retries; /* the matrix's "retries": extra attempts after a failed one */
+	int m_retries;	       /* the matrix's "retries": extra attempts after a failed one */
 	const char *accel_opt; /* --accel, or on resume the run's own; NULL: the matrix's */
 	int shard_index, shard_count; /* this run's slice of the cells (1-based index) */
 };
@@ -83,7 +83,7 @@ struct cell_run {
 	const char *accel;
 	double t_start, t_first_byte, t_last_msg, t_hello;
 	double t_workload, t_progress; /* workload phase start; last sample whose counters moved */
-	double progress_mark;          /* the sum of the counters in the last sample */
+	double progress_mark;	       /* the sum of the counters in the last sample */
 	int said_hello, got_bye;
 	json_t *phases;	   /* name -> seconds since VM start (host clock) */
 	json_t *effective; /* the "effective" message */
@@ -91,7 +91,7 @@ struct cell_run {
 	json_t *fio; /* the result */
 	json_t *samples;
 	json_t *telemetry, *telemetry_summary; /* "telemetry" messages; created on the first */
-	json_t *error; /* the agent's "error" message */
+	json_t *error;			       /* the agent's "error" message */
 	const char *outcome;
 	char *detail; /* a one-line explanation for non-ok outcomes */
 	char *current_phase;
@@ -349,9 +349,10 @@ static void classify_from_console(struct cell_run *cr, const char *tail)
 		char *was = cr->detail;
 
 		if (cr->outcome && strcmp(cr->outcome, "oom")) {
-			cr->detail = xasprintf("the guest ran out of memory (see console_tail); the "
-					       "host saw: %s: %s",
-					       cr->outcome, was ? was : "");
+			cr->detail =
+			    xasprintf("the guest ran out of memory (see console_tail); the "
+				      "host saw: %s: %s",
+				      cr->outcome, was ? was : "");
 			free(was);
 			cr->outcome = "oom";
 			return;
@@ -430,8 +431,8 @@ static void cell_run_release(struct cell_run *cr)
 
 /* Boot the VM for one attempt and drive it to the end. Returns < 0 only for host failures that
  * leave no verdict (err set); every guest-side failure is an outcome. */
-static int cell_drive(struct run_ctx *ctx, struct cell_run *cr, struct disk_set *ds,
-		      double probe_s, struct zb_error *err)
+static int cell_drive(struct run_ctx *ctx, struct cell_run *cr, struct disk_set *ds, double probe_s,
+		      struct zb_error *err)
 {
 	json_t *cfg = cr->cell->config;
 	json_t *vmc = json_object_get(cfg, "vm");
@@ -511,7 +512,7 @@ static int cell_drive(struct run_ctx *ctx, struct cell_run *cr, struct disk_set 
 		}
 		if (cr->t_workload && !cr->fio && !cr->outcome &&
 		    now - (cr->t_progress > cr->t_workload ? cr->t_progress : cr->t_workload) >
-			    heartbeat_s) {
+			heartbeat_s) {
 			set_detail(cr, "timeout", "the workload made no progress for %.0f s",
 				   heartbeat_s);
 			break;
@@ -648,8 +649,9 @@ static int run_attempt(struct run_ctx *ctx, const struct cell *cell, int repeat,
 {
 	json_t *cfg = cell->config;
 	const char *want =
-		ctx->accel_opt ? ctx->accel_opt
-			       : json_string_value(json_object_get(json_object_get(cfg, "vm"), "accel"));
+	    ctx->accel_opt
+		? ctx->accel_opt
+		: json_string_value(json_object_get(json_object_get(cfg, "vm"), "accel"));
 	struct cell_run cr;
 	struct disk_set ds;
 	json_t *rec;
@@ -724,9 +726,10 @@ static int run_attempt(struct run_ctx *ctx, const struct cell *cell, int repeat,
 		else if (!cr.t_first_byte)
 			set_detail(&cr, "boot-fail", "the guest exited without any output");
 		else
-			set_detail(&cr, "agent-error",
-				   "the guest stopped without a result or an error (last step '%s')",
-				   cr.current_phase ? cr.current_phase : "boot");
+			set_detail(
+			    &cr, "agent-error",
+			    "the guest stopped without a result or an error (last step '%s')",
+			    cr.current_phase ? cr.current_phase : "boot");
 	}
 	rec = cell_record(ctx, &cr, tail);
 	free(tail);
@@ -895,8 +898,9 @@ static void cleanup_leftovers(const char *run_dir)
 			closedir(d);
 	}
 	if (killed || removed)
-		fprintf(stderr, "zbench: resume: stopped %d QEMU process%s and removed %d disk "
-				"image%s left by the interrupted run\n",
+		fprintf(stderr,
+			"zbench: resume: stopped %d QEMU process%s and removed %d disk "
+			"image%s left by the interrupted run\n",
 			killed, killed == 1 ? "" : "es", removed, removed == 1 ? "" : "s");
 	/* give the kernel a moment to reap the killed processes' file locks */
 	if (killed)
@@ -920,8 +924,7 @@ static int done_map_load(struct done_map *dm, const char *dir, struct zb_error *
 	if (results_read_cells(dir, &cells, err) < 0)
 		return -1;
 	dm->last = json_object();
-	json_array_foreach(cells, i, rec)
-	{
+	json_array_foreach (cells, i, rec) {
 		const char *id = json_string_value(json_object_get(rec, "cell"));
 		const char *outcome = json_string_value(json_object_get(rec, "outcome"));
 		json_int_t repeat = json_integer_value(json_object_get(rec, "repeat"));
@@ -935,8 +938,8 @@ static int done_map_load(struct done_map *dm, const char *dir, struct zb_error *
 		prev = json_object_get(dm->last, key);
 		if (prev && json_integer_value(json_object_get(prev, "attempt")) >= attempt)
 			continue;
-		json_object_set_new(dm->last, key,
-				    json_pack("{s:I, s:s}", "attempt", attempt, "outcome", outcome));
+		json_object_set_new(
+		    dm->last, key, json_pack("{s:I, s:s}", "attempt", attempt, "outcome", outcome));
 	}
 	json_decref(cells);
 	return 0;
@@ -1048,8 +1051,7 @@ static int run_adaptive(struct run_ctx *ctx, struct done_map *dm, size_t *order,
 			size_t i, n = 0;
 			json_t *rec;
 
-			json_array_foreach(records, i, rec)
-			{
+			json_array_foreach (records, i, rec) {
 				const char *id = json_string_value(json_object_get(rec, "cell"));
 				const char *oc = json_string_value(json_object_get(rec, "outcome"));
 				double x;
@@ -1066,9 +1068,11 @@ static int run_adaptive(struct run_ctx *ctx, struct done_map *dm, size_t *order,
 				continue;
 			wanted++;
 			ctx->ncells_total++;
-			fprintf(stderr, "zbench: adaptive: cell %s has CV %.1f%% of %s over %zu runs "
-					"(limit %g%%): repeat %d\n",
-				cell->id, isnan(st.cv) ? 100.0 : st.cv * 100, metric, n, limit, r + 1);
+			fprintf(stderr,
+				"zbench: adaptive: cell %s has CV %.1f%% of %s over %zu runs "
+				"(limit %g%%): repeat %d\n",
+				cell->id, isnan(st.cv) ? 100.0 : st.cv * 100, metric, n, limit,
+				r + 1);
 			if (run_or_skip(ctx, dm, cell, r, err) < 0) {
 				json_decref(records);
 				return -1;
@@ -1092,13 +1096,13 @@ static int check_interference(struct run_ctx *ctx, struct zb_error *err)
 
 		json_array_foreach (disks, k, d) {
 			if (!json_is_object(json_object_get(d, "throttle")))
-				return error_set(err, EINVAL,
-						 "-j %d: disk '%s' of cell %s is not throttled, so "
-						 "parallel cells would disturb each other's numbers; use "
-						 "a throttled disk model, or --allow-interference",
-						 ctx->o->jobs,
-						 json_string_value(json_object_get(d, "name")),
-						 ctx->m->cells[i].id);
+				return error_set(
+				    err, EINVAL,
+				    "-j %d: disk '%s' of cell %s is not throttled, so "
+				    "parallel cells would disturb each other's numbers; use "
+				    "a throttled disk model, or --allow-interference",
+				    ctx->o->jobs, json_string_value(json_object_get(d, "name")),
+				    ctx->m->cells[i].id);
 		}
 	}
 	return 0;
@@ -1139,7 +1143,8 @@ static int run_parallel(struct run_ctx *ctx, struct done_map *dm, size_t *order,
 				CPU_SET((w * cpus_per + c) % ncpu, &set);
 			sched_setaffinity(0, sizeof(set), &set);
 			while (!interrupted && read(fds[0], task, sizeof(task)) == sizeof(task)) {
-				if (run_or_skip(ctx, dm, &ctx->m->cells[task[0]], task[1], err) < 0) {
+				if (run_or_skip(ctx, dm, &ctx->m->cells[task[0]], task[1], err) <
+				    0) {
 					die_message(err->msg);
 					_exit(2);
 				}
@@ -1222,11 +1227,11 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 		if (json_string_value(json_object_get(ctx.res.manifest, "backend")) &&
 		    vm_backend(json_string_value(json_object_get(ctx.res.manifest, "backend"))))
 			ctx.vm_ops = vm_backend(
-				json_string_value(json_object_get(ctx.res.manifest, "backend")));
+			    json_string_value(json_object_get(ctx.res.manifest, "backend")));
 		mm = json_object_get(ctx.res.manifest, "matrix");
 		matrix_path = json_string_value(json_object_get(mm, "path"));
 		recipe = json_string_value(
-			json_object_get(json_object_get(ctx.res.manifest, "image"), "recipe"));
+		    json_object_get(json_object_get(ctx.res.manifest, "image"), "recipe"));
 		if (!matrix_path || !recipe || !json_object_get(mm, "content")) {
 			error_set(err, EINVAL, "'%s/manifest.json' lacks the matrix or image", dir);
 			goto out;
@@ -1257,8 +1262,8 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 		ctx.shard_count = (int)json_integer_value(json_object_get(sh, "count"));
 	}
 	if (!ctx.accel_opt && o->resume_dir)
-		ctx.accel_opt = json_string_value(json_object_get(
-			json_object_get(ctx.res.manifest, "options"), "accel"));
+		ctx.accel_opt = json_string_value(
+		    json_object_get(json_object_get(ctx.res.manifest, "options"), "accel"));
 	if (!recipe) {
 		const char *named = json_string_value(json_object_get(ctx.m->json, "image"));
 
@@ -1277,7 +1282,7 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 
 	if (o->resume_dir) {
 		const char *was = json_string_value(
-			json_object_get(json_object_get(ctx.res.manifest, "image"), "hash"));
+		    json_object_get(json_object_get(ctx.res.manifest, "image"), "hash"));
 		json_t *resumed;
 
 		if (!was || strcmp(was, ctx.img.hash)) {
@@ -1312,9 +1317,9 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 		json_object_set_new(ctx.res.manifest, "started", json_real(now_wall()));
 		json_object_set_new(ctx.res.manifest, "host", host_info());
 		json_object_set_new(ctx.res.manifest, "backend", json_string(ctx.vm_ops->name));
-		json_object_set_new(ctx.res.manifest, "options",
-				    json_pack("{s:s?, s:b}", "accel", o->accel, "keep_disks",
-					      o->keep_disks));
+		json_object_set_new(
+		    ctx.res.manifest, "options",
+		    json_pack("{s:s?, s:b}", "accel", o->accel, "keep_disks", o->keep_disks));
 		if (o->shard_count > 1)
 			json_object_set_new(ctx.res.manifest, "shard",
 					    json_pack("{s:i, s:i}", "index", o->shard_index,
@@ -1366,8 +1371,9 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 	if (results_write_manifest(&ctx.res, err) < 0)
 		goto out;
 	if (interrupted)
-		fprintf(stderr, "zbench: interrupted after %d of %d cells; `zbench run --resume %s` "
-				"finishes the run\n",
+		fprintf(stderr,
+			"zbench: interrupted after %d of %d cells; `zbench run --resume %s` "
+			"finishes the run\n",
 			ctx.done, ctx.ncells_total, dir);
 	else
 		fprintf(stderr, "zbench: %d of %d cells ok; results in %s/cells.jsonl\n", ctx.ok,

@@ -50,6 +50,10 @@ double now_wall(void);
 /* "1.5s", "2m03s": human-readable duration into buf. */
 const char *format_duration(double seconds, char *buf, size_t len);
 
+/* Connect a stream socket to the unix socket at `path`; the fd (close-on-exec) or -1 with errno
+ * (ENAMETOOLONG if the path does not fit a sockaddr_un). */
+int unix_connect(const char *path);
+
 /* True if the path exists (any type). */
 int path_exists(const char *path);
 

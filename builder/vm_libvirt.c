@@ -531,29 +531,6 @@ static int domain_xml(const struct vm_spec *s, const struct vm *vm, char **paths
 
 /* ---- the ops ------------------------------------------------------------------------------- */
 
-static int unix_connect(const char *path)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd;
-
-	if (strlen(path) >= sizeof(sa.sun_path)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int e = errno;
-
-		close(fd);
-		errno = e;
-		return -1;
-	}
-	return fd;
-}
-
 /* Whether QEMU itself has exited. libvirt daemonizes QEMU, so its parent is init, and libvirt
  * reports the domain stopped only once the process is gone for good (kill(pid, 0) fails), that
  * is once init has reaped it: 1.8-2 s after QEMU exited on a host whose PID 1 reaps every 2 s

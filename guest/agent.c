@@ -1067,18 +1067,12 @@ static const struct step {
 	void (*run)(void);
 	int to_host; /* announced with a "phase" message (only after hello: it must come first) */
 } agent_steps[] = {
-	{ "mounts", step_mounts, 0 },
-	{ "modules", step_base_modules, 0 },
-	{ "udevd", step_udevd, 0 },
-	{ "port", step_port, 0 },
-	{ "hello", step_hello, 0 },
-	{ "job", step_job, 1 },
-	{ "zfs-module", step_zfs_module, 1 },
-	{ "udev", step_udev, 1 },
-	{ "disks", step_disks, 1 },
-	{ "pool", step_pool, 1 },
-	{ "datasets", step_datasets, 1 },
-	{ "report", step_report, 1 },
+	{ "mounts", step_mounts, 0 },	      { "modules", step_base_modules, 0 },
+	{ "udevd", step_udevd, 0 },	      { "port", step_port, 0 },
+	{ "hello", step_hello, 0 },	      { "job", step_job, 1 },
+	{ "zfs-module", step_zfs_module, 1 }, { "udev", step_udev, 1 },
+	{ "disks", step_disks, 1 },	      { "pool", step_pool, 1 },
+	{ "datasets", step_datasets, 1 },     { "report", step_report, 1 },
 	{ "workload", step_workload, 1 },
 };
 

@@ -67,6 +67,7 @@ int main(int argc, char **argv)
 		if (d)
 			closedir(d);
 	}
-	printf("%s: %d passed, 0 failed\n", strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0], n);
+	printf("%s: %d passed, 0 failed\n",
+	       strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0], n);
 	return 0;
 }

@@ -17,21 +17,21 @@ static const struct {
 	enum json_pos_kind kind;
 	int line, col;
 } cases[] = {
-    {"", JSON_POS_VALUE, 1, 1},
-    {"a", JSON_POS_KEY, 2, 3},
-    {"a", JSON_POS_VALUE, 2, 8},
-    {"pool.vdevs", JSON_POS_KEY, 3, 13},
-    {"pool.vdevs[0].disks[1]", JSON_POS_VALUE, 3, 42},
-    {"[\"x.y\"]", JSON_POS_KEY, 4, 2},
-    {"[\"x.y\"][2]", JSON_POS_VALUE, 4, 22},
-    {"[\"x.y\"][3]", JSON_POS_VALUE, 4, 30},
-    {"\xc3\xa9t\xc3\xa9", JSON_POS_KEY, 5, 3},
-    {"w", JSON_POS_VALUE, 5, 40}, /* the two-byte é count as one column each */
+	{ "", JSON_POS_VALUE, 1, 1 },
+	{ "a", JSON_POS_KEY, 2, 3 },
+	{ "a", JSON_POS_VALUE, 2, 8 },
+	{ "pool.vdevs", JSON_POS_KEY, 3, 13 },
+	{ "pool.vdevs[0].disks[1]", JSON_POS_VALUE, 3, 42 },
+	{ "[\"x.y\"]", JSON_POS_KEY, 4, 2 },
+	{ "[\"x.y\"][2]", JSON_POS_VALUE, 4, 22 },
+	{ "[\"x.y\"][3]", JSON_POS_VALUE, 4, 30 },
+	{ "\xc3\xa9t\xc3\xa9", JSON_POS_KEY, 5, 3 },
+	{ "w", JSON_POS_VALUE, 5, 40 }, /* the two-byte é count as one column each */
 };
 
 int main(void)
 {
-	struct json_pos pos = {0};
+	struct json_pos pos = { 0 };
 	char buf[64] = "";
 
 	CHECK(json_pos_scan(&pos, doc, strlen(doc)) == 0);

@@ -39,84 +39,88 @@ static const struct {
 	const char *error; /* a substring of the message, or NULL: must load */
 	size_t cells;
 } cases[] = {
-    {"\"t\"", "\"t\"", NULL, 2},
-    {"\"pool\": {", "\"pool\": { \"propertie\": {},",
-     "t.json:6:15: base.pool.propertie: unknown key (did you mean \"properties\"?)", 0},
-    {"\"zbench\": 1", "\"zbench\": 1, \"zbench\": 1", "duplicate key \"zbench\"", 0},
-    {"\"zbench\": 1,", "\"zbench\": 1", "t.json:3:", 0},
-    {"\"bs\": \"4k\"", "\"bs\": \"4q\"",
-     "base.workload.bs: expected a size such as \"4k\", got \"4q\"", 0},
-    {"\"disks\": [ {", "\"vm\": { \"cpus\": \"2\" }, \"disks\": [ {",
-     "t.json:5:21: base.vm.cpus: expected an integer, got a string", 0},
-    {"\"disks\": [ {", "\"vm\": { \"cpus\": 65 }, \"disks\": [ {",
-     "expected an integer from 1 to 64, got 65", 0},
-    {"\"disks\": [ {", "\"timeouts\": { \"boot\": \"1 s\" }, \"disks\": [ {",
-     "base.timeouts.boot: expected a duration such as \"60s\", got \"1 s\"", 0},
-    {"[\"d0\", \"d1\"]", "[\"d0\", \"d9\"]",
-     "base.pool.vdevs[0].disks[1]: no disk named \"d9\"; disks: d0, d1", 0},
-    {"[\"d0\", \"d1\"]", "[\"d0\", \"d0\"]",
-     "disk \"d0\" is already used at pool.vdevs[0].disks[0]", 0},
-    {"\"stripe\"", "\"raidz2\"", "raidz2 needs at least 3 disks, got 2", 0},
-    {"\"stripe\"", "\"mirror\"", NULL, 2},
-    {"\"stripe\"", "\"raidz1\"", NULL, 2},
-    {"\"stripe\"", "\"raidz\"", "(did you mean \"raidz1\"?)", 0},
-    {"\"rw\"", "\"rww\"", "base.workload.rww: unknown workload option", 0},
-    {"\"target\": \"bench\", ", "", "base.workload: missing required key \"target\"", 0},
-    {"\"target\": \"bench\"", "\"target\": \"nope\"", "no dataset or zvol named \"nope\"", 0},
-    {"\"pool.properties.ashift\"", "\"pool.properties.ashfit\"",
-     "axes[0].path: pool.properties.ashfit: unknown pool property (did you mean \"ashift\"?)", 0},
-    {"\"pool.properties.ashift\"", "\"pool.propertes.ashift\"",
-     "is not a configuration path: \"pool\" has no key \"propertes\"", 0},
-    {"\"pool.properties.ashift\"", "\"pool..ashift\"", "expected a path into the configuration", 0},
-    {"\"pool.properties.ashift\"", "\"disks[5].size\"", "disks has 2 items, no [5]", 0},
-    {"[9, 12]", "[9, \"12\"]",
-     "t.json:10:81: axes[0].values[1]: pool.properties.ashift: expected an integer, got a "
-     "string",
-     0},
-    {"[9, 12]", "[9, 12, 9]", "cell 2 (ashift=9) has the same configuration as cell 0", 0},
-    {"[9, 12]", "[]", "axes[0].values: must not be empty", 0},
-    {"[9, 12]", "[9, 10, 11, 12]", NULL, 4},
-    {"\"recordsize\": \"4k\"", "\"volblocksize\": \"4k\"", "volblocksize is only valid on zvols",
-     0},
-    {"\"recordsize\": \"4k\"", "\"recordsize\": \"32M\"",
-     "recordsize must be a power of two from 512 to 16M", 0},
-    {"\"recordsize\": \"4k\"", "\"compression\": \"zstd-20\"", "expected off|on|lz4", 0},
-    {"\"recordsize\": \"4k\"", "\"compression\": \"zstd-fast-500\"", NULL, 2},
-    {"\"recordsize\": \"4k\"", "\"sync\": \"always\", \"copies\": 3, \"dedup\": \"sha256,verify\"",
-     NULL, 2},
-    {"\"name\": \"bench\"", "\"name\": \"../x\"", "expected a dataset name", 0},
-    {"\"pool\": {", "\"pool\": { \"name\": \"mirror1\",", "is reserved by zpool", 0},
-    {"\"size\": \"1G\" },", "\"size\": \"1M\" },", "must be at least 80M, got \"1M\"", 0},
-    {"\"name\": \"d1\", \"size\": \"1G\"",
-     "\"name\": \"d1\", \"size\": \"1G\", \"logical_block_size\": 4096, "
-     "\"physical_block_size\": 512",
-     "physical_block_size 512 is smaller than logical_block_size 4096", 0},
-    {"\"name\": \"d1\"", "\"name\": \"d0\"", "duplicate disk name \"d0\" (also at disks[0].name)",
-     0},
-    {"\"name\": \"d1\"", "\"name\": \"D1\"", "expected a disk name of [a-z0-9_]", 0},
-    {"\"name\": \"t\"", "\"name\": \"t\", \"expects\": []",
-     "t.json:3:16: expects: unknown key (did you mean \"expect\"?)", 0},
-    {"\"name\": \"t\"", "\"name\": \"t\", \"repeats\": 0",
-     "repeats: expected an integer from 1 to 1000, got 0", 0},
-    {"\"axes\"",
-     "\"cases\": [ { \"name\": \"a\", \"set\": { \"vm.cpus\": 1 } }, { \"name\": "
-     "\"b\", \"set\": { \"vm.cpus\": 4 } } ], \"axes\"",
-     NULL, 4},
-    {"\"axes\"",
-     "\"cases\": [ { \"name\": \"a\", \"set\": { \"pool.properties.ashift\": 9 } } ], "
-     "\"axes\"",
-     "cases[0].set[\"pool.properties.ashift\"]: \"pool.properties.ashift\" overlaps axes[0]", 0},
-    {"\"axes\"", "\"cases\": [ { \"name\": \"a\", \"set\": { \"vm.cpus\": true } } ], \"axes\"",
-     "cases[0].set[\"vm.cpus\"]: expected an integer, got a boolean", 0},
-    {"\"recordsize\": \"4k\"", "\"recordsize\": \"4k\", \"recordsize\": \"8k\"",
-     "duplicate key \"recordsize\"", 0},
+	{ "\"t\"", "\"t\"", NULL, 2 },
+	{ "\"pool\": {", "\"pool\": { \"propertie\": {},",
+	  "t.json:6:15: base.pool.propertie: unknown key (did you mean \"properties\"?)", 0 },
+	{ "\"zbench\": 1", "\"zbench\": 1, \"zbench\": 1", "duplicate key \"zbench\"", 0 },
+	{ "\"zbench\": 1,", "\"zbench\": 1", "t.json:3:", 0 },
+	{ "\"bs\": \"4k\"", "\"bs\": \"4q\"",
+	  "base.workload.bs: expected a size such as \"4k\", got \"4q\"", 0 },
+	{ "\"disks\": [ {", "\"vm\": { \"cpus\": \"2\" }, \"disks\": [ {",
+	  "t.json:5:21: base.vm.cpus: expected an integer, got a string", 0 },
+	{ "\"disks\": [ {", "\"vm\": { \"cpus\": 65 }, \"disks\": [ {",
+	  "expected an integer from 1 to 64, got 65", 0 },
+	{ "\"disks\": [ {", "\"timeouts\": { \"boot\": \"1 s\" }, \"disks\": [ {",
+	  "base.timeouts.boot: expected a duration such as \"60s\", got \"1 s\"", 0 },
+	{ "[\"d0\", \"d1\"]", "[\"d0\", \"d9\"]",
+	  "base.pool.vdevs[0].disks[1]: no disk named \"d9\"; disks: d0, d1", 0 },
+	{ "[\"d0\", \"d1\"]", "[\"d0\", \"d0\"]",
+	  "disk \"d0\" is already used at pool.vdevs[0].disks[0]", 0 },
+	{ "\"stripe\"", "\"raidz2\"", "raidz2 needs at least 3 disks, got 2", 0 },
+	{ "\"stripe\"", "\"mirror\"", NULL, 2 },
+	{ "\"stripe\"", "\"raidz1\"", NULL, 2 },
+	{ "\"stripe\"", "\"raidz\"", "(did you mean \"raidz1\"?)", 0 },
+	{ "\"rw\"", "\"rww\"", "base.workload.rww: unknown workload option", 0 },
+	{ "\"target\": \"bench\", ", "", "base.workload: missing required key \"target\"", 0 },
+	{ "\"target\": \"bench\"", "\"target\": \"nope\"", "no dataset or zvol named \"nope\"", 0 },
+	{ "\"pool.properties.ashift\"", "\"pool.properties.ashfit\"",
+	  "axes[0].path: pool.properties.ashfit: unknown pool property (did you mean \"ashift\"?)",
+	  0 },
+	{ "\"pool.properties.ashift\"", "\"pool.propertes.ashift\"",
+	  "is not a configuration path: \"pool\" has no key \"propertes\"", 0 },
+	{ "\"pool.properties.ashift\"", "\"pool..ashift\"",
+	  "expected a path into the configuration", 0 },
+	{ "\"pool.properties.ashift\"", "\"disks[5].size\"", "disks has 2 items, no [5]", 0 },
+	{ "[9, 12]", "[9, \"12\"]",
+	  "t.json:10:81: axes[0].values[1]: pool.properties.ashift: expected an integer, got a "
+	  "string",
+	  0 },
+	{ "[9, 12]", "[9, 12, 9]", "cell 2 (ashift=9) has the same configuration as cell 0", 0 },
+	{ "[9, 12]", "[]", "axes[0].values: must not be empty", 0 },
+	{ "[9, 12]", "[9, 10, 11, 12]", NULL, 4 },
+	{ "\"recordsize\": \"4k\"", "\"volblocksize\": \"4k\"",
+	  "volblocksize is only valid on zvols", 0 },
+	{ "\"recordsize\": \"4k\"", "\"recordsize\": \"32M\"",
+	  "recordsize must be a power of two from 512 to 16M", 0 },
+	{ "\"recordsize\": \"4k\"", "\"compression\": \"zstd-20\"", "expected off|on|lz4", 0 },
+	{ "\"recordsize\": \"4k\"", "\"compression\": \"zstd-fast-500\"", NULL, 2 },
+	{ "\"recordsize\": \"4k\"",
+	  "\"sync\": \"always\", \"copies\": 3, \"dedup\": \"sha256,verify\"", NULL, 2 },
+	{ "\"name\": \"bench\"", "\"name\": \"../x\"", "expected a dataset name", 0 },
+	{ "\"pool\": {", "\"pool\": { \"name\": \"mirror1\",", "is reserved by zpool", 0 },
+	{ "\"size\": \"1G\" },", "\"size\": \"1M\" },", "must be at least 80M, got \"1M\"", 0 },
+	{ "\"name\": \"d1\", \"size\": \"1G\"",
+	  "\"name\": \"d1\", \"size\": \"1G\", \"logical_block_size\": 4096, "
+	  "\"physical_block_size\": 512",
+	  "physical_block_size 512 is smaller than logical_block_size 4096", 0 },
+	{ "\"name\": \"d1\"", "\"name\": \"d0\"",
+	  "duplicate disk name \"d0\" (also at disks[0].name)", 0 },
+	{ "\"name\": \"d1\"", "\"name\": \"D1\"", "expected a disk name of [a-z0-9_]", 0 },
+	{ "\"name\": \"t\"", "\"name\": \"t\", \"expects\": []",
+	  "t.json:3:16: expects: unknown key (did you mean \"expect\"?)", 0 },
+	{ "\"name\": \"t\"", "\"name\": \"t\", \"repeats\": 0",
+	  "repeats: expected an integer from 1 to 1000, got 0", 0 },
+	{ "\"axes\"",
+	  "\"cases\": [ { \"name\": \"a\", \"set\": { \"vm.cpus\": 1 } }, { \"name\": "
+	  "\"b\", \"set\": { \"vm.cpus\": 4 } } ], \"axes\"",
+	  NULL, 4 },
+	{ "\"axes\"",
+	  "\"cases\": [ { \"name\": \"a\", \"set\": { \"pool.properties.ashift\": 9 } } ], "
+	  "\"axes\"",
+	  "cases[0].set[\"pool.properties.ashift\"]: \"pool.properties.ashift\" overlaps axes[0]",
+	  0 },
+	{ "\"axes\"",
+	  "\"cases\": [ { \"name\": \"a\", \"set\": { \"vm.cpus\": true } } ], \"axes\"",
+	  "cases[0].set[\"vm.cpus\"]: expected an integer, got a boolean", 0 },
+	{ "\"recordsize\": \"4k\"", "\"recordsize\": \"4k\", \"recordsize\": \"8k\"",
+	  "duplicate key \"recordsize\"", 0 },
 };
 
 static void test_cases(void)
 {
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *text = edit(quick, cases[i].from, cases[i].to);
-		struct zb_error err = {0};
+		struct zb_error err = { 0 };
 		struct matrix *m = NULL;
 		int rc = matrix_load_buffer("t.json", text, strlen(text), &m, &err);
 
@@ -145,7 +149,7 @@ static void test_expansion(void)
 	    edit(quick, "\"axes\"",
 		 "\"repeats\": 3, \"cases\": [ { \"name\": \"a\", \"set\": { \"vm.cpus\": 1 } "
 		 "}, { \"name\": \"b\", \"set\": { \"vm.cpus\": 4 } } ], \"axes\"");
-	struct zb_error err = {0};
+	struct zb_error err = { 0 };
 	struct matrix *m;
 	json_t *c;
 	char hex[65], *dump;
@@ -230,7 +234,7 @@ static void test_robust(void)
 		memcpy(t, quick, len);
 		t[len] = '\0';
 		for (size_t k = 0; k <= len; k += 3) {
-			struct zb_error err = {0};
+			struct zb_error err = { 0 };
 			struct matrix *m = NULL;
 			char saved = k < len ? t[k] : 0;
 
@@ -252,7 +256,7 @@ static void test_robust(void)
 
 int main(void)
 {
-	struct zb_error err = {0};
+	struct zb_error err = { 0 };
 	struct matrix *m;
 
 	test_cases();
