@@ -114,10 +114,14 @@ $(BUILD)/libfuzzer/fuzz_%: tests/fuzz/fuzz_%.c $(LIBFUZZER_SRCS)
 .PHONY: all test unit golden integration fuzz fuzz-corpus run deps image check-format format \
 	analyze clean FORCE
 
+# Like `make run`, `make test` first installs what the machine lacks (a second or two when
+# nothing is missing), so it is the one command a new machine needs.
 ifdef SANITIZE
-test: unit golden fuzz-corpus
+test: deps
+	$(Q)$(MAKE) --no-print-directory unit golden fuzz-corpus
 else
-test: unit golden fuzz-corpus integration
+test: deps
+	$(Q)$(MAKE) --no-print-directory unit golden fuzz-corpus integration
 endif
 
 unit: $(UNIT_TESTS)
