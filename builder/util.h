@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "error.h"
@@ -53,6 +54,9 @@ const char *format_duration(double seconds, char *buf, size_t len);
 /* Connect a stream socket to the unix socket at `path`; the fd (close-on-exec) or -1 with errno
  * (ENAMETOOLONG if the path does not fit a sockaddr_un). */
 int unix_connect(const char *path);
+
+/* Write `s` to f with &, <, >, " and ' escaped: safe in XML and HTML text and attributes. */
+void xml_escape(FILE *f, const char *s);
 
 /* True if the path exists (any type). */
 int path_exists(const char *path);

@@ -248,27 +248,7 @@ static int conn_open(const char *cell_dir, struct zb_error *err)
 
 static void xml_text(FILE *f, const char *s)
 {
-	for (; *s; s++) {
-		switch (*s) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '\'':
-			fputs("&apos;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		default:
-			fputc(*s, f);
-		}
-	}
+	xml_escape(f, s);
 }
 
 /* <tag>text</tag> on its own line. */
