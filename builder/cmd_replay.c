@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "commands.h"
-#include "image.h"
 #include "run.h"
 #include "util.h"
 
@@ -31,10 +30,8 @@ int cmd_replay(int argc, char **argv)
 	};
 	struct run_options o = { .backend = "qemu" };
 	struct zb_error err = { 0 };
-	struct image img = { 0 };
 	json_error_t jerr;
 	json_t *man, *mx, *opts;
-	const char *was;
 	char *text;
 	int c, rc;
 
@@ -74,16 +71,9 @@ int cmd_replay(int argc, char **argv)
 	o.keep_disks = json_is_true(json_object_get(opts, "keep_disks"));
 	if (json_string_value(json_object_get(man, "backend")))
 		o.backend = json_string_value(json_object_get(man, "backend"));
-	was = json_string_value(json_object_get(json_object_get(man, "image"), "hash"));
-	if (image_resolve(o.recipe_path, o.cache_dir, 1, &img, &err) == 0) {
-		if (was && strcmp(was, img.hash))
-			fprintf(
-			    stderr,
-			    "zbench: note: the image is %.12s, the run used %.12s (the recipe or "
-			    "the guest binaries changed since)\n",
-			    img.hash, was);
-		image_release(&img);
-	}
+	/* run_matrix resolves the image once and says if it is not the one the run used */
+	o.replay_image_hash =
+	    json_string_value(json_object_get(json_object_get(man, "image"), "hash"));
 	text = json_dumps(json_object_get(mx, "content"), JSON_INDENT(2));
 	o.matrix_text = text;
 	o.matrix_sha256 = json_string_value(json_object_get(mx, "sha256"));

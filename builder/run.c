@@ -1273,6 +1273,11 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 		error_wrap(err, "image '%s'", recipe);
 		goto out;
 	}
+	if (o->replay_image_hash && strcmp(o->replay_image_hash, ctx.img.hash))
+		fprintf(stderr,
+			"zbench: note: the image is %.12s, the run used %.12s (the recipe or the "
+			"guest binaries changed since)\n",
+			ctx.img.hash, o->replay_image_hash);
 	/* Every cell's disks on buses the image's kernel drives, before anything boots. */
 	for (size_t k = 0; k < ctx.m->n_cells; k++) {
 		if (disk_check_image(ctx.m->cells[k].config, &ctx.img, recipe, o->cache_dir, err) <

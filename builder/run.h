@@ -12,14 +12,15 @@ struct run_options {
 	const char *matrix_path;
 	const char *matrix_text;   /* if set, the matrix itself (matrix_path only names it) */
 	const char *matrix_sha256; /* with matrix_text: the hash of the original file, if known */
-	const char *recipe_path;   /* image recipe; NULL: the matrix's "image", else the default */
-	const char *cache_dir;	   /* NULL: image_cache_dir_default() */
-	const char *out_dir;	   /* NULL: runs/<matrix name>-<UTC timestamp> */
-	const char *accel;	   /* NULL: the matrix's vm.accel; else auto|kvm|tcg */
-	const char *backend;	   /* "qemu" */
-	int keep_disks;		   /* keep each cell's disk images (debugging) */
-	int jobs;		   /* cells at once (-j); <= 1: one at a time */
-	int allow_interference;	   /* -j with unthrottled disks: run anyway */
+	const char *replay_image_hash; /* replay: the image the original run used (a note if not) */
+	const char *recipe_path; /* image recipe; NULL: the matrix's "image", else the default */
+	const char *cache_dir;	 /* NULL: image_cache_dir_default() */
+	const char *out_dir;	 /* NULL: runs/<matrix name>-<UTC timestamp> */
+	const char *accel;	 /* NULL: the matrix's vm.accel; else auto|kvm|tcg */
+	const char *backend;	 /* "qemu" */
+	int keep_disks;		 /* keep each cell's disk images (debugging) */
+	int jobs;		 /* cells at once (-j); <= 1: one at a time */
+	int allow_interference;	 /* -j with unthrottled disks: run anyway */
 	int shard_index, shard_count; /* run only cells whose shard is index (1-based) of count */
 	const char *resume_dir;	      /* finish this run directory instead of starting a new one */
 };
