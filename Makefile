@@ -96,6 +96,9 @@ $(BUILD)/tests/%: tests/unit/%.c $(HOSTLIB_OBJS) $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(QUIET_LINK)$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -o $@ $(filter %.c %.o,$^) $(HOST_LIBS)
 
+# The telemetry parser is guest code: its test compiles it in.
+$(BUILD)/tests/test_telemetry: guest/telemetry.c
+
 # Fuzz targets (tests/fuzz): with a plain main() driver for the corpus regression test, and
 # with libFuzzer (clang) for `make fuzz`.
 FUZZ_TARGETS = proto matrix

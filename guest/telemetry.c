@@ -1,17 +1,91 @@
-/* Guest telemetry (telemetry.h). Everything is read from procfs with one small read per file and
- * no process spawned, so sampling costs the workload next to nothing even under TCG. */
+/* Guest telemetry (telemetry.h). Disks, ARC and TXGs are read from procfs with one small read per
+ * file and no process spawned, so sampling them costs the workload next to nothing even under
+ * TCG. Per-vdev figures exist only behind the ZFS_IOC_POOL_STATS ioctl (OpenZFS 2.1 and 2.3 have
+ * no per-vdev kstats), so one `zpool iostat` child runs for the whole workload and prints a
+ * report a second; we parse its output as it comes (docs/results.md, "vdevs"). */
 #include "telemetry.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define TM_DISKS_MAX 64
 #define TM_BUF	     (64 * 1024)
+#define VD_MAX	     64	 /* vdev rows per report: pool, top-level vdevs, leaves */
+#define VD_LINE	     512 /* longest line of zpool iostat kept */
+#define ZPOOL_PATH   "/sbin/zpool"
+
+/* The columns of `zpool iostat -vpyLl` after the name, in order (2.1 prints the first 16, 2.3
+ * adds rebuild_wait). -p prints exact numbers: bytes, ops/s, bytes/s, nanoseconds; "-" is a
+ * latency without I/O. Here: KiB/s and milliseconds, like the per-disk figures. */
+static const struct {
+	const char *name;
+	double scale;
+} vd_cols[] = {
+	{ "alloc", 1 },
+	{ "free", 1 },
+	{ "r_iops", 1 },
+	{ "w_iops", 1 },
+	{ "r_kbps", 1.0 / 1024 },
+	{ "w_kbps", 1.0 / 1024 },
+	{ "r_total_wait_ms", 1e-6 },
+	{ "w_total_wait_ms", 1e-6 },
+	{ "r_disk_wait_ms", 1e-6 },
+	{ "w_disk_wait_ms", 1e-6 },
+	{ "r_syncq_wait_ms", 1e-6 },
+	{ "w_syncq_wait_ms", 1e-6 },
+	{ "r_asyncq_wait_ms", 1e-6 },
+	{ "w_asyncq_wait_ms", 1e-6 },
+	{ "scrub_wait_ms", 1e-6 },
+	{ "trim_wait_ms", 1e-6 },
+	{ "rebuild_wait_ms", 1e-6 },
+};
+#define VD_COLS	  (sizeof(vd_cols) / sizeof(vd_cols[0]))
+#define VD_MEANED 6 /* the summary averages r_iops..w_kbps (columns 2 to 5) */
+
+/* One line of a report: the pool itself (depth 0), a top-level vdev (2), a leaf or an interior
+ * vdev (4, 6, ...). */
+struct vdev_row {
+	char name[64];	   /* as zpool prints it (-L: kernel names for leaves) */
+	char parent[64];   /* the vdev above it, "" for the pool and top-level vdevs */
+	const char *class; /* pool, data, log, cache, special, dedup */
+	int depth;
+	double v[VD_COLS];
+	unsigned have; /* bit i: column i was printed with a number */
+};
+
+struct vdev_report {
+	int n;
+	struct vdev_row r[VD_MAX];
+};
+
+/* The `zpool iostat` child and what it printed. */
+struct vdev_sampler {
+	pid_t pid;
+	int fd; /* its stdout, non-blocking; -1 once closed */
+	char line[VD_LINE];
+	size_t len;
+	int overlong; /* the current line did not fit: drop it */
+	const char *class;
+	char stack[8][64]; /* names by depth/2, for parents */
+	struct vdev_report cur, last;
+	int fresh;   /* `last` completed since the previous sample */
+	int reports; /* complete reports seen */
+	/* Sums over every complete report, row by row, for the summary (reset if the layout
+	 * changes). */
+	struct vdev_report sum;
+	int summed;
+	double cpu_first; /* the child's CPU seconds when its first report was complete */
+};
 
 /* /proc/diskstats fields we use (Documentation/admin-guide/iostats.rst). */
 struct dstat {
@@ -38,6 +112,7 @@ struct telemetry {
 	char name[TM_DISKS_MAX][64], dev[TM_DISKS_MAX][64];
 	struct snap first, prev;
 	char *buf;
+	struct vdev_sampler vd;
 };
 
 static ssize_t slurp(const char *path, char *buf, size_t len)
@@ -141,6 +216,285 @@ static void read_txgs(struct telemetry *t, struct snap *s)
 	}
 }
 
+/* ---- per vdev: the `zpool iostat` child -------------------------------------------------- */
+
+/* The child prints, once a second (-y: not the since-import report first), a report laid out
+ * like this (-p exact numbers, -L kernel names for leaves, -l latency columns):
+ *	                capacity     operations     bandwidth    total_wait ...
+ *	pool          alloc   free   read  write   read  write   read  write ...
+ *	------------  -----  -----  -----  -----  -----  -----  -----  ----- ...
+ *	tank          1234   5678      0     25      0  98304      -  1200000 ...
+ *	  mirror-0    ...
+ *	    sdb       ...
+ *	logs              -      -      -      -      -      -      -      - ...
+ *	  sdf         ...
+ *	------------  -----  -----  ...
+ * The header and the separator come with every report in verbose mode; indentation is the depth
+ * in the tree; a row of dashes after a name starts a class (logs, cache, special, dedup); the
+ * separator after rows closes the report. (-H would drop the indentation and the class names.) */
+static void vdev_start(struct vdev_sampler *vd, const char *pool)
+{
+	int p[2];
+
+	vd->pid = -1;
+	vd->fd = -1;
+	vd->class = "data";
+	if (!pool[0] || access(ZPOOL_PATH, X_OK) < 0 || pipe2(p, O_CLOEXEC) < 0)
+		return;
+	vd->pid = fork();
+	if (vd->pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		/* the workload comes first when both want the CPU; the figures stay right when a
+		 * report is late, as zpool divides by the kernel's own interval */
+		setpriority(PRIO_PROCESS, 0, 10);
+		dup2(p[1], 1);
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 2);
+		}
+		execl(ZPOOL_PATH, "zpool", "iostat", "-vpyLl", pool, "1", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	if (vd->pid < 0) {
+		close(p[0]);
+		return;
+	}
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	vd->fd = p[0];
+}
+
+static int all_dashes(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++) {
+		if (*s != '-')
+			return 0;
+	}
+	return 1;
+}
+
+static int is_number(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++) {
+		if (!isdigit((unsigned char)*s) && *s != '.')
+			return 0;
+	}
+	return 1;
+}
+
+static const char *vdev_class(const char *label)
+{
+	static const char *const known[][2] = { { "logs", "log" },
+						{ "cache", "cache" },
+						{ "special", "special" },
+						{ "dedup", "dedup" } };
+
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		if (!strcmp(label, known[i][0]))
+			return known[i][1];
+	}
+	return "other";
+}
+
+static int vdev_same_layout(const struct vdev_report *a, const struct vdev_report *b)
+{
+	if (a->n != b->n)
+		return 0;
+	for (int i = 0; i < a->n; i++) {
+		if (strcmp(a->r[i].name, b->r[i].name))
+			return 0;
+	}
+	return 1;
+}
+
+/* A report is complete: keep it for the next sample and add it to the summary's sums. */
+static double vdev_cpu(struct vdev_sampler *vd);
+
+static void vdev_complete(struct vdev_sampler *vd)
+{
+	if (!vd->reports)
+		vd->cpu_first = vdev_cpu(vd);
+	vd->last = vd->cur;
+	vd->fresh = 1;
+	vd->reports++;
+	if (!vd->summed || !vdev_same_layout(&vd->sum, &vd->cur)) {
+		vd->sum = vd->cur;
+		vd->summed = 1;
+	} else {
+		for (int i = 0; i < vd->cur.n; i++) {
+			for (size_t c = 0; c < VD_COLS; c++)
+				vd->sum.r[i].v[c] += vd->cur.r[i].v[c];
+			vd->sum.r[i].have |= vd->cur.r[i].have;
+		}
+		vd->summed++;
+	}
+	vd->cur.n = 0;
+}
+
+static void vdev_line(struct vdev_sampler *vd, char *line)
+{
+	char *tok[2 + VD_COLS], *save = NULL;
+	int depth = 0, n = 0, dashes = 0, numbers = 0;
+	struct vdev_row *row;
+
+	while (line[depth] == ' ')
+		depth++;
+	for (char *w = strtok_r(line, " \t", &save); w && n < (int)(sizeof(tok) / sizeof(tok[0]));
+	     w = strtok_r(NULL, " \t", &save))
+		tok[n++] = w;
+	if (n == 0)
+		return;
+	if (all_dashes(tok[0])) { /* a separator: after rows, the end of a report */
+		if (vd->cur.n)
+			vdev_complete(vd);
+		return;
+	}
+	for (int i = 1; i < n; i++) {
+		if (!strcmp(tok[i], "-"))
+			dashes++;
+		else if (is_number(tok[i]))
+			numbers++;
+	}
+	if (n > 1 && dashes == n - 1) { /* "logs  -  -  -": the class of the rows below */
+		vd->class = vdev_class(tok[0]);
+		return;
+	}
+	/* a header line has words in its columns; a row has at least the six default columns */
+	if (n < 7 || numbers + dashes != n - 1 || depth % 2 || depth / 2 >= 8)
+		return;
+	if (depth == 0) { /* the pool's own row starts a report */
+		vd->cur.n = 0;
+		vd->class = "data";
+	} else if (vd->cur.n == 0) {
+		return; /* a row without its pool row: the report's start was lost */
+	}
+	if (vd->cur.n == VD_MAX)
+		return;
+	row = &vd->cur.r[vd->cur.n++];
+	memset(row, 0, sizeof(*row));
+	snprintf(row->name, sizeof(row->name), "%s", tok[0]);
+	snprintf(vd->stack[depth / 2], sizeof(vd->stack[0]), "%s", tok[0]);
+	if (depth >= 4)
+		memcpy(row->parent, vd->stack[depth / 2 - 1], sizeof(row->parent));
+	row->class = depth == 0 ? "pool" : vd->class;
+	row->depth = depth;
+	for (int i = 1; i < n && (size_t)(i - 1) < VD_COLS; i++) {
+		if (strcmp(tok[i], "-")) {
+			row->v[i - 1] = strtod(tok[i], NULL) * vd_cols[i - 1].scale;
+			row->have |= 1u << (i - 1);
+		}
+	}
+}
+
+static void vdev_feed(struct vdev_sampler *vd, const char *data, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		if (data[i] == '\n') {
+			vd->line[vd->len] = '\0';
+			if (!vd->overlong)
+				vdev_line(vd, vd->line);
+			vd->len = 0;
+			vd->overlong = 0;
+		} else if (vd->len < sizeof(vd->line) - 1) {
+			vd->line[vd->len++] = data[i];
+		} else {
+			vd->overlong = 1;
+		}
+	}
+}
+
+/* Whatever the child printed since the last call (never blocks). */
+static void vdev_drain(struct vdev_sampler *vd)
+{
+	char buf[4096];
+	ssize_t r;
+
+	if (vd->fd < 0)
+		return;
+	while ((r = read(vd->fd, buf, sizeof(buf))) > 0)
+		vdev_feed(vd, buf, (size_t)r);
+	if (r == 0) {
+		close(vd->fd);
+		vd->fd = -1;
+	}
+}
+
+/* The child's CPU time so far (/proc/PID/stat utime + stime), in seconds; -1 if unknown. */
+static double vdev_cpu(struct vdev_sampler *vd)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ut, st;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	if (vd->pid <= 0 || hz <= 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)vd->pid);
+	if (slurp(path, buf, sizeof(buf)) <= 0 || !(p = strrchr(buf, ')')))
+		return -1;
+	/* after "pid (comm)": state ppid pgrp session tty tpgid flags minflt cminflt majflt
+	 * cmajflt utime stime */
+	if (sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+		return -1;
+	return (double)(ut + st) / (double)hz;
+}
+
+static void vdev_stop(struct vdev_sampler *vd)
+{
+	if (vd->pid > 0) {
+		kill(vd->pid, SIGTERM);
+		while (waitpid(vd->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		vd->pid = -1;
+	}
+	if (vd->fd >= 0)
+		close(vd->fd);
+	vd->fd = -1;
+}
+
+/* A leaf's key is the matrix's disk name when its kernel name is one of the job's disks. */
+static const char *vdev_key(struct telemetry *t, const struct vdev_row *r)
+{
+	if (r->depth > 0) {
+		for (int i = 0; i < t->n; i++) {
+			if (!strcmp(t->dev[i], r->name))
+				return t->name[i];
+		}
+	}
+	return r->name;
+}
+
+/* A report as {key: {name, class, parent?, columns...}}; with `div` > 0 (the summary) only the
+ * ops and bandwidth columns, divided by it. */
+static json_t *vdev_json(struct telemetry *t, const struct vdev_report *rep, int div)
+{
+	json_t *out = json_object();
+
+	for (int i = 0; i < rep->n; i++) {
+		const struct vdev_row *r = &rep->r[i];
+		json_t *o = json_pack("{s:s, s:s}", "name", r->name, "class", r->class);
+
+		if (r->parent[0])
+			json_object_set_new(o, "parent", json_string(r->parent));
+		for (size_t c = 0; c < VD_COLS; c++) {
+			if (!(r->have & (1u << c)))
+				continue;
+			if (div > 0 && (c < 2 || c >= VD_MEANED))
+				continue;
+			if (c < 2 && r->v[c] == 0) /* only top-level vdevs have capacity */
+				continue;
+			json_object_set_new(o, vd_cols[c].name,
+					    json_real(div > 0 ? r->v[c] / div : r->v[c]));
+		}
+		json_object_set_new(out, vdev_key(t, r), o);
+	}
+	return out;
+}
+
 static void snapshot(struct telemetry *t, struct snap *s, double now)
 {
 	uint64_t txg = s->txg_last;
@@ -175,6 +529,7 @@ struct telemetry *telemetry_start(const char *pool, const json_t *disks, double 
 	}
 	snapshot(t, &t->first, now);
 	t->prev = t->first;
+	vdev_start(&t->vd, t->pool);
 	return t;
 }
 
@@ -234,24 +589,46 @@ json_t *telemetry_sample(struct telemetry *t, double now)
 	snapshot(t, &cur, now);
 	out = delta(t, &t->prev, &cur);
 	t->prev = cur;
+	vdev_drain(&t->vd);
+	if (t->vd.fresh) /* the report that completed last in this interval */
+		json_object_set_new(out, "vdevs", vdev_json(t, &t->vd.last, 0));
+	t->vd.fresh = 0;
 	return out;
 }
 
 json_t *telemetry_summary(struct telemetry *t, double now)
 {
+	json_t *out;
+
 	if (!t)
 		return NULL;
 	if (now > t->prev.t)
 		json_decref(telemetry_sample(t, now)); /* brings prev up to now */
 	if (t->prev.t <= t->first.t)
 		return NULL;
-	return delta(t, &t->first, &t->prev);
+	out = delta(t, &t->first, &t->prev);
+	if (t->vd.summed)
+		json_object_set_new(out, "vdevs", vdev_json(t, &t->vd.sum, t->vd.summed));
+	if (t->vd.pid > 0) {
+		double cpu = vdev_cpu(&t->vd);
+
+		json_object_set_new(out, "vdev_sampler",
+				    json_pack("{s:i, s:f, s:f}", "reports", t->vd.reports, "cpu_s",
+					      cpu, "cpu_first_report_s", t->vd.cpu_first));
+	}
+	return out;
+}
+
+void telemetry_feed_vdevs(struct telemetry *t, const char *text, size_t len)
+{
+	vdev_feed(&t->vd, text, len);
 }
 
 void telemetry_free(struct telemetry *t)
 {
 	if (!t)
 		return;
+	vdev_stop(&t->vd);
 	free(t->buf);
 	free(t);
 }

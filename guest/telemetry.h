@@ -1,8 +1,8 @@
 /* Guest telemetry while the workload runs: per-disk I/O statistics computed from
- * /proc/diskstats the way `iostat -x` computes them, ARC and L2ARC counters from arcstats, and
- * the pool's TXG progress. The agent takes a snapshot once a second on CLOCK_MONOTONIC (the
- * clock of every message's "t") and sends the difference to the previous one as a "telemetry"
- * message (docs/protocol.md). */
+ * /proc/diskstats the way `iostat -x` computes them, ARC and L2ARC counters from arcstats, the
+ * pool's TXG progress, and per-vdev ops, bandwidth and latency from a `zpool iostat` child. The
+ * agent takes a snapshot once a second on CLOCK_MONOTONIC (the clock of every message's "t") and
+ * sends the difference to the previous one as a "telemetry" message (docs/protocol.md). */
 #ifndef ZB_TELEMETRY_H
 #define ZB_TELEMETRY_H
 
@@ -19,5 +19,8 @@ json_t *telemetry_sample(struct telemetry *t, double now);
 /* Per disk over the whole span since telemetry_start(): mean %util, IOPS, kB/s, await. */
 json_t *telemetry_summary(struct telemetry *t, double now);
 void telemetry_free(struct telemetry *t);
+/* For tests: parse `text` as if the `zpool iostat` child had printed it (with pool "" in
+ * telemetry_start() there is no child). */
+void telemetry_feed_vdevs(struct telemetry *t, const char *text, size_t len);
 
 #endif
