@@ -74,6 +74,10 @@ void passthrough_allow(const char *path);
 /* Every safety check on `path` (docs/disks.md): 0 if it may be used, else -1 with err saying
  * which check failed. */
 int passthrough_check(const char *path, struct zb_error *err);
+/* The holders check on its own, for tests: `sysdir` is a device's sysfs directory
+ * (/sys/dev/block/M:m); the first holder of it or of one of its partitions goes into buf ("dm-0",
+ * "md0 (of loop0p1)"). 1 if there is one, else 0. */
+int passthrough_find_holder(const char *sysdir, char *buf, size_t len);
 /* Zero the ZFS labels and partition tables (first and last 4 MiB) of a device we used. */
 int passthrough_wipe(const char *path, struct zb_error *err);
 

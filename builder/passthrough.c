@@ -6,12 +6,14 @@
  *   2. nothing of it is mounted or used as swap (the device or one of its partitions);
  *   3. it has no holders (device-mapper, md, bcache, ... stacked on it or its partitions);
  *   4. it can be opened exclusively (O_EXCL: nobody else, the kernel included, claims it);
- *   5. it is not a member of a ZFS pool imported on this host;
+ *   5. it is not a member of a ZFS pool imported on this host (the pool named by its ZFS label,
+ *      on it or on a partition, is not in /proc/spl/kstat/zfs; the host's `zpool list -vHP`, if
+ *      there is one, does not list it);
  *   6. the user named this exact path with `zbench run --allow-device PATH`. Without that, the
- *      refusal names the file system or partition table signature it carries (libblkid), if
- *      any. Naming the device is the user's statement that what is on it may be destroyed, so
- *      a signature alone does not refuse an allowed device: zbench wipes the labels of every
- *      device it uses before and after each cell (a device it used carries a ZFS label).
+ *      refusal names the pool whose ZFS label it carries, else the file system or partition
+ *      table signature (libblkid), if any. Naming the device is the user's statement that what is
+ * on it may be destroyed, so a signature alone does not refuse an allowed device: zbench wipes the
+ * labels of every device it uses before and after each cell (a device it used carries a ZFS label).
  * Checks 2-5 cannot be overridden: writing to a device in use corrupts a live system.
  */
 #include <blkid/blkid.h>
@@ -110,16 +112,13 @@ static int find_mount(dev_t disk, char *buf, size_t len)
 	return 0;
 }
 
-/* The first holder of `disk` or of one of its partitions, into buf; 0 if none. */
-static int find_holder(dev_t disk, char *buf, size_t len)
+/* The first entry of directory `dir` (a holders/ directory: one symlink per holder), into buf. */
+static int first_entry(const char *dir, char *buf, size_t len)
 {
-	char dir[128];
-	DIR *d;
+	DIR *d = opendir(dir);
 	struct dirent *de;
 	int found = 0;
 
-	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u/holders", major(disk), minor(disk));
-	d = opendir(dir);
 	while (d && (de = readdir(d))) {
 		if (de->d_name[0] != '.') {
 			snprintf(buf, len, "%s", de->d_name);
@@ -129,44 +128,76 @@ static int find_holder(dev_t disk, char *buf, size_t len)
 	}
 	if (d)
 		closedir(d);
-	if (found)
-		return 1;
-	/* partitions: /sys/dev/block/M:m/<name>N/holders */
-	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u", major(disk), minor(disk));
-	d = opendir(dir);
-	while (d && !found && (de = readdir(d))) {
-		char sub[512];
-		DIR *h;
-		struct dirent *he;
+	return found;
+}
 
+int passthrough_find_holder(const char *sysdir, char *buf, size_t len)
+{
+	DIR *d;
+	struct dirent *de;
+	char sub[1024], name[256];
+	int found = 0;
+
+	snprintf(sub, sizeof(sub), "%s/holders", sysdir);
+	if (first_entry(sub, buf, len))
+		return 1;
+	/* partitions are subdirectories with their own holders/ (as are a few that never have
+	 * one, like queue/ and power/) */
+	d = opendir(sysdir);
+	while (d && !found && (de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
-		snprintf(sub, sizeof(sub), "%s/%s/holders", dir, de->d_name);
-		h = opendir(sub);
-		while (h && (he = readdir(h))) {
-			if (he->d_name[0] != '.') {
-				snprintf(buf, len, "%s (of %s)", he->d_name, de->d_name);
-				found = 1;
-				break;
-			}
+		snprintf(sub, sizeof(sub), "%s/%s/holders", sysdir, de->d_name);
+		if (first_entry(sub, name, sizeof(name))) {
+			snprintf(buf, len, "%s (of %s)", name, de->d_name);
+			found = 1;
 		}
-		if (h)
-			closedir(h);
 	}
 	if (d)
 		closedir(d);
 	return found;
 }
 
+/* The name of the pool whose ZFS label libblkid finds in [off, off + size) of fd, into zpool;
+ * 1 if there is one. */
+static int probe_zfs_range(int fd, blkid_loff_t off, blkid_loff_t size, char *zpool, size_t zlen)
+{
+	blkid_probe pr = blkid_new_probe();
+	const char *type = NULL, *label = NULL;
+	int found = 0;
+
+	if (!pr)
+		return 0;
+	if (blkid_probe_set_device(pr, fd, off, size) == 0) {
+		blkid_probe_enable_superblocks(pr, 1);
+		blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_LABEL);
+		if (blkid_do_safeprobe(pr) == 0 &&
+		    blkid_probe_lookup_value(pr, "TYPE", &type, NULL) == 0 &&
+		    !strcmp(type, "zfs_member")) {
+			blkid_probe_lookup_value(pr, "LABEL", &label, NULL);
+			snprintf(zpool, zlen, "%s", label ? label : "?");
+			found = 1;
+		}
+	}
+	blkid_free_probe(pr);
+	return found;
+}
+
 /* libblkid's view: TYPE (file system, zfs_member, swap...), LABEL, PTTYPE. Returns 1 if it found
- * a signature (desc says which), 0 if none, -1 if it could not probe. */
-static int probe_signature(const char *path, char *desc, size_t len, char *zpool, size_t zlen)
+ * a signature (desc says which), 0 if none, -1 if it could not probe. A ZFS label of the device
+ * or of one of its partitions (zpool puts a whole-disk vdev in partition 1) also sets zpool to
+ * the pool's name (libblkid reports it as the LABEL of a zfs_member) and *zpart to the partition
+ * number (0: the whole device). */
+static int probe_signature(const char *path, char *desc, size_t len, char *zpool, size_t zlen,
+			   int *zpart)
 {
 	blkid_probe pr = blkid_new_probe_from_filename(path);
 	const char *type = NULL, *label = NULL, *pttype = NULL;
+	blkid_partlist parts;
 	int rc;
 
 	zpool[0] = '\0';
+	*zpart = 0;
 	if (!pr)
 		return -1;
 	blkid_probe_enable_superblocks(pr, 1);
@@ -190,10 +221,20 @@ static int probe_signature(const char *path, char *desc, size_t len, char *zpool
 	if (type) {
 		snprintf(desc, len, "a signature of type %s%s%s%s", type, label ? " (label \"" : "",
 			 label ? label : "", label ? "\")" : "");
-		if (!strcmp(type, "zfs_member") && label)
-			snprintf(zpool, zlen, "%s", label);
+		if (!strcmp(type, "zfs_member"))
+			snprintf(zpool, zlen, "%s", label ? label : "?");
 	} else if (pttype) {
 		snprintf(desc, len, "a partition table (%s)", pttype);
+		parts = blkid_probe_get_partitions(pr);
+		for (int i = 0; parts && !zpool[0] && i < blkid_partlist_numof_partitions(parts);
+		     i++) {
+			blkid_partition p = blkid_partlist_get_partition(parts, i);
+
+			if (p && probe_zfs_range(blkid_probe_get_fd(pr),
+						 blkid_partition_get_start(p) * 512,
+						 blkid_partition_get_size(p) * 512, zpool, zlen))
+				*zpart = blkid_partition_get_partno(p);
+		}
 	}
 	blkid_free_probe(pr);
 	return type || pttype;
@@ -210,11 +251,47 @@ static int host_pool_imported(const char *name)
 	return access(path, F_OK) == 0;
 }
 
+/* The imported pool that holds `disk` or one of its partitions according to the host's own
+ * `zpool list -vHP` (which names every vdev by its path), into pool; 0 if none, or if the host has
+ * no zpool command. It catches a pool imported under another name than its label says. */
+static int zpool_list_owner(dev_t disk, char *pool, size_t len)
+{
+	char *const argv[] = { "zpool", "list", "-vHP", NULL };
+	char *out = NULL, *save = NULL;
+	struct zb_error e = { 0 };
+	char cur[256] = "";
+	int found = 0;
+
+	if (run_capture(argv, "/dev/null", 1 << 20, &out, &e) != 0) {
+		free(out);
+		return 0;
+	}
+	for (char *line = strtok_r(out, "\n", &save); line && !found;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *fsave = NULL, *f = strtok_r(line, "\t", &fsave);
+		struct stat st;
+
+		if (!f)
+			continue;
+		if (line[0] != '\t') { /* a pool's own line starts with its name */
+			snprintf(cur, sizeof(cur), "%s", f);
+			continue;
+		}
+		if (f[0] == '/' && stat(f, &st) == 0 && S_ISBLK(st.st_mode) &&
+		    dev_on_disk(st.st_rdev, disk)) {
+			snprintf(pool, len, "%s", cur);
+			found = 1;
+		}
+	}
+	free(out);
+	return found;
+}
+
 int passthrough_check(const char *path, struct zb_error *err)
 {
 	struct stat st;
-	char what[1200], zpool[256];
-	int fd, sig;
+	char what[1200], zpool[256], owner[256], sysdir[64], where[32];
+	int fd, sig, zpart;
 
 	if (stat(path, &st) < 0)
 		return error_sys(err, errno, "passthrough device '%s'", path);
@@ -222,7 +299,9 @@ int passthrough_check(const char *path, struct zb_error *err)
 		return error_set(err, ENOTBLK, "refusing '%s': not a block device", path);
 	if (find_mount(st.st_rdev, what, sizeof(what)))
 		return error_set(err, EBUSY, "refusing '%s': it is mounted (on %s)", path, what);
-	if (find_holder(st.st_rdev, what, sizeof(what)))
+	snprintf(sysdir, sizeof(sysdir), "/sys/dev/block/%u:%u", major(st.st_rdev),
+		 minor(st.st_rdev));
+	if (passthrough_find_holder(sysdir, what, sizeof(what)))
 		return error_set(err, EBUSY, "refusing '%s': it has holders (%s uses it)", path,
 				 what);
 	fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC);
@@ -232,14 +311,29 @@ int passthrough_check(const char *path, struct zb_error *err)
 				 "(someone else has it open)",
 				 path);
 	close(fd);
-	sig = probe_signature(path, what, sizeof(what), zpool, sizeof(zpool));
+	sig = probe_signature(path, what, sizeof(what), zpool, sizeof(zpool), &zpart);
 	if (sig < 0)
 		return error_set(err, EIO, "refusing '%s': libblkid could not probe it", path);
 	if (zpool[0] && host_pool_imported(zpool))
 		return error_set(err, EBUSY,
 				 "refusing '%s': it belongs to the pool '%s' imported on this host",
 				 path, zpool);
+	if (zpool_list_owner(st.st_rdev, owner, sizeof(owner)))
+		return error_set(err, EBUSY,
+				 "refusing '%s': it belongs to the pool '%s' imported on this host "
+				 "(zpool list)",
+				 path, owner);
 	if (!is_allowed(path)) {
+		if (zpool[0]) {
+			snprintf(where, sizeof(where), ", partition %d", zpart);
+			return error_set(
+			    err, EPERM,
+			    "refusing '%s': ZFS pool label found (pool '%s'%s, possibly imported "
+			    "on "
+			    "this host or another); name it with --allow-device '%s' if it may be "
+			    "destroyed",
+			    path, zpool, zpart ? where : "", path);
+		}
 		if (sig)
 			return error_set(
 			    err, EPERM,
