@@ -3,7 +3,8 @@
 # the pools, zvols, module parameters and disks a matrix asks for, and report them back.
 #   1. raidz2 + zvol (volblocksize=16k) as the target + zfs_arc_max; mirror x2 + SLOG + L2ARC;
 #      a disk with 4096-byte physical sectors and write cache off; telemetry (%util per disk)
-#   2. passthrough of a loop device: each refusal (no boot), then one allowed device in a pool
+#   2. passthrough of a loop device: each refusal (no boot; the pool label is the one section 1's
+#      guest wrote), then one allowed device in a pool
 #   3. seed 000's SLOG finding: a throttled 5400 rpm HDD model with sync=always gets clearly
 #      more IOPS with an unthrottled SSD-model SLOG
 # Five cells of 2-3 s workloads: about two minutes under TCG. Prints "config: N passed, N failed".
@@ -47,11 +48,13 @@ cat >"$out/layouts.json" <<'JSON'
     { "name": "raidz2-zvol", "set": {} },
     { "name": "mirrors-slog-l2arc", "set": {
         "pool.vdevs": [ { "type": "mirror", "disks": ["d0", "d1"] }, { "type": "mirror", "disks": ["d2", "d3"] } ],
-        "pool.log": [ { "type": "stripe", "disks": ["l0"] } ], "pool.cache": ["c0"], "workload.target": "fs" } }
+        "pool.log": [ { "type": "stripe", "disks": ["l0"] } ], "pool.cache": ["c0"], "workload.target": "fs",
+        "workload.runtime": "4s" } }
   ]
 }
 JSON
-$ZBENCH run -o "$out/layouts" "$out/layouts.json" >/dev/null 2>&1
+# --keep-disks: section 2 uses a disk with the pool the guest made on it
+$ZBENCH run --keep-disks -o "$out/layouts" "$out/layouts.json" >/dev/null 2>&1
 c="$out/layouts/cells.jsonl"
 z='select(.summary == "case=raidz2-zvol")'
 m='select(.summary == "case=mirrors-slog-l2arc")'
@@ -78,6 +81,13 @@ check "some pool disk was busy (%util > 0)" \
 	[ "$(jq "$z | [.telemetry_summary.disks[] | .util_pct] | max > 0" "$c")" = true ]
 check "telemetry sampled about once a second" \
 	[ "$(jq "$z | (.telemetry | length) >= 2 and ([.telemetry[].interval] | max) < 1.5" "$c")" = true ]
+# zpool iostat per vdev: the samples name the pool's vdevs by class, leaves by the matrix's disk
+check "per-vdev samples name mirror-0, the log and the cache device" \
+	[ "$(jq -c "$m | [.telemetry[] | select(.vdevs) | .vdevs | [.[\"mirror-0\"].class, .d0.parent, .l0.class, .c0.class]] | unique" "$c")" = '[["data","mirror-0","log","cache"]]' ]
+check "per-vdev write ops on the data vdevs during the write workload" \
+	[ "$(jq "$m | [.telemetry[].vdevs // empty | .[\"mirror-0\"].w_iops, .[\"mirror-1\"].w_iops] | length > 0 and min >= 0 and add > 0" "$c")" = true ]
+check "per-vdev summary: mean write ops of mirror-1 and d3 > 0, sampler CPU time recorded" \
+	[ "$(jq "$m | .telemetry_summary | .vdevs[\"mirror-1\"].w_iops > 0 and .vdevs.d3.w_iops > 0 and (.vdev_sampler.cpu_s | type) == \"number\"" "$c")" = true ]
 
 # ---- 2. passthrough -------------------------------------------------------------------------
 if [ "$(id -u)" -eq 0 ] && command -v losetup >/dev/null && command -v mkfs.ext4 >/dev/null; then
@@ -109,8 +119,15 @@ open(sys.argv[2], 'w').close(); time.sleep(60)" "$loop" "$out/held" &
 	check "refused even when allowed: opened exclusively by someone else" \
 		refused 4 "cannot be opened exclusively" --allow-device "$loop"
 	kill "$holder"; wait "$holder" 2>/dev/null; holder=""
+	# a real ZFS label: the disk of section 1's guest pool "tank" (zpool made partition 1)
+	losetup -d "$loop"
+	cp --sparse=always "$(ls "$out"/layouts/cells/*/d0.img | head -n1)" "$out/loop.img"
+	loop=$(losetup -f --show "$out/loop.img")
+	sed -i "s|/dev/loop[0-9]*|$loop|" "$out/pt.json"
+	check "refused: ZFS pool label (pool 'tank', partition 1)" \
+		refused 5 "ZFS pool label found (pool 'tank', partition 1, possibly imported"
 	$ZBENCH run --allow-device "$loop" -o "$out/pt-ok" "$out/pt.json" >/dev/null 2>&1
-	check "allowed device (with an old ext4 signature) used for a real pool" \
+	check "allowed device (with an old pool's label) used for a real pool" \
 		[ "$(jq -r '[.outcome, (.effective.zpool_status | test("virtio-zb-p0-part1"))] | join(" ")' "$out/pt-ok/cells.jsonl" 2>/dev/null)" = "ok true" ]
 	check "passthrough device wiped after the cell" sh -c "! blkid -p '$loop' >/dev/null 2>&1"
 	losetup -d "$loop"; loop=""
