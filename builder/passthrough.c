@@ -33,7 +33,10 @@
 #include "util.h"
 
 #define ALLOW_MAX 64
-#define WIPE_SPAN (4u << 20) /* ZFS keeps two labels in the first and two in the last 512K */
+/* ZFS keeps two labels in the first and two in the last 512K of a vdev. On a whole-disk vdev the
+ * vdev is partition 1, which starts at 1 MiB and ends before the 8 MiB partition 9 (plus
+ * alignment): 16 MiB from each end covers both pairs, and the partition tables. */
+#define WIPE_SPAN (16u << 20)
 
 static const char *allowed[ALLOW_MAX];
 static int n_allowed;
