@@ -48,6 +48,12 @@ check "each host's own embedded root holds its domains' logs" \
 	[ "$(ls "$out"/h1/log/qemu/*.log "$out"/h2/log/qemu/*.log 2>/dev/null | wc -l)" -eq 4 ]
 check "no QEMU process left running for the run" [ -z "$(pgrep -f "qemu-system.*$out/run/" 2>/dev/null)" ]
 
+# Resuming the finished run: the same hosts from the manifest, nothing left to run.
+$ZBENCH run --resume "$out/run" >/dev/null 2>"$out/resume.log"
+rc=$?
+check "--resume of the finished run: the hosts kept, no cell run again, exit 0" \
+	[ "$rc" -eq 0 -a "$(wc -l < "$out/run/cells.jsonl")" -eq 4 -a "$(jq -r '.hosts | length' "$out/run/manifest.json")" -eq 2 ]
+
 # One host answers, the other cannot be connected: nothing runs, the error names the URI.
 bad="qemu+unix:///system?socket=$out/no-such.sock"
 $ZBENCH run --hosts "qemu:///embed?root=$out/h3,$bad" -o "$out/unreachable" "$MATRIX" >/dev/null 2>"$out/unreachable.log"
