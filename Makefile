@@ -43,7 +43,7 @@ HOST_SRCS = builder/main.c builder/error.c builder/util.c builder/json_pos.c bui
 # the run pipeline: cells -> disks -> VM -> channel -> results
 HOST_SRCS += builder/run.c builder/disk.c builder/disk_models.c builder/passthrough.c builder/vm.c builder/vm_qemu.c builder/results.c \
 	builder/cmd_run.c builder/cmd_replay.c builder/cmd_merge.c builder/cmd_doctor.c
-HOST_SRCS += builder/vm_libvirt.c
+HOST_SRCS += builder/vm_libvirt.c builder/libvirt_uri.c
 # reports: statistics over repeats, one run's report, two runs compared
 HOST_SRCS += builder/stats.c builder/report.c builder/cmd_report.c builder/compare.c builder/cmd_compare.c
 
@@ -138,7 +138,8 @@ golden: zbench
 INTEGRATION = $(wildcard tests/integration/run.sh tests/integration/faults.sh \
 	tests/integration/resume.sh tests/integration/adaptive.sh tests/integration/engines.sh \
 	tests/integration/shards.sh tests/integration/parallel.sh \
-	tests/integration/config.sh tests/integration/buses.sh tests/integration/libvirt.sh)
+	tests/integration/config.sh tests/integration/buses.sh tests/integration/libvirt.sh \
+	tests/integration/hosts.sh tests/integration/hosts-session.sh)
 integration: all
 	$(Q)rc=0; for t in $(INTEGRATION); do echo "== $$t"; $$t || rc=1; done; exit $$rc
 

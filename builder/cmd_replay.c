@@ -28,7 +28,7 @@ int cmd_replay(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct run_options o = { .backend = "qemu" };
+	struct run_options o = { 0 };
 	struct zb_error err = { 0 };
 	json_error_t jerr;
 	json_t *man, *mx, *opts;

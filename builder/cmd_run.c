@@ -26,9 +26,17 @@ static void usage(FILE *f)
 	    "                       $XDG_CACHE_HOME/zbench, else ~/.cache/zbench)\n"
 	    "      --accel A        auto|kvm|tcg, overrides the matrix's vm.accel; auto tries\n"
 	    "                       KVM with a deadline on the guest's first output, then TCG\n"
-	    "      --backend B      qemu (default) or libvirt (docs/libvirt.md)\n"
-	    "      --libvirt-uri URI  libvirt connection (default qemu:///embed with its root\n"
-	    "                       in the run directory; also $ZBENCH_LIBVIRT_URI)\n"
+	    "      --backend B      qemu or libvirt (docs/libvirt.md); default: the matrix's\n"
+	    "                       \"backend\", else qemu (libvirt with --hosts or\n"
+	    "                       --libvirt-uri)\n"
+	    "      --libvirt-uri URI  libvirt connection (default $ZBENCH_LIBVIRT_URI, the\n"
+	    "                       matrix's \"libvirt_uri\", else qemu:///embed with its\n"
+	    "                       root in the run directory)\n"
+	    "      --hosts URI[=N],URI[=N]...  place cells on these libvirt hosts, at most N\n"
+	    "                       at once on each (default 1); implies --backend libvirt\n"
+	    "                       (docs/scale-out.md)\n"
+	    "      --shared-paths   hosts of --hosts or --libvirt-uri on other machines see\n"
+	    "                       the image cache and the run directory at the same paths\n"
 	    "      --keep-disks     keep each cell's disk images in its directory\n"
 	    "      --allow-device PATH  let disks[].device use this host block device\n"
 	    "                       (repeatable); its contents are destroyed. Devices that\n"
@@ -60,7 +68,9 @@ int cmd_run(int argc, char **argv)
 		OPT_BACKEND,
 		OPT_LIBVIRT_URI,
 		OPT_SHARD,
-		OPT_INTERFERENCE
+		OPT_INTERFERENCE,
+		OPT_HOSTS,
+		OPT_SHARED_PATHS
 	};
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -75,10 +85,12 @@ int cmd_run(int argc, char **argv)
 		{ "shard", required_argument, NULL, OPT_SHARD },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "allow-interference", no_argument, NULL, OPT_INTERFERENCE },
+		{ "hosts", required_argument, NULL, OPT_HOSTS },
+		{ "shared-paths", no_argument, NULL, OPT_SHARED_PATHS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct run_options o = { .backend = "qemu" };
+	struct run_options o = { 0 };
 	struct zb_error err = { 0 };
 	int c, rc;
 
@@ -108,8 +120,13 @@ int cmd_run(int argc, char **argv)
 			o.backend = optarg; /* run_matrix() rejects an unknown one */
 			break;
 		case OPT_LIBVIRT_URI:
-			/* read by the libvirt backend (vm_libvirt.c) when it connects */
-			setenv("ZBENCH_LIBVIRT_URI", optarg, 1);
+			o.libvirt_uri = optarg; /* checked by run_matrix() */
+			break;
+		case OPT_HOSTS:
+			o.hosts = optarg; /* parsed and checked by run_matrix() */
+			break;
+		case OPT_SHARED_PATHS:
+			o.shared_paths = 1;
 			break;
 		case OPT_KEEP:
 			o.keep_disks = 1;

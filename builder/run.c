@@ -31,6 +31,7 @@
 #include "commands.h"
 #include "disk.h"
 #include "image.h"
+#include "libvirt_uri.h"
 #include "matrix.h"
 #include "proto.h"
 #include "results.h"
@@ -73,6 +74,12 @@ struct run_ctx {
 	int m_retries;	       /* the matrix's "retries": extra attempts after a failed one */
 	const char *accel_opt; /* --accel, or on resume the run's own; NULL: the matrix's */
 	int shard_index, shard_count; /* this run's slice of the cells (1-based index) */
+	struct libvirt_host *hosts;   /* --hosts: one worker per slot of each (run_parallel) */
+	int nhosts;
+	const char *uri;     /* the libvirt URI without --hosts; NULL: the backend's default */
+	char host_uri[1024]; /* the connection this process opened (connect_host); records
+			      * carry it as "host" */
+	char cpuset[64];     /* host CPUs of this process's VMs on a shared host, or "" */
 };
 
 /* Everything the host learns about one attempt at one cell. */
@@ -471,6 +478,7 @@ static int cell_drive(struct run_ctx *ctx, struct cell_run *cr, struct disk_set 
 	spec.dir = cr->dir;
 	spec.disks = ds->disks;
 	spec.ndisks = ds->n;
+	spec.cpuset = ctx->cpuset[0] ? ctx->cpuset : NULL;
 
 	cr->t_start = now_monotonic();
 	if (ctx->vm_ops->start(&spec, &vm, err) < 0) {
@@ -592,6 +600,8 @@ static json_t *cell_record(struct run_ctx *ctx, struct cell_run *cr, const char 
 		json_object_set_new(rec, "detail", json_string(cr->detail));
 	json_object_set_new(rec, "accel", json_string(cr->accel));
 	json_object_set_new(rec, "backend", json_string(ctx->vm_ops->name));
+	if (ctx->host_uri[0])
+		json_object_set_new(rec, "host", json_string(ctx->host_uri));
 	json_object_set_new(rec, "image", json_string(ctx->img.hash));
 	json_object_set_new(rec, "config", json_incref(cr->cell->config));
 	json_object_set(rec, "phases", cr->phases);
@@ -1087,7 +1097,7 @@ static int run_adaptive(struct run_ctx *ctx, struct done_map *dm, size_t *order,
 
 /* Parallel cells only measure what they claim if they cannot disturb each other's disks: every
  * disk must be throttled (a disk model with limits), unless the user says otherwise. */
-static int check_interference(struct run_ctx *ctx, struct zb_error *err)
+static int check_interference(struct run_ctx *ctx, const char *what, struct zb_error *err)
 {
 	for (size_t i = 0; i < ctx->m->n_cells; i++) {
 		json_t *disks = json_object_get(ctx->m->cells[i].config, "disks");
@@ -1098,12 +1108,124 @@ static int check_interference(struct run_ctx *ctx, struct zb_error *err)
 			if (!json_is_object(json_object_get(d, "throttle")))
 				return error_set(
 				    err, EINVAL,
-				    "-j %d: disk '%s' of cell %s is not throttled, so "
+				    "%s: disk '%s' of cell %s is not throttled, so "
 				    "parallel cells would disturb each other's numbers; use "
 				    "a throttled disk model, or --allow-interference",
-				    ctx->o->jobs, json_string_value(json_object_get(d, "name")),
+				    what, json_string_value(json_object_get(d, "name")),
 				    ctx->m->cells[i].id);
 		}
+	}
+	return 0;
+}
+
+/* Connect this process to where its VMs run, if the backend connects (libvirt): `uri` NULL
+ * is the backend's default. A host shared by `slots` workers gives each its own share of the
+ * host's CPUs (slot 0..slots-1) for its VMs' vCPUs. */
+static int connect_host(struct run_ctx *ctx, const char *uri, int slots, int slot,
+			struct zb_error *err)
+{
+	struct vm_host h = { 0 };
+
+	if (!ctx->vm_ops->connect || ctx->host_uri[0])
+		return 0;
+	if (ctx->vm_ops->connect(uri, ctx->res.dir, &h, err) < 0)
+		return -1;
+	snprintf(ctx->host_uri, sizeof(ctx->host_uri), "%s", h.uri);
+	if (slots > 1 && h.cpus >= slots) {
+		int per = h.cpus / slots;
+
+		if (per == 1)
+			snprintf(ctx->cpuset, sizeof(ctx->cpuset), "%d", slot);
+		else
+			snprintf(ctx->cpuset, sizeof(ctx->cpuset), "%d-%d", slot * per,
+				 slot * per + per - 1);
+	}
+	return 0;
+}
+
+/* What a worker tells the parent once it has connected (or failed to): one write, shorter than
+ * PIPE_BUF, so the workers' reports never interleave. */
+struct worker_status {
+	int32_t worker, ok;
+	char msg[1024];
+};
+
+/* The backend, and for libvirt where it connects, from (first wins) the run being resumed, the
+ * command line, $ZBENCH_LIBVIRT_URI, the matrix ("backend", "libvirt_uri"), the defaults.
+ * --hosts and --libvirt-uri imply libvirt. Every URI is checked here, before anything is created:
+ * an unknown scheme, N=0, or another machine whose QEMU could not see our files is refused now. */
+static int choose_backend(struct run_ctx *ctx, struct zb_error *err)
+{
+	const struct run_options *o = ctx->o;
+	json_t *man = o->resume_dir ? ctx->res.manifest : NULL;
+	json_t *opts = json_object_get(man, "options");
+	const char *name = json_string_value(json_object_get(man, "backend"));
+	const char *hosts = o->hosts, *uri = o->libvirt_uri;
+	int shared = o->shared_paths || json_is_true(json_object_get(opts, "shared_paths"));
+
+	if (man && !hosts && !uri) {
+		hosts = json_string_value(json_object_get(opts, "hosts"));
+		uri = json_string_value(json_object_get(opts, "libvirt_uri"));
+	}
+	if (!name && (o->hosts || o->libvirt_uri) && o->backend && strcmp(o->backend, "libvirt"))
+		return error_set(err, EINVAL, "%s is for the libvirt backend, not --backend %s",
+				 o->hosts ? "--hosts" : "--libvirt-uri", o->backend);
+	if (!name)
+		name = o->backend;
+	if (!name && (hosts || o->libvirt_uri))
+		name = "libvirt";
+	if (!name)
+		name = json_string_value(json_object_get(ctx->m->json, "backend"));
+	if (!name)
+		name = "qemu";
+	ctx->vm_ops = vm_backend(name);
+	if (!ctx->vm_ops)
+		return error_set(err, EINVAL, "unknown backend '%s' (qemu or libvirt)", name);
+	if (vm_ops_check(ctx->vm_ops, err) < 0)
+		return -1;
+	if (strcmp(name, "libvirt")) {
+		if (hosts)
+			return error_set(err, EINVAL,
+					 "--hosts places cells on libvirt hosts, but run '%s' "
+					 "used the %s backend",
+					 o->resume_dir, name);
+		return 0;
+	}
+	if (hosts && o->jobs > 1)
+		return error_set(err, EINVAL,
+				 "--hosts and -j %d: say how many cells run at once on each "
+				 "host with URI=N",
+				 o->jobs);
+	if (hosts && o->libvirt_uri)
+		return error_set(err, EINVAL,
+				 "--hosts and --libvirt-uri: the hosts' URIs are the connections");
+	if (!hosts && !uri && getenv("ZBENCH_LIBVIRT_URI") && *getenv("ZBENCH_LIBVIRT_URI"))
+		uri = getenv("ZBENCH_LIBVIRT_URI");
+	if (!hosts && !uri)
+		uri = json_string_value(json_object_get(ctx->m->json, "libvirt_uri"));
+	if (hosts) {
+		ctx->nhosts = libvirt_hosts_parse(hosts, &ctx->hosts, err);
+		if (ctx->nhosts < 0) {
+			ctx->nhosts = 0;
+			return -1;
+		}
+	} else if (uri) {
+		ctx->hosts = xcalloc(1, sizeof(*ctx->hosts));
+		snprintf(ctx->hosts[0].uri, sizeof(ctx->hosts[0].uri), "%s", uri);
+		if (libvirt_uri_parse(uri, &ctx->hosts[0].parsed, err->msg, sizeof(err->msg)) < 0)
+			return -1;
+		ctx->uri = ctx->hosts[0].uri;
+	}
+	for (int h = 0; h < (ctx->nhosts ? ctx->nhosts : ctx->uri ? 1 : 0); h++) {
+		if (ctx->hosts[h].parsed.remote && !shared)
+			return error_set(
+			    err, EINVAL,
+			    "'%s' is another machine: its QEMU opens the kernel, the initramfs and "
+			    "the disk images at this machine's paths (the image cache and the run "
+			    "directory); mount both at the same paths there and pass "
+			    "--shared-paths "
+			    "(docs/scale-out.md)",
+			    ctx->hosts[h].uri);
 	}
 	return 0;
 }
@@ -1111,18 +1233,35 @@ static int check_interference(struct run_ctx *ctx, struct zb_error *err)
 /* -j N: N worker processes take (cell, repeat) tasks from a pipe, each pinned to its own host
  * cores (QEMU inherits the affinity), each appending its records to cells.jsonl (one write()
  * per record with O_APPEND: lines never interleave). The parent only hands out work, forwards
- * a stop signal and counts the results at the end. */
+ * a stop signal and counts the results at the end. --hosts: the same, one worker per slot of
+ * each host, connected to that host; a worker takes its next cell when its last one is done,
+ * so faster hosts run more cells. */
 static int run_parallel(struct run_ctx *ctx, struct done_map *dm, size_t *order,
 			struct zb_error *err)
 {
 	int jobs = ctx->o->jobs, ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	int cpus_per = ncpu / jobs > 0 ? ncpu / jobs : 1, fds[2], failed = 0, forwarded = 0;
-	pid_t *pids = xcalloc((size_t)jobs, sizeof(*pids));
+	int cpus_per, fds[2], sfds[2], failed = 0, forwarded = 0, reported = 0, refused = 0;
+	pid_t *pids;
 	struct done_map final = { 0 };
+	struct worker_status ws;
 
+	if (ctx->nhosts) {
+		/* one worker per slot: (host 0, slot 0), (host 0, slot 1), ..., (host 1, slot 0) */
+		jobs = 0;
+		for (int h = 0; h < ctx->nhosts; h++)
+			jobs += ctx->hosts[h].slots;
+	}
+	cpus_per = ncpu / jobs > 0 ? ncpu / jobs : 1;
+	pids = xcalloc((size_t)jobs, sizeof(*pids));
 	if (pipe(fds) < 0) {
 		free(pids);
 		return error_sys(err, errno, "creating the task pipe");
+	}
+	if (pipe(sfds) < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		free(pids);
+		return error_sys(err, errno, "creating the status pipe");
 	}
 	ctx->is_tty = 0; /* several progress lines at once: one line per event */
 	fflush(NULL);
@@ -1136,12 +1275,36 @@ static int run_parallel(struct run_ctx *ctx, struct done_map *dm, size_t *order,
 		if (pids[w] == 0) {
 			cpu_set_t set;
 			int32_t task[2];
+			const char *uri = ctx->uri;
+			int slots = 1, slot = 0;
 
 			close(fds[1]);
-			CPU_ZERO(&set);
-			for (int c = 0; c < cpus_per; c++)
-				CPU_SET((w * cpus_per + c) % ncpu, &set);
-			sched_setaffinity(0, sizeof(set), &set);
+			close(sfds[0]);
+			if (ctx->nhosts) {
+				/* QEMU runs on the worker's host, which shares out its own CPUs
+				 * (connect_host); the worker itself only waits. */
+				int h = 0;
+
+				for (slot = w; slot >= ctx->hosts[h].slots; h++)
+					slot -= ctx->hosts[h].slots;
+				uri = ctx->hosts[h].uri;
+				slots = ctx->hosts[h].slots;
+			} else {
+				CPU_ZERO(&set);
+				for (int c = 0; c < cpus_per; c++)
+					CPU_SET((w * cpus_per + c) % ncpu, &set);
+				sched_setaffinity(0, sizeof(set), &set);
+			}
+			/* Connected before any task: a host that cannot be reached stops the
+			 * run before any cell runs (the parent waits for every report). */
+			memset(&ws, 0, sizeof(ws));
+			ws.worker = w;
+			ws.ok = connect_host(ctx, uri, slots, slot, err) == 0;
+			if (!ws.ok)
+				snprintf(ws.msg, sizeof(ws.msg), "%.1000s", err->msg);
+			if (write(sfds[1], &ws, sizeof(ws)) != sizeof(ws) || !ws.ok)
+				_exit(0);
+			close(sfds[1]);
 			while (!interrupted && read(fds[0], task, sizeof(task)) == sizeof(task)) {
 				if (run_or_skip(ctx, dm, &ctx->m->cells[task[0]], task[1], err) <
 				    0) {
@@ -1153,7 +1316,25 @@ static int run_parallel(struct run_ctx *ctx, struct done_map *dm, size_t *order,
 		}
 	}
 	close(fds[0]);
-	for (int r = 0; r < ctx->m->repeats && !interrupted && jobs > 0; r++) {
+	close(sfds[1]);
+	/* Every worker connected, or nothing runs. */
+	while (reported < jobs) {
+		ssize_t n = read(sfds[0], &ws, sizeof(ws));
+
+		if (n < 0 && errno == EINTR && !interrupted)
+			continue;
+		if (n != sizeof(ws))
+			break;
+		reported++;
+		if (!ws.ok && !refused++)
+			error_set(err, EHOSTUNREACH, "%s", ws.msg);
+	}
+	close(sfds[0]);
+	if (!refused && reported < jobs && !interrupted) {
+		refused = 1;
+		error_set(err, EIO, "%d of %d workers did not start", jobs - reported, jobs);
+	}
+	for (int r = 0; r < ctx->m->repeats && !interrupted && !refused && jobs > 0; r++) {
 		cell_order(ctx, r, order);
 		for (size_t k = 0; k < ctx->m->n_cells && !interrupted; k++) {
 			int32_t task[2] = { (int32_t)order[k], r };
@@ -1180,6 +1361,11 @@ static int run_parallel(struct run_ctx *ctx, struct done_map *dm, size_t *order,
 			failed++;
 	}
 	free(pids);
+	if (refused)
+		return refused > 1
+			   ? error_wrap(err, "%d of %d workers could not connect; the first",
+					refused, jobs)
+			   : -1;
 	/* The counts come from what the workers recorded. */
 	if (done_map_load(&final, ctx->res.dir, err) < 0)
 		return -1;
@@ -1211,11 +1397,6 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 	int rc = -1, lock_fd = -1;
 
 	ctx.is_tty = isatty(2);
-	ctx.vm_ops = vm_backend(o->backend ? o->backend : "qemu");
-	if (!ctx.vm_ops)
-		return error_set(err, EINVAL, "unknown backend '%s'", o->backend);
-	if (vm_ops_check(ctx.vm_ops, err) < 0)
-		return -1;
 
 	if (o->resume_dir) {
 		json_t *mm;
@@ -1223,11 +1404,6 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 		dir = xstrdup(o->resume_dir);
 		if (results_open(&ctx.res, dir, err) < 0)
 			goto out;
-		/* the backend the run started with, whatever the command line says */
-		if (json_string_value(json_object_get(ctx.res.manifest, "backend")) &&
-		    vm_backend(json_string_value(json_object_get(ctx.res.manifest, "backend"))))
-			ctx.vm_ops = vm_backend(
-			    json_string_value(json_object_get(ctx.res.manifest, "backend")));
 		mm = json_object_get(ctx.res.manifest, "matrix");
 		matrix_path = json_string_value(json_object_get(mm, "path"));
 		recipe = json_string_value(
@@ -1249,9 +1425,27 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 		goto out;
 	}
 	ctx.m_retries = (int)json_integer_value(json_object_get(ctx.m->json, "retries"));
-	/* before anything is created: a refused -j leaves nothing behind */
-	if (o->jobs > 1 && !o->allow_interference && check_interference(&ctx, err) < 0)
+	/* before anything is created: a refused backend, host or -j leaves nothing behind */
+	if (choose_backend(&ctx, err) < 0)
 		goto out;
+	if (o->jobs > 1 && !o->allow_interference) {
+		char what[32];
+
+		snprintf(what, sizeof(what), "-j %d", o->jobs);
+		if (check_interference(&ctx, what, err) < 0)
+			goto out;
+	}
+	for (int h = 0; h < ctx.nhosts && !o->allow_interference; h++) {
+		if (ctx.hosts[h].slots > 1) {
+			char *what =
+			    xasprintf("--hosts '%s=%d'", ctx.hosts[h].uri, ctx.hosts[h].slots);
+
+			rc = check_interference(&ctx, what, err);
+			free(what);
+			if (rc < 0)
+				goto out;
+		}
+	}
 	ctx.accel_opt = o->accel;
 	ctx.shard_index = o->shard_index;
 	ctx.shard_count = o->shard_count;
@@ -1322,9 +1516,19 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 		json_object_set_new(ctx.res.manifest, "started", json_real(now_wall()));
 		json_object_set_new(ctx.res.manifest, "host", host_info());
 		json_object_set_new(ctx.res.manifest, "backend", json_string(ctx.vm_ops->name));
-		json_object_set_new(
-		    ctx.res.manifest, "options",
-		    json_pack("{s:s?, s:b}", "accel", o->accel, "keep_disks", o->keep_disks));
+		json_object_set_new(ctx.res.manifest, "options",
+				    json_pack("{s:s?, s:b, s:s?, s:s?, s:b}", "accel", o->accel,
+					      "keep_disks", o->keep_disks, "libvirt_uri", ctx.uri,
+					      "hosts", o->hosts, "shared_paths", o->shared_paths));
+		if (ctx.nhosts) {
+			json_t *hosts = json_array();
+
+			for (int h = 0; h < ctx.nhosts; h++)
+				json_array_append_new(hosts, json_pack("{s:s, s:i}", "uri",
+								       ctx.hosts[h].uri, "slots",
+								       ctx.hosts[h].slots));
+			json_object_set_new(ctx.res.manifest, "hosts", hosts);
+		}
 		if (o->shard_count > 1)
 			json_object_set_new(ctx.res.manifest, "shard",
 					    json_pack("{s:i, s:i}", "index", o->shard_index,
@@ -1351,10 +1555,12 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 		o->resume_dir ? "resuming" : "running", ctx.m->name, (int)ctx.m->n_cells,
 		ctx.m->repeats, dir);
 	order = xcalloc(ctx.m->n_cells, sizeof(*order));
-	if (o->jobs > 1) {
+	if (o->jobs > 1 || ctx.nhosts) {
 		if (run_parallel(&ctx, &dm, order, err) < 0)
 			goto out;
 	} else {
+		if (connect_host(&ctx, ctx.uri, 1, 0, err) < 0)
+			goto out;
 		for (int r = 0; r < ctx.m->repeats && !interrupted; r++) {
 			cell_order(&ctx, r, order);
 			for (size_t k = 0; k < ctx.m->n_cells && !interrupted; k++) {
@@ -1363,8 +1569,10 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 			}
 		}
 	}
+	/* Adaptive repeats run here, one at a time: after --hosts on the first host. */
 	if (json_is_object(json_object_get(ctx.m->json, "adaptive")) &&
-	    run_adaptive(&ctx, &dm, order, err) < 0)
+	    (connect_host(&ctx, ctx.nhosts ? ctx.hosts[0].uri : ctx.uri, 1, 0, err) < 0 ||
+	     run_adaptive(&ctx, &dm, order, err) < 0))
 		goto out;
 	json_object_set_new(ctx.res.manifest, "status",
 			    json_string(interrupted ? "interrupted" : "complete"));
@@ -1403,5 +1611,6 @@ out:
 	free(matrix_recipe);
 	free(order);
 	free(dir);
+	free(ctx.hosts);
 	return rc;
 }

@@ -17,7 +17,12 @@ struct run_options {
 	const char *cache_dir;	 /* NULL: image_cache_dir_default() */
 	const char *out_dir;	 /* NULL: runs/<matrix name>-<UTC timestamp> */
 	const char *accel;	 /* NULL: the matrix's vm.accel; else auto|kvm|tcg */
-	const char *backend;	 /* "qemu" */
+	const char *backend;	 /* NULL: the matrix's "backend", else qemu (libvirt with hosts) */
+	const char *libvirt_uri; /* NULL: $ZBENCH_LIBVIRT_URI, the matrix's libvirt_uri, else
+				  * the embedded driver */
+	const char *hosts;	 /* --hosts "URI[=N],...": cells on these libvirt hosts */
+	int shared_paths;	 /* remote hosts see the image cache and the run directory at
+				  * the same paths (a shared file system) */
 	int keep_disks;		 /* keep each cell's disk images (debugging) */
 	int jobs;		 /* cells at once (-j); <= 1: one at a time */
 	int allow_interference;	 /* -j with unthrottled disks: run anyway */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "disk.h"
+#include "libvirt_uri.h"
 #include "options.h"
 #include "units.h"
 #include "util.h"
@@ -756,6 +757,21 @@ static int check_claim_rho(const char *key, const json_t *v, char *msg, size_t l
 	return 0;
 }
 
+/* A libvirt URI zbench can drive (builder/libvirt_uri.c): checked when the matrix loads, not
+ * when the first cell would connect. */
+static int check_libvirt_uri(const char *key, const json_t *v, char *msg, size_t len)
+{
+	struct libvirt_uri u;
+	char m[1536];
+
+	(void)key;
+	if (libvirt_uri_parse(json_string_value(v), &u, m, sizeof(m)) < 0) {
+		snprintf(msg, len, "%s", m);
+		return SCHEMA_BAD_VALUE;
+	}
+	return 0;
+}
+
 static const struct schema_key matrix_keys[] = {
 	{ .path = "", .type = SCHEMA_OBJECT, .help = "a matrix file" },
 	{ .path = "zbench",
@@ -776,6 +792,18 @@ static const struct schema_key matrix_keys[] = {
 	  .typename = "path",
 	  .help = "image recipe for `zbench run` without -i: absolute, or relative to the "
 		  "repository (default images/debian12-zfs.json)" },
+	{ .path = "backend",
+	  .type = SCHEMA_ENUM,
+	  .choices = "qemu|libvirt",
+	  .def = "\"qemu\"",
+	  .help = "VM backend for `zbench run` without --backend: qemu starts QEMU itself, "
+		  "libvirt goes through libvirt (docs/libvirt.md)" },
+	{ .path = "libvirt_uri",
+	  .type = SCHEMA_STRING,
+	  .check = check_libvirt_uri,
+	  .typename = "URI",
+	  .help = "libvirt connection of the libvirt backend without --libvirt-uri or "
+		  "$ZBENCH_LIBVIRT_URI (default: the embedded driver, root in the run directory)" },
 	{ .path = "base",
 	  .type = SCHEMA_ANY,
 	  .flags = SCHEMA_REQUIRED,

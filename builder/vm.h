@@ -37,12 +37,28 @@ struct vm_spec {
 	const char *dir;   /* cell directory: sockets, console.log, the command line */
 	struct vm_disk *disks;
 	int ndisks;
+	/* Host CPUs the vCPUs may run on, as a cpuset ("0-1,4"), for backends that start QEMU
+	 * somewhere else (a libvirt host); NULL: the caller's own CPU affinity, which a QEMU
+	 * started here inherits. */
+	const char *cpuset;
+};
+
+/* Where a backend's VMs run, as connect() found it. */
+struct vm_host {
+	char uri[1024]; /* the connection, as opened (the default filled in) */
+	int cpus;	/* that machine's logical CPUs; 0 if unknown */
 };
 
 struct vm; /* backend-private state */
 
 struct vm_ops {
 	const char *name;
+	/* Optional: connect to where the VMs run before the first start(), so that a host that
+	 * cannot be reached fails before any cell runs. `uri` is the user's (NULL: the backend's
+	 * default, kept under run_dir); *host says what was opened. Once per process (the
+	 * connection lives as long as the process); start() without it connects by default. */
+	int (*connect)(const char *uri, const char *run_dir, struct vm_host *host,
+		       struct zb_error *err);
 	/* Start the machine. On success *out is the running VM, its channel connected. */
 	int (*start)(const struct vm_spec *spec, struct vm **out, struct zb_error *err);
 	/* The stream socket of the virtio-serial port org.zbench.0 (non-blocking). */
@@ -68,6 +84,6 @@ const struct vm_ops *vm_backend(const char *name);
 int vm_ops_check(const struct vm_ops *ops, struct zb_error *err);
 
 extern const struct vm_ops vm_qemu_ops;
-extern const struct vm_ops vm_libvirt_ops; /* vm_libvirt.c; URI from $ZBENCH_LIBVIRT_URI */
+extern const struct vm_ops vm_libvirt_ops; /* vm_libvirt.c */
 
 #endif

@@ -7,11 +7,16 @@
  * VIR_DOMAIN_START_AUTODESTROY (it dies with the connection) wherever the driver allows it,
  * which the embedded one does not. The runner sees exactly what the QEMU backend gives it.
  *
- * The URI is $ZBENCH_LIBVIRT_URI (zbench run --libvirt-uri); by default the embedded driver,
- * qemu:///embed?root=RUNDIR/libvirt/PID, which runs inside zbench and needs no daemon
- * (docs/libvirt.md). libvirt allows one embedded root per process and delivers domain events
- * only from a running event loop, so the connection and an event loop thread are opened once,
- * at the first cell, and live as long as zbench.
+ * The URI is the runner's (zbench run --libvirt-uri, --hosts, the matrix's libvirt_uri); by
+ * default the embedded driver, qemu:///embed?root=RUNDIR/libvirt/PID, which runs inside zbench
+ * and needs no daemon (docs/libvirt.md). libvirt allows one embedded root per process and
+ * delivers domain events only from a running event loop, so the connection and an event loop
+ * thread are opened once per process (connect(), or the first cell) and live as long as it.
+ *
+ * The channel is read through libvirt, not from its unix socket: virDomainOpenChannel() gives a
+ * stream that works over every connection, remote ones included (the socket is on the machine
+ * running QEMU), and a relay in the event loop thread copies it to a socketpair whose other end
+ * is the runner's channel fd.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,12 +40,13 @@
 #include <unistd.h>
 
 #include "disk.h"
+#include "libvirt_uri.h"
 #include "util.h"
 #include "vm.h"
 
 #define QBOOT_ROM      "/usr/share/qemu/qboot.rom"
-#define URI_ENV	       "ZBENCH_LIBVIRT_URI"
 #define EMBED_PREFIX   "qemu:///embed"
+#define CHANNEL_NAME   "org.zbench.0"
 #define CHANNEL_WAIT_S 30
 
 struct vm {
@@ -49,11 +55,12 @@ struct vm {
 	char *name;
 	char *dir; /* absolute cell directory */
 	char *console_path;
-	int chan;
-	int exit_efd;	/* eventfd, written by the lifecycle callback when the domain stops */
-	int qemu_pidfd; /* QEMU's pidfd when libvirt is local (see qemu_gone()), else -1 */
-	int exited;	/* set by the event loop thread (atomic) */
-	int status;	/* a wait status made up from the stop reason */
+	int chan;	     /* the runner's end of the relay's socketpair */
+	struct relay *relay; /* the channel's stream and the other end */
+	int exit_efd;	     /* eventfd, written by the lifecycle callback when the domain stops */
+	int qemu_pidfd;	     /* QEMU's pidfd when libvirt is local (see qemu_gone()), else -1 */
+	int exited;	     /* set by the event loop thread (atomic) */
+	int status;	     /* a wait status made up from the stop reason */
 	struct vm *next;
 };
 
@@ -64,6 +71,8 @@ static struct {
 	virConnectPtr conn;
 	char *uri;
 	char *embed_root; /* NULL unless the URI is qemu:///embed */
+	int remote;	  /* the URI names another machine: no local pid, no local paths */
+	int cpus;	  /* the host's logical CPUs (virNodeGetInfo), 0 if unknown */
 	struct vm *live;
 } lv = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -162,11 +171,14 @@ static void destroy_live_domains(void)
 	pthread_mutex_unlock(&lv.lock);
 }
 
-/* Open the connection once (the first cell decides the embedded root: its run directory). */
-static int conn_open(const char *cell_dir, struct zb_error *err)
+/* Open the connection once per process. `uri` NULL or empty: the embedded driver with its
+ * root under run_dir. */
+static int conn_open(const char *uri, const char *run_dir, struct zb_error *err)
 {
 	static int loop_started, handler;
-	const char *env = getenv(URI_ENV);
+	struct libvirt_uri pu;
+	char msg[1536];
+	virNodeInfo node;
 	pthread_t th;
 
 	if (lv.conn)
@@ -175,31 +187,25 @@ static int conn_open(const char *cell_dir, struct zb_error *err)
 	free(lv.embed_root);
 	lv.uri = NULL;
 	lv.embed_root = NULL;
-	if (env && *env) {
-		lv.uri = xstrdup(env);
-		if (!strncmp(env, EMBED_PREFIX "?", strlen(EMBED_PREFIX) + 1)) {
-			const char *r = strstr(env, "root=");
-
-			if (r) {
-				lv.embed_root = xstrdup(r + 5);
-				lv.embed_root[strcspn(lv.embed_root, "&")] = '\0';
-			}
-		}
+	if (uri && *uri) {
+		if (libvirt_uri_parse(uri, &pu, msg, sizeof(msg)) < 0)
+			return error_set(err, EINVAL, "%s", msg);
+		lv.uri = xstrdup(uri);
+		lv.remote = pu.remote;
+		if (pu.root[0])
+			lv.embed_root = xstrdup(pu.root);
 	} else {
-		/* cell_dir is RUNDIR/cells/NNN-ID-rR (absolute): the roots go beside cells/, one
-		 * per process, because a root is usable by one process only (zbench run -j N has
-		 * N workers). */
-		char *copy = xstrdup(cell_dir);
-		char *cells = dirname(copy);
+		/* One root per process, because a root is usable by one process only (zbench
+		 * run -j N has N workers); beside cells/ in the run directory. */
+		char *abs = realpath(run_dir, NULL);
 
-		lv.embed_root = xasprintf("%s/libvirt/%d", dirname(cells), (int)getpid());
+		if (!abs)
+			return error_sys(err, errno, "'%s'", run_dir);
+		lv.embed_root = xasprintf("%s/libvirt/%d", abs, (int)getpid());
 		lv.uri = xasprintf(EMBED_PREFIX "?root=%s", lv.embed_root);
-		free(copy);
+		free(abs);
 	}
 	if (lv.embed_root) {
-		if (lv.embed_root[0] != '/')
-			return error_set(err, EINVAL, "libvirt URI '%s': root must be absolute",
-					 lv.uri);
 		if (embed_root_prepare(lv.embed_root, err) < 0)
 			return error_wrap(err, "libvirt root '%s'", lv.embed_root);
 		/* The embedded driver logs its warnings to our stderr (taint notes, missing
@@ -241,6 +247,17 @@ static int conn_open(const char *cell_dir, struct zb_error *err)
 	}
 	if (!lv.embed_root && strchr(lv.uri, '+'))
 		virConnectSetKeepAlive(lv.conn, 5, 3); /* remote: notice a dead link */
+	lv.cpus = virNodeGetInfo(lv.conn, &node) == 0 ? (int)node.cpus : 0;
+	return 0;
+}
+
+static int lv_connect(const char *uri, const char *run_dir, struct vm_host *host,
+		      struct zb_error *err)
+{
+	if (conn_open(uri, run_dir, err) < 0)
+		return -1;
+	snprintf(host->uri, sizeof(host->uri), "%s", lv.uri);
+	host->cpus = lv.cpus;
 	return 0;
 }
 
@@ -443,7 +460,9 @@ static int domain_xml(const struct vm_spec *s, const struct vm *vm, char **paths
 	{
 		char cpuset[512];
 
-		if (affinity_cpuset(cpuset, sizeof(cpuset)))
+		if (s->cpuset)
+			fprintf(f, "  <vcpu cpuset='%s'>%d</vcpu>\n", s->cpuset, s->cpus);
+		else if (affinity_cpuset(cpuset, sizeof(cpuset)))
 			fprintf(f, "  <vcpu cpuset='%s'>%d</vcpu>\n", cpuset, s->cpus);
 		else
 			fprintf(f, "  <vcpu>%d</vcpu>\n", s->cpus);
@@ -493,11 +512,17 @@ static int domain_xml(const struct vm_spec *s, const struct vm *vm, char **paths
 	fputs("    <serial type='file'>\n      <source path='", f);
 	xml_text(f, vm->console_path);
 	fputs("'/>\n      <target port='0'/>\n    </serial>\n", f);
-	fputs("    <channel type='unix'>\n      <source mode='bind' path='", f);
-	xml_text(f, vm->dir);
-	fputs("/channel.sock'/>\n      <target type='virtio' name='org.zbench.0'/>\n"
-	      "    </channel>\n",
-	      f);
+	/* A socket in the cell directory where QEMU runs here; on another machine, one libvirt
+	 * places on that machine (a unix socket on a shared file system is no use there). The
+	 * runner reads it through libvirt either way (channel_open()). */
+	if (lv.remote) {
+		fputs("    <channel type='unix'>\n      <source mode='bind'/>\n", f);
+	} else {
+		fputs("    <channel type='unix'>\n      <source mode='bind' path='", f);
+		xml_text(f, vm->dir);
+		fputs("/channel.sock'/>\n", f);
+	}
+	fputs("      <target type='virtio' name='" CHANNEL_NAME "'/>\n    </channel>\n", f);
 	fputs("    <memballoon model='none'/>\n", f);
 	fputs("    <panic model='isa'/>\n", f);
 	fputs("  </devices>\n</domain>\n", f);
@@ -507,6 +532,211 @@ static int domain_xml(const struct vm_spec *s, const struct vm *vm, char **paths
 		return error_sys(err, errno, "building the domain XML");
 	}
 	return 0;
+}
+
+/* ---- the channel: a libvirt stream relayed to a socketpair --------------------------------- */
+
+/* The relay runs in the event loop thread: the stream's and our socket's callbacks each move one
+ * buffer at a time and only ask for the events they can act on, so neither side is read faster
+ * than the other is written (nothing is dropped, nothing grows). Freed when both registrations
+ * are gone (their free callbacks run after any callback in progress). */
+struct relay {
+	pthread_mutex_t lock;
+	virStreamPtr st;
+	int fd;			 /* our end of the socketpair */
+	int watch;		 /* virEventAddHandle() id */
+	int st_cb;		 /* the stream callback is registered */
+	int closed;		 /* lv_free() has begun: the callbacks do nothing more */
+	int eof;		 /* the stream ended: our end is shut down for writing */
+	int refs;		 /* registrations still holding it */
+	size_t out_off, out_len; /* guest to runner, not yet written to fd */
+	size_t in_off, in_len;	 /* runner to guest, not yet sent on the stream */
+	char out[65536], in[4096];
+};
+
+static void relay_unref(void *arg)
+{
+	struct relay *r = arg;
+	int last;
+
+	pthread_mutex_lock(&r->lock);
+	last = --r->refs == 0;
+	pthread_mutex_unlock(&r->lock);
+	if (!last)
+		return;
+	close(r->fd);
+	virStreamFree(r->st);
+	pthread_mutex_destroy(&r->lock);
+	free(r);
+}
+
+/* With r->lock held. Returns 1 when the stream's callback is to be removed, which the caller
+ * does after unlocking (libvirt may run the free callback, which takes the lock, from there). */
+static int relay_update(struct relay *r)
+{
+	int remove = r->st_cb && r->eof;
+
+	if (remove) {
+		r->st_cb = 0;
+	} else if (r->st_cb) {
+		virStreamEventUpdateCallback(
+		    r->st, (r->out_len ? 0 : VIR_STREAM_EVENT_READABLE) |
+			       (r->in_len ? VIR_STREAM_EVENT_WRITABLE : 0) |
+			       (r->out_len ? 0 : VIR_STREAM_EVENT_ERROR | VIR_STREAM_EVENT_HANGUP));
+	}
+	virEventUpdateHandle(r->watch, (r->in_len ? 0 : VIR_EVENT_HANDLE_READABLE) |
+					   (r->out_len ? VIR_EVENT_HANDLE_WRITABLE : 0));
+	return remove;
+}
+
+/* With r->lock held: move what can be moved without blocking. */
+static void relay_pump(struct relay *r)
+{
+	while (r->out_len) {
+		ssize_t n =
+		    send(r->fd, r->out + r->out_off, r->out_len, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n <= 0)
+			break;
+		r->out_off += (size_t)n;
+		r->out_len -= (size_t)n;
+	}
+	while (r->in_len && !r->eof) {
+		int n = virStreamSend(r->st, r->in + r->in_off, r->in_len);
+
+		if (n == -2)
+			break;
+		if (n < 0) {
+			r->in_len = 0; /* the guest is gone: nothing to deliver it to */
+			break;
+		}
+		r->in_off += (size_t)n;
+		r->in_len -= (size_t)n;
+	}
+}
+
+static void relay_stream_cb(virStreamPtr st, int events, void *arg)
+{
+	struct relay *r = arg;
+	int remove;
+
+	pthread_mutex_lock(&r->lock);
+	if (r->closed) {
+		pthread_mutex_unlock(&r->lock);
+		return;
+	}
+	if (!r->out_len && !r->eof) {
+		int n = virStreamRecv(st, r->out, sizeof(r->out));
+
+		if (n > 0) {
+			r->out_off = 0;
+			r->out_len = (size_t)n;
+		} else if (n != -2) {
+			/* end of stream or an error: QEMU closed the channel */
+			r->eof = 1;
+			shutdown(r->fd, SHUT_WR);
+		}
+	}
+	relay_pump(r);
+	remove = relay_update(r);
+	pthread_mutex_unlock(&r->lock);
+	if (remove)
+		virStreamEventRemoveCallback(st);
+}
+
+static void relay_fd_cb(int watch, int fd, int events, void *arg)
+{
+	struct relay *r = arg;
+	int remove;
+
+	pthread_mutex_lock(&r->lock);
+	if (r->closed) {
+		pthread_mutex_unlock(&r->lock);
+		return;
+	}
+	if (!r->in_len && (events & VIR_EVENT_HANDLE_READABLE)) {
+		ssize_t n = read(fd, r->in, sizeof(r->in));
+
+		if (n > 0) {
+			r->in_off = 0;
+			r->in_len = (size_t)n;
+		}
+	}
+	relay_pump(r);
+	remove = relay_update(r);
+	pthread_mutex_unlock(&r->lock);
+	if (remove)
+		virStreamEventRemoveCallback(r->st);
+}
+
+/* Open the domain's channel through libvirt and start relaying it; vm->chan is the runner's
+ * end. Fails (err set) while the domain's channel is not there yet. */
+static int channel_open(struct vm *vm, struct zb_error *err)
+{
+	virStreamPtr st = virStreamNew(lv.conn, VIR_STREAM_NONBLOCK);
+	struct relay *r;
+	int sv[2];
+
+	if (!st)
+		return error_set(err, 0, "a libvirt stream: %s", virt_msg());
+	if (virDomainOpenChannel(vm->dom, CHANNEL_NAME, st, VIR_DOMAIN_CHANNEL_FORCE) < 0) {
+		error_set(err, 0, "opening channel '" CHANNEL_NAME "': %s", virt_msg());
+		virStreamFree(st);
+		return -1;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) < 0) {
+		virStreamAbort(st);
+		virStreamFree(st);
+		return error_sys(err, errno, "socketpair");
+	}
+	r = xcalloc(1, sizeof(*r));
+	pthread_mutex_init(&r->lock, NULL);
+	r->st = st;
+	r->fd = sv[1];
+	r->refs = 1; /* ours until both registrations hold it */
+	pthread_mutex_lock(&r->lock);
+	if (virStreamEventAddCallback(
+		st, VIR_STREAM_EVENT_READABLE | VIR_STREAM_EVENT_ERROR | VIR_STREAM_EVENT_HANGUP,
+		relay_stream_cb, r, relay_unref) == 0) {
+		r->st_cb = 1;
+		r->refs++;
+	}
+	r->watch = r->st_cb ? virEventAddHandle(sv[1], VIR_EVENT_HANDLE_READABLE, relay_fd_cb, r,
+						relay_unref)
+			    : -1;
+	if (r->watch >= 0)
+		r->refs++;
+	pthread_mutex_unlock(&r->lock);
+	vm->relay = r;
+	vm->chan = sv[0];
+	if (r->watch < 0) {
+		error_set(err, 0, "watching the channel: %s", virt_msg());
+		return -1; /* lv_free() releases the rest */
+	}
+	return 0;
+}
+
+/* Stop relaying: no callback acts after this, the stream is aborted (a remote one tells the
+ * other side), and the relay is freed once libvirt lets go of it. */
+static void channel_close(struct vm *vm)
+{
+	struct relay *r = vm->relay;
+	int st_cb;
+
+	if (!r)
+		return;
+	pthread_mutex_lock(&r->lock);
+	r->closed = 1;
+	st_cb = r->st_cb;
+	r->st_cb = 0;
+	pthread_mutex_unlock(&r->lock);
+	if (r->watch >= 0)
+		virEventRemoveHandle(r->watch);
+	if (st_cb)
+		virStreamEventRemoveCallback(r->st);
+	virStreamAbort(r->st);
+	vm->relay = NULL;
+	relay_unref(r);
 }
 
 /* ---- the ops ------------------------------------------------------------------------------- */
@@ -567,6 +797,7 @@ static void lv_free(struct vm *vm)
 	}
 	pthread_mutex_unlock(&lv.lock);
 	keep_qemu_log(vm);
+	channel_close(vm);
 	if (vm->dom)
 		virDomainFree(vm->dom);
 	if (vm->chan >= 0)
@@ -617,7 +848,7 @@ static pid_t lv_pid(struct vm *vm)
 
 	if (lv.embed_root)
 		path = xasprintf("%s/run/qemu/%s.pid", lv.embed_root, vm->name);
-	else if (!strcmp(lv.uri, "qemu:///system"))
+	else if (!lv.remote && !strcmp(lv.uri, "qemu:///system"))
 		path = xasprintf("/run/libvirt/qemu/%s.pid", vm->name);
 	else
 		return -1;
@@ -632,7 +863,7 @@ static int lv_start(const struct vm_spec *s, struct vm **out, struct zb_error *e
 {
 	struct vm *vm = xcalloc(1, sizeof(*vm));
 	char **paths = xcalloc((size_t)s->ndisks + 1, sizeof(*paths));
-	char *xml = NULL, *xml_path = NULL, *sock = NULL;
+	char *xml = NULL, *xml_path = NULL;
 	double deadline;
 	int rc = -1;
 
@@ -657,7 +888,6 @@ static int lv_start(const struct vm_spec *s, struct vm **out, struct zb_error *e
 		}
 	}
 	vm->console_path = xasprintf("%s/console.log", vm->dir);
-	sock = xasprintf("%s/channel.sock", vm->dir);
 	xml_path = xasprintf("%s/domain.xml", vm->dir);
 	if (getrandom(vm->uuid, sizeof(vm->uuid), 0) != (ssize_t)sizeof(vm->uuid)) {
 		error_sys(err, errno, "getrandom");
@@ -672,11 +902,21 @@ static int lv_start(const struct vm_spec *s, struct vm **out, struct zb_error *e
 		vm->name = xasprintf("zbench-%s-%d", basename(copy), (int)getpid());
 		free(copy);
 	}
+	/* Connected already (connect()), else by default: the embedded driver, its root in the
+	 * run directory (the cell directory is RUNDIR/cells/NAME). */
+	if (!lv.conn) {
+		char *copy = xstrdup(vm->dir);
+		char *cells = dirname(copy);
+
+		rc = conn_open(NULL, dirname(cells), err);
+		free(copy);
+		if (rc < 0)
+			goto out;
+		rc = -1;
+	}
 	if (domain_xml(s, vm, paths, &xml, err) < 0)
 		goto out;
 	if (write_file_atomic(xml_path, xml, strlen(xml), 0644, err) < 0)
-		goto out;
-	if (conn_open(vm->dir, err) < 0)
 		goto out;
 
 	/* Known to the lifecycle callback before it can fire. */
@@ -700,21 +940,21 @@ static int lv_start(const struct vm_spec *s, struct vm **out, struct zb_error *e
 			vm->qemu_pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	}
 	deadline = now_monotonic() + CHANNEL_WAIT_S;
-	while ((vm->chan = unix_connect(sock)) < 0) {
+	while (channel_open(vm, err) < 0) {
+		if (vm->relay)
+			goto out; /* not a channel that is not there yet */
 		if (lv_exited(vm, NULL)) {
 			error_set(err, 0, "domain '%s' stopped during start-up (see qemu.log)",
 				  vm->name);
 			goto out;
 		}
 		if (now_monotonic() > deadline) {
-			error_set(err, ETIMEDOUT, "domain '%s' did not open '%s' in %d s", vm->name,
-				  sock, CHANNEL_WAIT_S);
+			error_wrap(err, "domain '%s' after %d s", vm->name, CHANNEL_WAIT_S);
 			lv_stop(vm, 1);
 			goto out;
 		}
-		usleep(10 * 1000);
+		usleep(20 * 1000);
 	}
-	fcntl(vm->chan, F_SETFL, fcntl(vm->chan, F_GETFL) | O_NONBLOCK);
 	*out = vm;
 	vm = NULL;
 	rc = 0;
@@ -727,7 +967,6 @@ out:
 	free(paths);
 	free(xml);
 	free(xml_path);
-	free(sock);
 	return rc;
 }
 
@@ -752,6 +991,7 @@ static uint64_t lv_console_bytes(struct vm *vm)
 
 const struct vm_ops vm_libvirt_ops = {
 	.name = "libvirt",
+	.connect = lv_connect,
 	.start = lv_start,
 	.channel_fd = lv_channel_fd,
 	.exit_fd = lv_exit_fd,

@@ -1,0 +1,112 @@
+/* libvirt URIs and --hosts lists (builder/libvirt_uri.c): what is accepted, what it means (local
+ * or another machine, the embedded root, the slots), and the message of each refusal. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "libvirt_uri.h"
+
+static void test_uris(void)
+{
+	static const struct {
+		const char *uri;
+		int ok, remote;
+		const char *host, *path, *root, *msg; /* msg: a part of the refusal */
+	} cases[] = {
+		{ "qemu:///system", 1, 0, "", "system", "", NULL },
+		{ "qemu:///session", 1, 0, "", "session", "", NULL },
+		{ "qemu:///embed?root=/var/tmp/r", 1, 0, "", "embed", "/var/tmp/r", NULL },
+		{ "qemu:///embed?x=1&root=/r&y=2", 1, 0, "", "embed", "/r", NULL },
+		{ "qemu+ssh://bench-1/system", 1, 1, "bench-1", "system", "", NULL },
+		{ "qemu+ssh://me@bench-1:2222/system?keyfile=/k", 1, 1, "bench-1:2222", "system",
+		  "", NULL },
+		{ "qemu+unix:///system?socket=/run/x.sock", 1, 0, "", "system", "", NULL },
+		{ "qemu+tcp://10.0.0.2/system", 1, 1, "10.0.0.2", "system", "", NULL },
+		{ "xen:///system", 0, 0, NULL, NULL, NULL, "unknown URI scheme 'xen'" },
+		{ "lxc+ssh://h/system", 0, 0, NULL, NULL, NULL, "unknown URI scheme 'lxc'" },
+		{ "qemu+foo://h/system", 0, 0, NULL, NULL, NULL, "unknown transport 'foo'" },
+		{ "qemu://h", 0, 0, NULL, NULL, NULL, "no path" },
+		{ "qemu:///nowhere", 0, 0, NULL, NULL, NULL, "unknown path '/nowhere'" },
+		{ "qemu:///embed", 0, 0, NULL, NULL, NULL, "absolute root" },
+		{ "qemu:///embed?root=rel", 0, 0, NULL, NULL, NULL, "absolute root" },
+		{ "qemu:///embed?myroot=/x", 0, 0, NULL, NULL, NULL, "absolute root" },
+		{ "qemu+ssh://h/embed?root=/x", 0, 0, NULL, NULL, NULL, "inside zbench" },
+		{ "system", 0, 0, NULL, NULL, NULL, "not a libvirt URI" },
+	};
+	char msg[1536];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct libvirt_uri u;
+		int rc = libvirt_uri_parse(cases[i].uri, &u, msg, sizeof(msg));
+
+		if ((rc == 0) != cases[i].ok)
+			fprintf(stderr, "case '%s': rc %d (%s)\n", cases[i].uri, rc, msg);
+		CHECK((rc == 0) == cases[i].ok);
+		if (rc == 0 && cases[i].ok) {
+			CHECK(u.remote == cases[i].remote);
+			CHECK_STR(u.host, cases[i].host);
+			CHECK_STR(u.path, cases[i].path);
+			CHECK_STR(u.root, cases[i].root);
+		} else if (rc < 0 && !cases[i].ok) {
+			CHECK(strstr(msg, cases[i].msg) != NULL);
+			CHECK(strstr(msg, cases[i].uri) != NULL); /* names the URI */
+		}
+	}
+}
+
+static void test_hosts(void)
+{
+	static const struct {
+		const char *list;
+		int n, slots0, slots1;
+		const char *uri0, *uri1, *msg;
+	} cases[] = {
+		{ "qemu:///system", 1, 1, 0, "qemu:///system", NULL, NULL },
+		{ "qemu:///system=4", 1, 4, 0, "qemu:///system", NULL, NULL },
+		{ "qemu:///embed?root=/a,qemu:///embed?root=/b", 2, 1, 1, "qemu:///embed?root=/a",
+		  "qemu:///embed?root=/b", NULL },
+		{ "qemu+ssh://a/system=2,qemu+ssh://b/system", 2, 2, 1, "qemu+ssh://a/system",
+		  "qemu+ssh://b/system", NULL },
+		{ "qemu:///system=0", -1, 0, 0, NULL, NULL, "1 to 64, got 0" },
+		{ "qemu:///system=65", -1, 0, 0, NULL, NULL, "1 to 64, got 65" },
+		{ "qemu:///system=99999", -1, 0, 0, NULL, NULL, "1 to 64" },
+		{ "qemu:///embed?root=/a=2", -1, 0, 0, NULL, NULL, "usable by one process" },
+		{ "qemu:///system,qemu:///system", -1, 0, 0, NULL, NULL, "given twice" },
+		{ "qemu:///embed?root=/a,qemu:///embed?x=1&root=/a", -1, 0, 0, NULL, NULL,
+		  "given twice" },
+		{ "", -1, 0, 0, NULL, NULL, "an empty list" },
+		{ "qemu:///system,", -1, 0, 0, NULL, NULL, "an empty URI" },
+		{ "xen:///system=2", -1, 0, 0, NULL, NULL, "unknown URI scheme 'xen'" },
+		{ "qemu:///system=40,qemu+ssh://b/system=40", -1, 0, 0, NULL, NULL,
+		  "more than 64 cells at once" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct libvirt_host *h = NULL;
+		struct zb_error err = { 0 };
+		int n = libvirt_hosts_parse(cases[i].list, &h, &err);
+
+		if (n != cases[i].n)
+			fprintf(stderr, "case '%s': %d hosts (%s)\n", cases[i].list, n, err.msg);
+		CHECK(n == cases[i].n);
+		if (n > 0 && n == cases[i].n) {
+			CHECK_STR(h[0].uri, cases[i].uri0);
+			CHECK(h[0].slots == cases[i].slots0);
+			if (n > 1) {
+				CHECK_STR(h[1].uri, cases[i].uri1);
+				CHECK(h[1].slots == cases[i].slots1);
+			}
+		} else if (n < 0) {
+			CHECK(h == NULL);
+			CHECK(strstr(err.msg, cases[i].msg) != NULL);
+		}
+		free(h);
+	}
+}
+
+int main(void)
+{
+	test_uris();
+	test_hosts();
+	return check_summary("libvirt_uri");
+}
