@@ -7,7 +7,7 @@
 # device-bound sync write job within 5% of fio.
 #
 #   bench/engine-vs-fio.sh [-k FILTER]      RUNTIME=3 REPEAT=1 LOOPDIR=/var/tmp
-#                                           SYNC_PAIRS=16 SYNC_RUNTIME=3
+#                                           SYNC_PAIRS=16 SYNC_RUNTIME=3 SYNC_RT=1
 #
 # CPU-bound jobs: each tool runs REPEAT times, alternating (ABBA), and the best run counts
 # (interference only ever slows a run down). Device-bound jobs (names with "sync"): SYNC_PAIRS
@@ -17,6 +17,13 @@
 # noisy for the verdict to mean much: run more pairs).
 # A shared virtual disk's flush latency drifts by 2-3x within seconds; short interleaved runs put
 # both tools under the same drift, and medians ignore the odd pair that straddles a jump.
+#
+# Device-bound jobs run both tools at the same real-time priority (chrt -f 10) unless SYNC_RT=0.
+# Without it the "device-bound" job is bound by CPU scheduling on a loaded host: on this 2-core VM
+# with TCG guests running (load average 13), the same O_DSYNC job did 200-420 IOPS at normal
+# priority with a median latency of 0.5-4 ms that varied 2-3x between runs, and 1560-3280 IOPS with a
+# median of 0.24-0.48 ms at SCHED_FIFO: most of each write's time was the wait for a CPU after
+# the completion, not the disk.
 #
 # The checked job, "disk psync randwrite 4k dsync direct", is 4k random writes at QD1 with
 # O_DIRECT|O_DSYNC to a fully written (no holes, no unwritten extents) file on LOOPDIR's
@@ -34,6 +41,7 @@ RUNTIME=${RUNTIME:-3}
 REPEAT=${REPEAT:-1}
 SYNC_PAIRS=${SYNC_PAIRS:-16}
 SYNC_RUNTIME=${SYNC_RUNTIME:-3}
+SYNC_RT=${SYNC_RT:-1}
 LOOPDIR=${LOOPDIR:-/var/tmp}
 FILTER=${1:-}
 [ "$FILTER" = -k ] && FILTER=${2:-}
@@ -89,11 +97,11 @@ CHECKED_SYNC_JOB="disk psync randwrite 4k dsync direct"
 # is the workers' own (getrusage in each job process, as both tools report it): with
 # group_reporting job_runtime is the summed runtime of the jobs and usr_cpu/sys_cpu are over it,
 # so seconds = (usr + sys) / 100 * job_runtime.
-RUNTIME_NOW=$RUNTIME
+RUNTIME_NOW=$RUNTIME PRIO=""
 run_one() {
 	local tool=$1 out="$work/out.json"
 	shift
-	"$tool" --name=bench --output-format=json --output="$out" \
+	$PRIO "$tool" --name=bench --output-format=json --output="$out" \
 		--time_based --runtime="$RUNTIME_NOW" --group_reporting "$@" >/dev/null 2>"$work/err" || {
 		echo "engine-vs-fio: $tool failed:" >&2
 		cat "$work/err" >&2
@@ -201,7 +209,14 @@ for j in "${JOBS[@]}"; do
 	disk) where=(--filename="$diskfile" --size=256M) ;;
 	esac
 	mode=best reps=$REPEAT RUNTIME_NOW=$RUNTIME fio_runs=() zb_runs=() pair_ratios=()
-	case "$name" in *sync*) mode=median reps=$SYNC_PAIRS RUNTIME_NOW=$SYNC_RUNTIME ;; esac
+	PRIO=""
+	case "$name" in *sync*)
+		mode=median reps=$SYNC_PAIRS RUNTIME_NOW=$SYNC_RUNTIME
+		if [ "$SYNC_RT" = 1 ]; then
+			chrt -f 10 true 2>/dev/null && PRIO="chrt -f 10" ||
+				echo "  (chrt -f failed: running at normal priority, expect CPU-scheduling noise)"
+		fi ;;
+	esac
 	if [ "$name" = "$CHECKED_SYNC_JOB" ]; then
 		if command -v strace >/dev/null; then
 			# shellcheck disable=SC2086
@@ -229,8 +244,8 @@ for j in "${JOBS[@]}"; do
 	if [ $mode = median ]; then
 		read -r pr _ pr_lo pr_hi <<<"$(pick median "${pair_ratios[@]}")"
 		read -r ci_lo ci_hi <<<"$(median_ci "${pair_ratios[@]}")"
-		printf '  medians of %d runs of %ss each, ABBA; IOPS range fio %.0f-%.0f, zbench %.0f-%.0f\n' \
-			"$reps" "$RUNTIME_NOW" "$fio_lo" "$fio_hi" "$zb_lo" "$zb_hi"
+		printf '  medians of %d runs of %ss each, ABBA%s; IOPS range fio %.0f-%.0f, zbench %.0f-%.0f\n' \
+			"$reps" "$RUNTIME_NOW" "${PRIO:+, $PRIO}" "$fio_lo" "$fio_hi" "$zb_lo" "$zb_hi"
 		printf '  per-pair ratio zb/fio: median %.3f, 95%% CI %s-%s, range %.3f-%.3f\n' \
 			"$pr" "$ci_lo" "$ci_hi" "$pr_lo" "$pr_hi"
 	fi
