@@ -15,7 +15,7 @@
 # count; the spread (min-max of each tool) and the median of the per-pair ratios with its 95%
 # confidence interval are printed too (an interval wider than 0.95-1.05 means the disk was too
 # noisy for the verdict to mean much: run more pairs).
-# A shared virtual disk's flush latency drifts by 2-3x within seconds; short interleaved runs put
+# On a shared host a sync job's IOPS drift by 2-3x within seconds; short interleaved runs put
 # both tools under the same drift, and medians ignore the odd pair that straddles a jump.
 #
 # Device-bound jobs run both tools at the same real-time priority (chrt -f 10) unless SYNC_RT=0.
