@@ -10,8 +10,8 @@
 #                                           SYNC_PAIRS=16 SYNC_RUNTIME=3 SYNC_RT=1
 #
 # CPU-bound jobs: each tool runs REPEAT times, alternating (ABBA), and the best run counts
-# (interference only ever slows a run down). Device-bound jobs (names with "sync"): SYNC_PAIRS
-# pairs of SYNC_RUNTIME-second runs in ABBA order (fio, ours, ours, fio, ...), and the medians
+# (interference only ever slows a run down). Device-bound jobs (" sync=" or " dsync " in the
+# name; not "psync"): SYNC_PAIRS pairs of SYNC_RUNTIME-second runs in ABBA order (fio, ours, ours, fio, ...), and the medians
 # count; the spread (min-max of each tool) and the median of the per-pair ratios with its 95%
 # confidence interval are printed too (an interval wider than 0.95-1.05 means the disk was too
 # noisy for the verdict to mean much: run more pairs).
@@ -210,7 +210,7 @@ for j in "${JOBS[@]}"; do
 	esac
 	mode=best reps=$REPEAT RUNTIME_NOW=$RUNTIME fio_runs=() zb_runs=() pair_ratios=()
 	PRIO=""
-	case "$name" in *sync*)
+	case "$name" in *" sync="* | *" dsync "*)
 		mode=median reps=$SYNC_PAIRS RUNTIME_NOW=$SYNC_RUNTIME
 		if [ "$SYNC_RT" = 1 ]; then
 			chrt -f 10 true 2>/dev/null && PRIO="chrt -f 10" ||
