@@ -12,9 +12,9 @@
 # CPU-bound jobs: each tool runs REPEAT times, alternating (ABBA), and the best run counts
 # (interference only ever slows a run down). Device-bound jobs (" sync=" or " dsync " in the
 # name; not "psync"): SYNC_PAIRS pairs of SYNC_RUNTIME-second runs in ABBA order (fio, ours,
-# ours, fio, ...), and the medians count; the spread (min-max of each tool) and the median of the per-pair ratios with its 95%
-# confidence interval are printed too (an interval wider than 0.95-1.05 means the disk was too
-# noisy for the verdict to mean much: run more pairs).
+# ours, fio, ...), and the medians count; the spread (min-max of each tool) and the median of
+# the per-pair ratios with its 95% confidence interval are printed too (an interval wider than
+# 0.95-1.05 means the host was too noisy for the verdict to mean much: run more pairs).
 # On a shared host a sync job's IOPS drift by 2-3x within seconds; short interleaved runs put
 # both tools under the same drift, and medians ignore the odd pair that straddles a jump.
 #
