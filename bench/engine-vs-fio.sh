@@ -19,11 +19,11 @@
 # both tools under the same drift, and medians ignore the odd pair that straddles a jump.
 #
 # Device-bound jobs run both tools at the same real-time priority (chrt -f 10) unless SYNC_RT=0.
-# Without it the "device-bound" job is bound by CPU scheduling on a loaded host: on this 2-core VM
-# with TCG guests running (load average 13), the same O_DSYNC job did 200-420 IOPS at normal
-# priority with a median latency of 0.5-4 ms that varied 2-3x between runs, and 1560-3280 IOPS with a
-# median of 0.24-0.48 ms at SCHED_FIFO: most of each write's time was the wait for a CPU after
-# the completion, not the disk.
+# Without it the "device-bound" job is bound by CPU scheduling on a loaded host: on this 2-core
+# VM with TCG guests running (load average 13), the same O_DSYNC job did 200-420 IOPS at normal
+# priority with a median latency of 0.5-4 ms that varied 2-3x between runs, and 1560-3280 IOPS
+# with a median of 0.24-0.48 ms at SCHED_FIFO: most of each write's time was the wait for a CPU
+# after the completion, not the disk.
 #
 # The checked job, "disk psync randwrite 4k dsync direct", is 4k random writes at QD1 with
 # O_DIRECT|O_DSYNC to a fully written (no holes, no unwritten extents) file on LOOPDIR's
