@@ -37,6 +37,10 @@ struct vm_spec {
 	const char *dir;   /* cell directory: sockets, console.log, the command line */
 	struct vm_disk *disks;
 	int ndisks;
+	/* The cloud flavor (docs/images.md): the root disk, a qcow2 overlay the cell throws away,
+	 * and its NoCloud seed volume, both virtio-blk (serials zb-root, zb-seed). NULL for the
+	 * appliance, which has no root disk. */
+	const char *root_disk, *seed;
 };
 
 struct vm; /* backend-private state */
