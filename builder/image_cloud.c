@@ -36,6 +36,8 @@
 
 /* The root file system's label: the kernel command line names it (root=LABEL=...). */
 #define CLOUD_ROOT_LABEL "zbroot"
+/* The systemd device unit of /dev/virtio-ports/org.zbench.0: the agent's unit is wanted by it. */
+#define PORT_DEVICE_UNIT "dev-virtio\\x2dports-org.zbench.0.device"
 
 struct cloud_recipe {
 	json_t *json;
@@ -231,10 +233,12 @@ static int disk_fill(guestfs_h *g, const char *root, const char *agent, const ch
 	if (guestfs_upload(g, engine, "/usr/bin/zbench-engine") < 0 ||
 	    guestfs_chmod(g, 0755, "/usr/bin/zbench-engine") < 0)
 		return gfs_fail(g, "installing the engine", err);
+	/* Enabled as its [Install] says: wanted by the port's device unit. */
 	if (guestfs_upload(g, unit, "/etc/systemd/system/zbench-agent.service") < 0 ||
-	    guestfs_mkdir_p(g, "/etc/systemd/system/multi-user.target.wants") < 0 ||
+	    guestfs_mkdir_p(g, "/etc/systemd/system/" PORT_DEVICE_UNIT ".wants") < 0 ||
 	    guestfs_ln_sf(g, "/etc/systemd/system/zbench-agent.service",
-			  "/etc/systemd/system/multi-user.target.wants/zbench-agent.service") < 0)
+			  "/etc/systemd/system/" PORT_DEVICE_UNIT
+			  ".wants/zbench-agent.service") < 0)
 		return gfs_fail(g, "installing and enabling zbench-agent.service", err);
 	for (size_t i = 0; i < ARRAY_SIZE(masked_units); i++) {
 		char *p = xasprintf("/etc/systemd/system/%s", masked_units[i]);
