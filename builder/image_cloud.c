@@ -4,10 +4,12 @@
  *
  * A cloud recipe names a base recipe (an appliance recipe) and extra packages. Its root is a
  * derived root, roots/<hash>/, keyed by the base's root hash and the extra packages: the base's
- * root copied and apt-get installed into, so the DKMS build is never repeated. The image,
- * images/<hash>/, holds disk.qcow2 (assembled with the libguestfs C API: no loop device, no
- * mount on the host), the kernel (vmlinux, bzImage) and initrd.img from the root's /boot for a
- * direct kernel boot, and manifest.json.
+ * root copied and apt-get installed into, so the DKMS build is never repeated. Beside it,
+ * roots/<hash>/disk-SIZE.qcow2 holds that root as an ext4 file system (the slow part: the whole
+ * tree through libguestfs). The image, images/<hash>/, holds disk.qcow2, a qcow2 overlay on that
+ * root disk with only zbench's files in it (so a new agent costs seconds), the kernel (vmlinux,
+ * bzImage) and initrd.img from the root's /boot for a direct kernel boot, and manifest.json.
+ * Both disks are written with the libguestfs C API: no loop device, no mount on the host.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,7 +34,7 @@
 /* Bump when the derived root's steps change (every cached cloud root is rebuilt: minutes). */
 #define CLOUD_ROOT_VERSION 1
 /* Bump when the disk assembly changes (every cloud image is reassembled). */
-#define CLOUD_IMAGE_VERSION 1
+#define CLOUD_IMAGE_VERSION 2
 
 /* The root file system's label: the kernel command line names it (root=LABEL=...). */
 #define CLOUD_ROOT_LABEL "zbroot"
@@ -183,17 +185,38 @@ static const char cloud_cfg[] =
     "datasource_list: [ NoCloud, None ]\n"
     "network: {config: disabled}\n";
 
-/* Fill the mounted file system: the root's tree, then zbench's files. */
-static int disk_fill(guestfs_h *g, const char *root, const char *agent, const char *engine,
-		     const char *unit, struct build *b, struct zb_error *err)
+/* A libguestfs handle: the direct backend, and TCG where /dev/kvm opens (it hangs here: DESIGN.md
+ * field notes), unless the user set either. */
+static guestfs_h *gfs_open(struct zb_error *err)
+{
+	guestfs_h *g;
+
+	if (!getenv("LIBGUESTFS_BACKEND"))
+		setenv("LIBGUESTFS_BACKEND", "direct", 1);
+	g = guestfs_create();
+	if (!g) {
+		error_sys(err, errno, "guestfs_create");
+		return NULL;
+	}
+	guestfs_set_error_handler(g, NULL, NULL);
+	if (!getenv("LIBGUESTFS_BACKEND_SETTINGS") && access("/dev/kvm", R_OK | W_OK) == 0) {
+		char *settings[] = { "force_tcg", NULL };
+
+		guestfs_set_backend_settings(g, settings);
+	}
+	return g;
+}
+
+/* Stream the root in as a tar through a pipe: numeric owners (the appliance's user names are
+ * not the root's), no temporary copy on the host. apt's package lists and caches are left out:
+ * apt rebuilds them (`apt-get update`), and they are a fifth of the root. */
+static int tar_root_in(guestfs_h *g, const char *root, struct build *b, struct zb_error *err)
 {
 	int pfd[2];
 	pid_t pid;
 	int status, rc;
 	char fdpath[32];
 
-	/* The root streams in as a tar through a pipe: numeric owners (the appliance's user
-	 * names are not the root's), no temporary copy on the host. */
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return error_sys(err, errno, "pipe");
 	pid = fork();
@@ -208,8 +231,9 @@ static int disk_fill(guestfs_h *g, const char *root, const char *agent, const ch
 		dup2(pfd[1], 1);
 		if (logfd >= 0)
 			dup2(logfd, 2);
-		execlp("tar", "tar", "-C", root, "--numeric-owner", "--xattrs", "-cf", "-", ".",
-		       (char *)NULL);
+		execlp("tar", "tar", "-C", root, "--numeric-owner", "--xattrs",
+		       "--exclude=./var/lib/apt/lists/*_*", "--exclude=./var/cache/apt/*.bin",
+		       "-cf", "-", ".", (char *)NULL);
 		_exit(127);
 	}
 	close(pfd[1]);
@@ -225,6 +249,54 @@ static int disk_fill(guestfs_h *g, const char *root, const char *agent, const ch
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		return error_set(err, EIO, "tar of '%s' failed (status %d): see the build log",
 				 root, status);
+	return 0;
+}
+
+/* The root disk (roots/<hash>/disk-SIZE.qcow2): one ext4 file system on the whole disk, no
+ * partition table (the kernel is booted directly and mounts root=LABEL=zbroot), the root's
+ * tree. The slow part (minutes under TCG), done once per derived root and size. */
+static int root_disk_build(const char *disk, uint64_t size, const char *root, struct build *b,
+			   struct zb_error *err)
+{
+	guestfs_h *g = gfs_open(err);
+	int rc = -1;
+
+	if (!g)
+		return -1;
+	build_log(b, "libguestfs: creating %s (%llu bytes), ext4 labelled %s", disk,
+		  (unsigned long long)size, CLOUD_ROOT_LABEL);
+	if (guestfs_disk_create(g, disk, "qcow2", (int64_t)size, -1) < 0) {
+		gfs_fail(g, "creating the qcow2", err);
+		goto out;
+	}
+	if (guestfs_add_drive_opts(g, disk, GUESTFS_ADD_DRIVE_OPTS_FORMAT, "qcow2", -1) < 0 ||
+	    guestfs_launch(g) < 0) {
+		gfs_fail(g, "starting the appliance", err);
+		goto out;
+	}
+	if (guestfs_mkfs(g, "ext4", "/dev/sda") < 0 ||
+	    guestfs_set_label(g, "/dev/sda", CLOUD_ROOT_LABEL) < 0 ||
+	    guestfs_mount(g, "/dev/sda", "/") < 0) {
+		gfs_fail(g, "making the file system", err);
+		goto out;
+	}
+	if (tar_root_in(g, root, b, err) < 0)
+		goto out;
+	if (guestfs_umount_all(g) < 0 || guestfs_shutdown(g) < 0) {
+		gfs_fail(g, "closing the disk", err);
+		goto out;
+	}
+	rc = 0;
+out:
+	guestfs_close(g);
+	return rc;
+}
+
+/* zbench's files, on the mounted file system. */
+static int zbench_files(guestfs_h *g, const char *agent, const char *engine, const char *unit,
+			struct zb_error *err)
+{
+	int rc;
 
 	if (guestfs_upload(g, agent, "/usr/local/sbin/zbench-agent") < 0 ||
 	    guestfs_chmod(g, 0755, "/usr/local/sbin/zbench-agent") < 0)
@@ -260,29 +332,22 @@ static int disk_fill(guestfs_h *g, const char *root, const char *agent, const ch
 	return 0;
 }
 
-static int disk_build(const char *disk, uint64_t size, const char *root, const char *agent,
-		      const char *engine, const char *unit, struct build *b, struct zb_error *err)
+/* The image's disk.qcow2: a qcow2 overlay on the root disk (`backing`, a path relative to the
+ * image directory) holding only zbench's files, so a new agent costs seconds, not a copy of
+ * the root. */
+static int image_disk_build(const char *disk, const char *backing, const char *agent,
+			    const char *engine, const char *unit, struct build *b,
+			    struct zb_error *err)
 {
-	guestfs_h *g;
+	guestfs_h *g = gfs_open(err);
 	int rc = -1;
 
-	/* Under TCG only (DESIGN.md field notes): KVM opens here but hangs. The user's own
-	 * settings win. */
-	if (!getenv("LIBGUESTFS_BACKEND"))
-		setenv("LIBGUESTFS_BACKEND", "direct", 1);
-	g = guestfs_create();
 	if (!g)
-		return error_sys(err, errno, "guestfs_create");
-	guestfs_set_error_handler(g, NULL, NULL);
-	if (!getenv("LIBGUESTFS_BACKEND_SETTINGS") && access("/dev/kvm", R_OK | W_OK) == 0) {
-		char *settings[] = { "force_tcg", NULL };
-
-		guestfs_set_backend_settings(g, settings);
-	}
-	build_log(b, "libguestfs: creating %s (%llu bytes), ext4 labelled %s", disk,
-		  (unsigned long long)size, CLOUD_ROOT_LABEL);
-	if (guestfs_disk_create(g, disk, "qcow2", (int64_t)size, -1) < 0) {
-		gfs_fail(g, "creating the qcow2", err);
+		return -1;
+	build_log(b, "libguestfs: creating %s on %s", disk, backing);
+	if (guestfs_disk_create(g, disk, "qcow2", -1, GUESTFS_DISK_CREATE_BACKINGFILE, backing,
+				GUESTFS_DISK_CREATE_BACKINGFORMAT, "qcow2", -1) < 0) {
+		gfs_fail(g, "creating the qcow2 overlay", err);
 		goto out;
 	}
 	if (guestfs_add_drive_opts(g, disk, GUESTFS_ADD_DRIVE_OPTS_FORMAT, "qcow2", -1) < 0 ||
@@ -290,14 +355,11 @@ static int disk_build(const char *disk, uint64_t size, const char *root, const c
 		gfs_fail(g, "starting the appliance", err);
 		goto out;
 	}
-	/* No partition table: the kernel is booted directly and mounts root=LABEL=zbroot. */
-	if (guestfs_mkfs(g, "ext4", "/dev/sda") < 0 ||
-	    guestfs_set_label(g, "/dev/sda", CLOUD_ROOT_LABEL) < 0 ||
-	    guestfs_mount(g, "/dev/sda", "/") < 0) {
-		gfs_fail(g, "making the file system", err);
+	if (guestfs_mount(g, "/dev/sda", "/") < 0) {
+		gfs_fail(g, "mounting the root disk", err);
 		goto out;
 	}
-	if (disk_fill(g, root, agent, engine, unit, b, err) < 0)
+	if (zbench_files(g, agent, engine, unit, err) < 0)
 		goto out;
 	if (guestfs_umount_all(g) < 0 || guestfs_shutdown(g) < 0) {
 		gfs_fail(g, "closing the disk", err);
@@ -328,7 +390,8 @@ static int file_entry(json_t *files, const char *name, const char *path, struct 
 struct cloud_inputs {
 	const struct cloud_recipe *c;
 	const struct recipe *base;
-	const char *root_dir; /* roots/<derived hash> */
+	const char *root_dir;  /* roots/<derived hash> */
+	const char *root_disk; /* roots/<derived hash>/disk-SIZE.qcow2 (built if missing) */
 	const char *root_hash;
 	const char *agent, *engine, *unit;
 	const char *agent_sha, *engine_sha, *unit_sha;
@@ -371,17 +434,41 @@ static int cloud_assemble(const struct cloud_inputs *in, const char *dir, struct
 		goto fail;
 	build_step_end(b);
 
-	build_step_begin(b, "disk.qcow2 with libguestfs (%s)", in->c->size);
-	if (disk_build(disk, in->c->size_bytes, root, in->agent, in->engine, in->unit, b, err) < 0)
-		goto fail;
+	if (!path_exists(in->root_disk)) {
+		char *tmp = xasprintf("%s.tmp", in->root_disk);
+
+		build_step_begin(b, "root disk with libguestfs (%s)", in->c->size);
+		unlink(tmp);
+		x = root_disk_build(tmp, in->c->size_bytes, root, b, err);
+		if (x == 0 && rename(tmp, in->root_disk) < 0)
+			x = error_sys(err, errno, "renaming '%s'", tmp);
+		free(tmp);
+		if (x < 0)
+			goto fail;
+		build_step_end(b);
+	}
+	build_step_begin(b, "disk.qcow2: zbench's files over the root disk");
+	{
+		/* Relative to the image directory, so the cache can move as a whole. */
+		char *backing =
+		    xasprintf("../../roots/%s/%s", in->root_hash, strrchr(in->root_disk, '/') + 1);
+
+		x = image_disk_build(disk, backing, in->agent, in->engine, in->unit, b, err);
+		free(backing);
+		if (x < 0)
+			goto fail;
+	}
 	build_step_end(b);
 
 	build_step_begin(b, "manifest");
 	if ((!strcmp(boot_kernel, "vmlinux") && file_entry(files, "vmlinux", vmlinux, err) < 0) ||
 	    file_entry(files, "bzImage", bzimage, err) < 0 ||
 	    file_entry(files, "initrd.img", initrd, err) < 0 ||
-	    file_entry(files, "disk.qcow2", disk, err) < 0)
+	    file_entry(files, "disk.qcow2", disk, err) < 0 ||
+	    file_entry(files, "root_disk", in->root_disk, err) < 0)
 		goto fail;
+	json_object_set_new(json_object_get(files, "root_disk"), "path",
+			    json_string(in->root_disk));
 	json_object_set_new(files, "agent",
 			    json_pack("{s:s, s:s}", "source", in->agent, "sha256", in->agent_sha));
 	json_object_set_new(
@@ -460,7 +547,7 @@ int cloud_image_get(const char *recipe_path, const char *cache_dir, unsigned fla
 	char *unit = unit_path(agent);
 	char agent_sha[65], engine_sha[65], unit_sha[65], img_hash[65], root_hash[65];
 	char *cache = NULL, *img_dir = NULL, *key, *canon, *root_dir = NULL, *base_root = NULL;
-	char *root_json = NULL, *log = NULL, *tmp = NULL;
+	char *root_json = NULL, *root_disk = NULL, *log = NULL, *tmp = NULL;
 	struct cloud_recipe c;
 	struct recipe base;
 	int rc = -1, lock_fd = -1, img_lock_fd = -1, have_base = 0;
@@ -546,11 +633,14 @@ int cloud_image_get(const char *recipe_path, const char *cache_dir, unsigned fla
 	}
 	root_dir = xasprintf("%s/roots/%s", cache, root_hash);
 	root_json = xasprintf("%s/root.json", root_dir);
+	root_disk = xasprintf("%s/disk-%llu.qcow2", root_dir, (unsigned long long)c.size_bytes);
 	base_root = xasprintf("%s/roots/%s/root", cache, base.root_hash);
 	log = xasprintf("%s/builds/%s.log", cache, img_hash);
 	{
-		int need_root = (flags & IMAGE_REBUILD_ROOT) || !path_exists(root_json);
+		int need_root = (flags & IMAGE_REBUILD_ROOT) || !path_exists(root_json) ||
+				!path_exists(root_disk);
 
+		/* The cache lock also covers the root disk: recipes can share a root. */
 		if (need_root && image_cache_lock(xasprintf("%s/lock", cache), &lock_fd, err) < 0)
 			goto out;
 		if (image_cache_lock(xasprintf("%s/images/%s.lock", cache, img_hash), &img_lock_fd,
@@ -573,7 +663,12 @@ int cloud_image_get(const char *recipe_path, const char *cache_dir, unsigned fla
 	{
 		int need_root = (flags & IMAGE_REBUILD_ROOT) || !path_exists(root_json);
 
-		b.nsteps = 3 + (need_root ? root_derive_nsteps() : 0);
+		if (need_root && path_exists(root_disk) && unlink(root_disk) < 0) {
+			error_sys(err, errno, "removing '%s'", root_disk);
+			goto out;
+		}
+		b.nsteps = 3 + (need_root || !path_exists(root_disk)) +
+			   (need_root ? root_derive_nsteps() : 0);
 		fprintf(stderr, "building cloud image '%s' %.12s (log: %s)\n", c.name, img_hash,
 			log);
 		if (need_root) {
@@ -613,6 +708,7 @@ int cloud_image_get(const char *recipe_path, const char *cache_dir, unsigned fla
 			.base = &base,
 			.root_dir = root_dir,
 			.root_hash = root_hash,
+			.root_disk = root_disk,
 			.agent = agent,
 			.engine = engine,
 			.unit = unit,
@@ -658,6 +754,7 @@ out:
 	free(img_dir);
 	free(root_dir);
 	free(root_json);
+	free(root_disk);
 	free(base_root);
 	free(log);
 	free(tmp);
