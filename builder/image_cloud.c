@@ -173,17 +173,25 @@ static const char *const masked_units[] = {
 	"zfs-zed.service",
 	"zfs-volume-wait.service",
 	"e2scrub_reap.service",
+	/* cloud-init's config and final stages: everything a cell needs (datasource, hostname,
+	 * write_files) is done by its init stage; each further stage is another Python start, tens
+	 * of seconds under TCG, and would run beside the workload. */
+	"cloud-config.service",
+	"cloud-final.service",
 };
 
 static const char fstab[] = "# zbench cloud image: one ext4 file system on the whole disk\n"
 			    "LABEL=" CLOUD_ROOT_LABEL " / ext4 errors=remount-ro 0 1\n";
 
 /* cloud-init: NoCloud only (no probing of cloud metadata services, which would each wait for a
- * time-out), and no network configuration (the VM has no network device). */
+ * time-out), no network configuration (the VM has no network device), no SSH host keys (no SSH
+ * server; generating them costs seconds of emulated CPU). */
 static const char cloud_cfg[] =
     "# zbench (builder/image_cloud.c): the cell's seed is a NoCloud cidata volume\n"
     "datasource_list: [ NoCloud, None ]\n"
-    "network: {config: disabled}\n";
+    "network: {config: disabled}\n"
+    "ssh_genkeytypes: []\n"
+    "ssh_deletekeys: false\n";
 
 /* A libguestfs handle: the direct backend, and TCG where /dev/kvm opens (it hangs here: DESIGN.md
  * field notes), unless the user set either. */
