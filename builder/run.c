@@ -45,7 +45,7 @@
 #define EXIT_GRACE_SECONDS 30 /* after the result: time for the guest to power off */
 /* Added to timeouts.boot on the cloud flavor: systemd and cloud-init start before the agent
  * (measured under TCG here: docs/images.md). */
-#define CLOUD_BOOT_ALLOWANCE 240
+#define CLOUD_BOOT_ALLOWANCE 480
 #define MAX_SAMPLES	     100000
 #define CONSOLE_TAIL	     4096
 
