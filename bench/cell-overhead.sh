@@ -1,10 +1,11 @@
 #!/bin/sh
 # What a pristine VM per cell costs, per phase, against the floor (issue 7).
 #   (a) floor: same kernel, same machine, an initramfs whose /init powers off at once
-#   (b) a zbench cell with a 1-second workload (bench/overhead.json, 5 repeats)
-# Prints medians over the runs and the ratio b/a. RUNS=N sets the floor's run count (default 5).
-# (c), the same cell booted the conventional way (initramfs-tools + systemd), comes with the
-# cloud flavor (issue 8).
+#   (b) a zbench cell with a 1-second workload (bench/overhead.json)
+#   (c) the same cell on the cloud flavor (images/debian12-zfs-cloud.json): the same kernel
+#       booted the conventional way, initramfs-tools, systemd, cloud-init, the agent as a unit
+# Prints medians over the runs and the ratios b/a and c/b. RUNS=N sets the number of floor
+# boots and of cells in (b) and (c) (default 5). CLOUD=0 skips (c).
 set -eu
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-5}
@@ -33,8 +34,9 @@ done > "$tmp/floor.txt"
 grep -q "init reached" "$tmp/floor-console.log" || { echo "cell-overhead: the floor guest never reached /init" >&2; exit 1; }
 floor=$(median < "$tmp/floor.txt")
 
-# (b) zbench cells
-./zbench run -o "$tmp/run" bench/overhead.json >/dev/null 2>"$tmp/run.log" || {
+# (b) zbench cells, RUNS of them
+jq --argjson n "$RUNS" '.repeats = $n' bench/overhead.json > "$tmp/overhead.json"
+./zbench run -o "$tmp/run" "$tmp/overhead.json" >/dev/null 2>"$tmp/run.log" || {
 	echo "cell-overhead: the zbench run failed:" >&2; tail -5 "$tmp/run.log" >&2; exit 1; }
 cells="$tmp/run/cells.jsonl"
 ph() { jq -r "$1" "$cells" | median; }
@@ -42,6 +44,7 @@ ph() { jq -r "$1" "$cells" | median; }
 printf '%-34s %8s\n' "phase (median of runs)" "seconds"
 printf '%-34s %8s\n' "(a) floor: QEMU start to exit" "$floor"
 printf '%-34s %8s\n' "(b) first console byte" "$(ph '.boot_first_output')"
+printf '%-34s %8s\n' "(b) QEMU start to the agent's hello" "$(ph '.phases.hello')"
 # Each phase lasts from its start to the next phase's start (the agent's steps in the order
 # they ran, then the result and the VM's exit): medians per phase over the cells.
 jq -r '.phases | to_entries | sort_by(.value) as $p
@@ -60,3 +63,18 @@ printf '%-34s %8s\n' "(b) whole cell" "$b"
 printf '%-34s %8s\n' "(b) - (a) - workload step" "$(awk -v b="$b" -v f="$floor" -v w="$w" 'BEGIN {printf "%.3f", b - f - w}')"
 printf '%-34s %8s\n' "ratio b/a" "$(awk -v b="$b" -v f="$floor" 'BEGIN {printf "%.2f", b / f}')"
 echo "accel: $(jq -r .accel "$cells" | sort -u | tr '\n' ' ')  runs: floor $RUNS, cells $(wc -l < "$cells")"
+
+# (c) the same cells on the cloud flavor
+[ "${CLOUD:-1}" = 0 ] && exit 0
+./zbench image build images/debian12-zfs-cloud.json >"$tmp/cloud-build.log" 2>&1 || {
+	echo "cell-overhead: building the cloud image failed:" >&2; tail -5 "$tmp/cloud-build.log" >&2; exit 1; }
+./zbench run -i images/debian12-zfs-cloud.json -o "$tmp/cloud" "$tmp/overhead.json" >/dev/null 2>"$tmp/cloud.log" || {
+	echo "cell-overhead: the cloud run failed:" >&2; tail -5 "$tmp/cloud.log" >&2; exit 1; }
+cells="$tmp/cloud/cells.jsonl"
+c=$(ph '.wall_seconds')
+printf '%-34s %8s\n' "(c) first console byte" "$(ph '.boot_first_output')"
+printf '%-34s %8s\n' "(c) QEMU start to the agent's hello" "$(ph '.phases.hello')"
+printf '%-34s %8s\n' "(c) hello to result" "$(ph '.phases.result - .phases.hello')"
+printf '%-34s %8s\n' "(c) whole cell (cloud flavor)" "$c"
+printf '%-34s %8s\n' "ratio c/b" "$(awk -v b="$b" -v c="$c" 'BEGIN {printf "%.2f", c / b}')"
+echo "accel: $(jq -r .accel "$cells" | sort -u | tr '\n' ' ')  flavor: $(jq -r .flavor "$cells" | sort -u)  cells $(wc -l < "$cells")"

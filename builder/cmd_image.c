@@ -91,8 +91,18 @@ static void describe(const struct image *img)
 	printf("image      %s %.12s\n", name, img->hash);
 	printf("dir        %s\n", img->dir);
 	printf("kernel     %s (%s)\n", img->kernel, kver);
-	printf("initramfs  %s (%s, %lld entries, compression %s)\n", img->initramfs,
-	       mib(size, buf, sizeof(buf)), (long long)files, compression);
+	if (img->disk) {
+		/* The cloud flavor: the distribution's initrd and a qcow2 root (docs/images.md). */
+		json_unpack(img->manifest, "{s:{s:{s:I}}}", "files", "initrd.img", "size", &size);
+		printf("initrd     %s (%s, initramfs-tools)\n", img->initramfs,
+		       mib(size, buf, sizeof(buf)));
+		printf("disk       %s (qcow2; boot args '%s')\n", img->disk,
+		       img->cmdline ? img->cmdline : "");
+	} else {
+		printf("initramfs  %s (%s, %lld entries, compression %s)\n", img->initramfs,
+		       mib(size, buf, sizeof(buf)), (long long)files, compression);
+	}
+	printf("flavor     %s\n", img->flavor);
 	printf("openzfs    %s\n", zfs);
 	printf("manifest   %s\n", img->manifest_path);
 }

@@ -27,6 +27,9 @@ struct image {
 	char *bzimage;	     /* the distribution's compressed kernel, always present */
 	char *initramfs;     /* initramfs.img (newc cpio, compressed or not per the recipe) */
 	char *manifest_path; /* manifest.json */
+	char *disk;	     /* the cloud flavor's root disk (disk.qcow2), else NULL */
+	char *cmdline;	     /* kernel arguments the image needs (root=LABEL=...), or NULL */
+	const char *flavor;  /* "appliance" (kernel + initramfs) or "cloud" (disk); static */
 	char hash[65];	     /* the image hash: recipe + guest binaries + assembly version */
 	json_t *manifest;    /* manifest.json, parsed; a reference the struct owns */
 };

@@ -7,6 +7,7 @@
 #include <jansson.h>
 
 #include "error.h"
+#include "image.h"
 
 /* Bump when the root build steps change what ends up in a root: every cached root is rebuilt. */
 #define IMAGE_ROOT_VERSION 1
@@ -78,6 +79,14 @@ int root_build(const struct recipe *r, const char *cache, const char *dir, struc
 	       struct zb_error *err);
 int root_nsteps(void);
 
+/* Derive a root from a built one (the cloud flavor): copy `base_root` (a roots/<hash>/root
+ * directory) to dir/root, apt-get install r->packages in it, rebuild its initramfs-tools initrd,
+ * and write dir/root.json as root_build() does. Only r->packages, r->suite and r->root_hash are
+ * used. */
+int root_derive(const struct recipe *r, const char *base_root, const char *cache, const char *dir,
+		struct build *b, struct zb_error *err);
+int root_derive_nsteps(void);
+
 /* Assemble the appliance from a finished root into `dir` (a fresh temporary directory): vmlinux,
  * bzImage, initramfs.img and manifest.json. `info` is root.json; `agent`/`engine` are the guest
  * binaries with their hashes; `image_hash` goes into the manifest. */
@@ -92,6 +101,17 @@ struct appliance_inputs {
 int appliance_build(const struct appliance_inputs *in, const char *dir, struct build *b,
 		    struct zb_error *err);
 int appliance_nsteps(void);
+
+/* The cache entry helpers of image.c, for image_cloud.c. image_cache_open() fills `out` from a
+ * finished entry (1 if there is none); image_cache_lock() flocks `path` (and frees it). */
+int image_cache_open(const char *dir, const char *hash, struct image *out, struct zb_error *err);
+int image_cache_lock(char *path, int *fd_out, struct zb_error *err);
+
+/* The cloud flavor (image_cloud.c): a recipe with a "base" key is a cloud recipe, built into a
+ * qcow2 disk from a root derived from the base recipe's root. image_get() hands those over. */
+int image_recipe_is_cloud(const char *path);
+int cloud_image_get(const char *recipe_path, const char *cache_dir, unsigned flags,
+		    struct image *out, struct zb_error *err);
 
 /* Whether a kernel drives disks on `bus` (disk.c's names): every config symbol the bus needs is
  * =y in `config` (the text of /boot/config-VER; NULL: unknown, every symbol counts as =m), or =m

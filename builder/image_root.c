@@ -515,3 +515,95 @@ int root_build(const struct recipe *r, const char *cache, const char *dir, struc
 	free(root);
 	return rc;
 }
+
+/* --- derived roots (the cloud flavor, docs/images.md) ------------------------------------ */
+
+int root_derive_nsteps(void)
+{
+	return 4;
+}
+
+static int derive_steps(const struct recipe *r, const char *base_root, const char *cache,
+			const char *dir, const char *root, struct build *b, struct mounts *m,
+			struct zb_error *err)
+{
+	char *debs = xasprintf("%s/debs", cache), *path;
+	const char *copy[] = { "cp", "-a", "--reflink=auto", base_root, root, NULL };
+	const char *update[] = { "chroot", root, "apt-get", "update", "-q", NULL };
+	const char *initramfs[] = { "chroot", root, "update-initramfs", "-u", "-k", "all", NULL };
+	int rc = -1;
+
+	build_step_begin(b, "copy the base root");
+	if (build_run(b, copy, err) < 0)
+		goto fail;
+	build_step_end(b);
+
+	build_step_begin(b, "apt-get update, install %zu packages", json_array_size(r->packages));
+	image_private_mounts();
+	path = xasprintf("%s/proc", root);
+	rc = mounts_add(m, "proc", path, "proc", 0, err);
+	free(path);
+	if (rc == 0) {
+		path = xasprintf("%s/sys", root);
+		rc = mounts_add(m, "/sys", path, NULL, MS_BIND, err);
+		free(path);
+	}
+	if (rc == 0) {
+		path = xasprintf("%s/dev", root);
+		rc = mounts_add(m, "/dev", path, NULL, MS_BIND, err);
+		free(path);
+	}
+	if (rc == 0) {
+		path = xasprintf("%s/var/cache/apt/archives", root);
+		rc = mounts_add(m, debs, path, NULL, MS_BIND, err);
+		free(path);
+	}
+	if (rc < 0)
+		goto fail;
+	rc = -1;
+	if (interrupted || build_run(b, update, err) < 0 ||
+	    apt_install(b, root, r->packages, err) < 0)
+		goto fail;
+	build_step_end(b);
+
+	/* initramfs-tools rebuilds the initrd for what the root now holds (systemd's udev rules
+	 * and hooks): the one the cloud image boots with. */
+	build_step_begin(b, "update-initramfs");
+	if (interrupted || build_run(b, initramfs, err) < 0)
+		goto fail;
+	build_step_end(b);
+	mounts_release(m);
+
+	build_step_begin(b, "inspect root");
+	if (interrupted || inspect_root(r, dir, root, b, err) < 0)
+		goto fail;
+	build_step_end(b);
+	rc = 0;
+	goto out;
+fail:
+	if (interrupted)
+		error_set(err, EINTR, "interrupted by signal %d", (int)interrupted);
+	build_step_fail(b, err);
+out:
+	free(debs);
+	return rc;
+}
+
+int root_derive(const struct recipe *r, const char *base_root, const char *cache, const char *dir,
+		struct build *b, struct zb_error *err)
+{
+	struct sigaction old[ARRAY_SIZE(caught_signals)];
+	struct mounts m = { .n = 0 };
+	char *root = xasprintf("%s/root", dir);
+	int rc;
+
+	setenv("DEBIAN_FRONTEND", "noninteractive", 1);
+	setenv("LC_ALL", "C.UTF-8", 1);
+	setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", 1);
+	signals_catch(old);
+	rc = derive_steps(r, base_root, cache, dir, root, b, &m, err);
+	mounts_release(&m);
+	signals_restore(old);
+	free(root);
+	return rc;
+}

@@ -5,6 +5,10 @@
 # the user set up is honoured); we only add the 'contrib' component and bookworm-backports
 # beside it. Usage: install-deps.sh [--check]   (--check lists what is missing, installs nothing)
 #
+# libguestfs (the cloud flavor's qcow2, docs/images.md) boots a small appliance built by
+# supermin from the host's own kernel: a container without /boot/vmlinuz-* needs
+# linux-image-amd64 (nothing runs it on the host). genisoimage writes the per-cell NoCloud seed.
+#
 # QEMU comes from bookworm-backports (10.x), not bookworm (7.2): under 7.2's TCG the backports
 # 6.12 kernel (images/debian12-bpo-zfs23.json) double-faults at boot, and an A/B comparison of
 # two images is only fair if both ran under the same QEMU (docs/images.md).
@@ -13,7 +17,8 @@ set -eu
 PKGS="build-essential pkg-config libjansson-dev libssl-dev libblkid-dev
 debootstrap xz-utils zstd cpio kmod
 fio jq gnuplot-nox clang libclang-rt-14-dev libaio-dev liburing-dev libzstd-dev
-libvirt-dev libvirt-daemon-driver-qemu libvirt-daemon-system libvirt-clients libxml2-utils"
+libvirt-dev libvirt-daemon-driver-qemu libvirt-daemon-system libvirt-clients libxml2-utils
+libguestfs-dev libguestfs-tools linux-image-amd64 genisoimage"
 QEMU_PKGS="qemu-system-x86 qemu-system-data qemu-utils"
 QEMU_MIN="1:10~"	# Debian's epoch; '~' lets 10.0~rc1 count
 

@@ -41,6 +41,10 @@ struct vm_spec {
 	 * somewhere else (a libvirt host); NULL: the caller's own CPU affinity, which a QEMU
 	 * started here inherits. */
 	const char *cpuset;
+	/* The cloud flavor (docs/images.md): the root disk, a qcow2 overlay the cell throws away,
+	 * and its NoCloud seed volume, both virtio-blk (serials zb-root, zb-seed). NULL for the
+	 * appliance, which has no root disk. */
+	const char *root_disk, *seed;
 };
 
 /* Where a backend's VMs run, as connect() found it. */

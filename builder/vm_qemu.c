@@ -215,6 +215,32 @@ static void disk_args(struct args *a, const struct vm_disk *d, int i)
 		 d->serial, props);
 }
 
+/* The cloud flavor's root disk and seed. The overlay is thrown away after the cell, so its
+ * flushes go nowhere (cache.no-flush): the guest's journald and cloud-init writes cost no host
+ * fsyncs. QEMU opens the overlay's backing file (the cached image, read-only) from its header. */
+static void cloud_disk_args(struct args *a, const struct vm_spec *s)
+{
+	args_add_json(a, "-blockdev",
+		      json_pack("{s:s, s:s, s:s, s:{s:b, s:b}}", "driver", "file", "filename",
+				s->root_disk, "node-name", "rootf", "cache", "direct", 0,
+				"no-flush", 1));
+	args_add_json(
+	    a, "-blockdev",
+	    json_pack("{s:s, s:s, s:s}", "driver", "qcow2", "node-name", "root", "file", "rootf"));
+	args_add(a, "-device");
+	args_add(a, "virtio-blk-pci,drive=root,serial=zb-root");
+	if (!s->seed)
+		return;
+	args_add_json(a, "-blockdev",
+		      json_pack("{s:s, s:s, s:s, s:b}", "driver", "file", "filename", s->seed,
+				"node-name", "seedf", "read-only", 1));
+	args_add_json(a, "-blockdev",
+		      json_pack("{s:s, s:s, s:s, s:b}", "driver", "raw", "node-name", "seed",
+				"file", "seedf", "read-only", 1));
+	args_add(a, "-device");
+	args_add(a, "virtio-blk-pci,drive=seed,serial=zb-seed");
+}
+
 static void build_args(const struct vm_spec *s, struct vm *vm, struct args *a)
 {
 	int kvm = !strcmp(s->accel, "kvm");
@@ -261,6 +287,8 @@ static void build_args(const struct vm_spec *s, struct vm *vm, struct args *a)
 	args_add(a, "virtserialport,bus=vser.0,chardev=zb,name=org.zbench.0");
 	args_add(a, "-qmp");
 	args_add(a, "unix:%s,server=on,wait=off", vm->qmp_path);
+	if (s->root_disk)
+		cloud_disk_args(a, s);
 	for (int i = 0; i < s->ndisks; i++)
 		disk_args(a, &s->disks[i], i);
 }

@@ -7,6 +7,11 @@
  * The setup is a tagged list of steps run in order by one loop (agent_steps[] below). Every
  * failure becomes an "error" message to the host naming the step, then a deliberate power off:
  * if PID 1 exits the kernel panics, which the host would misread as a kernel bug.
+ *
+ * With --service it runs as a systemd service instead (the cloud flavor, docs/images.md): the
+ * steps that bring a bare system up (marked pid1_only) are systemd's job there and are skipped;
+ * the port is found through udev's /dev/virtio-ports link; the rest, and the power off at the
+ * end or on failure, are the same.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -58,6 +63,7 @@ struct agent {
 	json_t *disk_devs; /* disk name -> kernel device name ("d0" -> "sdb"), from step disks */
 	json_t *disk_info; /* what the guest sees of each disk, for the report */
 	enum fault fault;
+	int service; /* --service: a systemd unit on a full system, not PID 1 */
 };
 
 static struct agent agent = { .port = -1, .tx_lock = PTHREAD_MUTEX_INITIALIZER };
@@ -378,14 +384,20 @@ static void step_base_modules(void)
 	free(out);
 }
 
-/* Find /dev/vportNpM whose /sys/class/virtio-ports/vportNpM/name is the zbench port. */
+/* Find /dev/vportNpM whose /sys/class/virtio-ports/vportNpM/name is the zbench port (udev's
+ * /dev/virtio-ports/NAME link first, where there is a udev). */
 static void step_port(void)
 {
 	double deadline = mono_now() + 30;
 
 	while (mono_now() < deadline) {
-		DIR *d = opendir("/sys/class/virtio-ports");
+		DIR *d;
 		struct dirent *de;
+
+		agent.port = open("/dev/virtio-ports/" PROTO_PORT_NAME, O_RDWR | O_CLOEXEC);
+		if (agent.port >= 0)
+			return;
+		d = opendir("/sys/class/virtio-ports");
 
 		while (d && (de = readdir(d))) {
 			char path[300], name[64] = "";
@@ -1065,15 +1077,16 @@ static void step_workload(void)
 static const struct step {
 	const char *name;
 	void (*run)(void);
-	int to_host; /* announced with a "phase" message (only after hello: it must come first) */
+	int to_host;   /* announced with a "phase" message (only after hello: it must come first) */
+	int pid1_only; /* brings a bare system up: systemd's job under --service, skipped there */
 } agent_steps[] = {
-	{ "mounts", step_mounts, 0 },	      { "modules", step_base_modules, 0 },
-	{ "udevd", step_udevd, 0 },	      { "port", step_port, 0 },
-	{ "hello", step_hello, 0 },	      { "job", step_job, 1 },
-	{ "zfs-module", step_zfs_module, 1 }, { "udev", step_udev, 1 },
-	{ "disks", step_disks, 1 },	      { "pool", step_pool, 1 },
-	{ "datasets", step_datasets, 1 },     { "report", step_report, 1 },
-	{ "workload", step_workload, 1 },
+	{ "mounts", step_mounts, 0, 1 },	 { "modules", step_base_modules, 0, 1 },
+	{ "udevd", step_udevd, 0, 1 },		 { "port", step_port, 0, 0 },
+	{ "hello", step_hello, 0, 0 },		 { "job", step_job, 1, 0 },
+	{ "zfs-module", step_zfs_module, 1, 0 }, { "udev", step_udev, 1, 0 },
+	{ "disks", step_disks, 1, 0 },		 { "pool", step_pool, 1, 0 },
+	{ "datasets", step_datasets, 1, 0 },	 { "report", step_report, 1, 0 },
+	{ "workload", step_workload, 1, 0 },
 };
 
 /* Orphans (udevd's workers, say) are not reaped: the machine lives for one cell, a few zombies
@@ -1084,16 +1097,26 @@ int main(int argc, char **argv)
 	pthread_t hb, ctl;
 	int console;
 
-	if (getpid() != 1) {
+	agent.service = argc == 2 && !strcmp(argv[1], "--service");
+	if (argc > 1 && !agent.service) {
+		fprintf(stderr, "usage: zbench-agent [--service]\n");
+		return 2;
+	}
+	if (agent.service)
+		read_faults(); /* step_mounts reads them on the appliance */
+	if (getpid() != 1 && !agent.service) {
 		fprintf(stderr,
 			"zbench-agent: this is the guest appliance's init (PID 1); it "
-			"powers the machine off when done, so it refuses to run as PID %d\n",
+			"powers the machine off when done, so it refuses to run as PID %d "
+			"(a systemd guest runs it with --service)\n",
 			(int)getpid());
 		return 2;
 	}
 	setenv("PATH", "/sbin:/bin:/usr/sbin:/usr/bin", 1);
 	for (size_t i = 0; i < sizeof(agent_steps) / sizeof(agent_steps[0]); i++) {
 		agent.step = agent_steps[i].name;
+		if (agent.service && agent_steps[i].pid1_only)
+			continue;
 		if (agent_steps[i].to_host)
 			send_msg(json_pack("{s:s, s:s}", "type", "phase", "name", agent.step));
 		logf_console("step %s", agent.step);
