@@ -285,8 +285,10 @@ static char *bg_wait(struct bg_cmd *c)
 	while (waitpid(c->pid, &status, 0) < 0 && errno == EINTR)
 		;
 	c->pid = 0;
+	if (!out)
+		fail_step(NULL, "'%s': out of memory", c->what);
 	fd = open(c->log, O_RDONLY | O_CLOEXEC);
-	if (out && fd >= 0) {
+	if (fd >= 0) {
 		n = read(fd, out, CMD_OUTPUT_MAX);
 		out[n > 0 ? n : 0] = '\0';
 	}
@@ -297,7 +299,7 @@ static char *bg_wait(struct bg_cmd *c)
 		fail_step(out, "'%s' %s %d%s%s", c->what,
 			  WIFEXITED(status) ? "exited with status" : "was killed by signal",
 			  WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
-			  out ? ": " : "", out ? last_line(out) : "");
+			  *out ? ": " : "", last_line(out));
 	return out;
 }
 
