@@ -240,7 +240,7 @@ static char *must_run(char *const argv[])
 }
 
 /* A command started now and waited for later, its stdout+stderr in a file under /run (tmpfs):
- * how the agent overlaps slow steps (loading zfs.ko, udev's coldplug, the report's commands). */
+ * how the agent overlaps slow steps (loading zfs.ko, udev's coldplug) with the rest. */
 struct bg_cmd {
 	pid_t pid; /* 0: not started */
 	char log[64];
@@ -621,9 +621,9 @@ static void step_udevd(void)
 	static char *const udevd[] = { "/lib/systemd/systemd-udevd", "--daemon", NULL };
 	/* Only what the pool needs: block devices (the by-id links the job's guest_path names) and
 	 * PCI devices (their modalias loads the drivers the agent does not: nvme, ahci, xhci...;
-	 * the disks behind them then appear as live events). The other subsystems (ttys, memory,
-	 * input, ...) are hundreds of devices whose rules cost seconds under TCG and serve nothing
-	 * here. */
+	 * the disks behind them then appear as live events). The other subsystems (ttys, memory
+	 * blocks, input, ...) serve nothing here, and their events cost seconds under TCG
+	 * (docs/performance.md). */
 	static char *const trigger[] = { "/bin/udevadm",	  "trigger",
 					 "--action=add",	  "--subsystem-match=block",
 					 "--subsystem-match=pci", NULL };
@@ -1069,16 +1069,11 @@ static void step_report(void)
 	const char *mod;
 	json_t *v;
 	struct utsname u;
-	struct bg_cmd c_pool, c_ds, c_status;
 
-	/* three processes that each spend most of their time loading libzfs: side by side */
 	snprintf(ds, sizeof(ds), "%s/%s", pname, target);
-	bg_start(&c_pool, a_pool, "/run/zbench-zpool-get.out");
-	bg_start(&c_ds, a_ds, "/run/zbench-zfs-get.out");
-	bg_start(&c_status, a_status, "/run/zbench-zpool-status.out");
-	zpool_get = bg_wait(&c_pool);
-	zfs_get = bg_wait(&c_ds);
-	status = bg_wait(&c_status);
+	zpool_get = must_run(a_pool);
+	zfs_get = must_run(a_ds);
+	status = must_run(a_status);
 	zfs_version = read_small("/sys/module/zfs/version");
 	uname(&u);
 	json_object_set_new(params, "zfs", module_parameters("zfs"));
