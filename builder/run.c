@@ -440,6 +440,50 @@ static void cell_run_release(struct cell_run *cr)
 	free(cr->dir);
 }
 
+/* The module parameters' share of the kernel command line must stay well under x86's 2048
+ * bytes with the rest of it (console, cell id, the matrix's vm.kernel_args). */
+#define MODULE_CMDLINE_MAX 1024
+
+char *run_module_cmdline(const json_t *module_params)
+{
+	char *line = xstrdup(" zbench.preload=zfs"), *next;
+	const char *mod, *k;
+	json_t *kv, *v;
+
+	json_object_foreach ((json_t *)module_params, mod, kv) {
+		json_object_foreach (kv, k, v) {
+			char val[64];
+
+			if (json_is_string(v))
+				snprintf(val, sizeof(val), "%s", json_string_value(v));
+			else if (json_is_integer(v))
+				snprintf(val, sizeof(val), "%lld",
+					 (long long)json_integer_value(v));
+			else if (json_is_boolean(v))
+				snprintf(val, sizeof(val), "%d", json_is_true(v));
+			else if (json_is_real(v))
+				snprintf(val, sizeof(val), "%g", json_real_value(v));
+			else
+				val[0] = '\0';
+			/* no quoting: spaces, quotes, '=' and the like keep the old way */
+			if (!val[0] ||
+			    strspn(val, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+					"0123456789_.,:+-/") != strlen(val) ||
+			    (json_is_string(v) && strlen(json_string_value(v)) >= sizeof(val)))
+				goto fallback;
+			next = xasprintf("%s %s.%s=%s", line, mod, k, val);
+			free(line);
+			line = next;
+			if (strlen(line) > MODULE_CMDLINE_MAX)
+				goto fallback;
+		}
+	}
+	return line;
+fallback:
+	free(line);
+	return xstrdup("");
+}
+
 /* Boot the VM for one attempt and drive it to the end. Returns < 0 only for host failures that
  * leave no verdict (err set); every guest-side failure is an outcome. */
 static int cell_drive(struct run_ctx *ctx, struct cell_run *cr, struct disk_set *ds,
@@ -459,7 +503,7 @@ static int cell_drive(struct run_ctx *ctx, struct cell_run *cr, struct disk_set 
 	struct proto_decoder dec;
 	struct frame_ctx fc = { 0 };
 	uint64_t memory = 1u << 30;
-	char *cmdline;
+	char *cmdline, *mod_args;
 	struct vm *vm = NULL;
 	double t_exit_wait = 0, last_progress = 0;
 	char last_phase[32] = "";
@@ -472,9 +516,11 @@ static int cell_drive(struct run_ctx *ctx, struct cell_run *cr, struct disk_set 
 				  boot_deadline_s + 600 + 2 * runtime);
 	if (json_is_string(json_object_get(vmc, "memory")))
 		units_parse_size(json_string_value(json_object_get(vmc, "memory")), &memory);
-	cmdline = xasprintf("%s%sconsole=ttyS0 panic=-1 loglevel=4 zbench.cell=%s %s",
+	mod_args = run_module_cmdline(json_object_get(cfg, "module_params"));
+	cmdline = xasprintf("%s%sconsole=ttyS0 panic=-1 loglevel=4 zbench.cell=%s%s %s",
 			    ctx->img.cmdline ? ctx->img.cmdline : "", ctx->img.cmdline ? " " : "",
-			    cr->cell->id, kargs ? kargs : "");
+			    cr->cell->id, mod_args, kargs ? kargs : "");
+	free(mod_args);
 	spec.kernel = ctx->img.kernel;
 	spec.initramfs = ctx->img.initramfs;
 	spec.cmdline = cmdline;

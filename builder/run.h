@@ -3,6 +3,8 @@
 #ifndef ZB_RUN_H
 #define ZB_RUN_H
 
+#include <jansson.h>
+
 #include "error.h"
 
 /* The image recipe of a matrix that names none (and of `zbench run` without -i). */
@@ -34,5 +36,13 @@ struct run_options {
  * 130 if interrupted, or < 0 with err set if the run could not start or the results could not
  * be written. */
 int run_matrix(const struct run_options *o, struct zb_error *err);
+
+/* The kernel command line's share of a cell's module parameters (config.module_params):
+ * " zbench.preload=zfs MODULE.PARAM=VALUE...", so the agent loads zfs.ko while the guest boots
+ * and kmod's modprobe applies the parameters (docs/performance.md). "" (the agent then loads
+ * zfs after the job, with the parameters on modprobe's command line) when a value holds a
+ * character the command line cannot carry as it is, or the parameters would make it too long.
+ * The caller frees the result. */
+char *run_module_cmdline(const json_t *module_params);
 
 #endif

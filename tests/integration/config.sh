@@ -65,6 +65,11 @@ check "zvol volblocksize=16k is the target" \
 	[ "$(jq -r "$z | [.effective.target.volblocksize.value, .effective.target_path] | join(\" \")" "$c")" = "16384 /dev/zvol/tank/vol" ]
 check "zfs_arc_max applied (reported = requested)" \
 	[ "$(jq -r "$z | .effective.module_params.zfs.zfs_arc_max" "$c")" = 100663296 ]
+check "module parameters on the kernel command line (docs/performance.md)" \
+	[ "$(cat "$out"/layouts/cells/*/qemu.cmdline | grep -oE -e 'zbench\.preload=zfs' \
+		-e 'zfs\.zfs_arc_max=100663296\b' -e 'zfs\.zfs_txg_timeout=3\b' | wc -l)" -eq 6 ]
+check "zfs loaded from boot in both cells" \
+	[ "$(cat "$out"/layouts/cells/*/console.log | grep -ac 'zfs loaded in the background')" -eq 2 ]
 check "two mirrors + log + cache reported" \
 	[ "$(jq -r "$m | .effective.zpool_status" "$c" | grep -cE '^\s+(mirror-0|mirror-1|logs|cache)')" -eq 4 ]
 check "SLOG and L2ARC are the asked disks" \

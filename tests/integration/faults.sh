@@ -18,7 +18,7 @@ field() { # field CASE JQ-EXPR
 ./zbench run -o "$out/run" tests/integration/faults.json >/dev/null
 rc=$?
 check "zbench run exits 1 (some cells failed)" [ "$rc" -eq 1 ]
-check "six records" [ "$(wc -l < "$out/run/cells.jsonl")" -eq 6 ]
+check "seven records" [ "$(wc -l < "$out/run/cells.jsonl")" -eq 7 ]
 check "silent agent: boot-fail" [ "$(field silent .outcome)" = boot-fail ]
 check "silent agent: caught by the 30 s boot deadline, not the overall one" \
 	[ "$(field silent '.wall_seconds < 60')" = true ]
@@ -31,6 +31,9 @@ check "stall: blocked-task dump asked for and in the console" \
 check "impossible pool: agent-error" [ "$(field badpool .outcome)" = agent-error ]
 check "impossible pool: the detail names the property" \
 	[ "$(field badpool '.detail | test("blake3")')" = true ]
+check "unknown module parameter: agent-error" [ "$(field badparam .outcome)" = agent-error ]
+check "unknown module parameter: the detail names it" \
+	[ "$(field badparam '.detail | test("zbench_no_such_param")')" = true ]
 check "memory hog: oom" [ "$(field oom .outcome)" = oom ]
 check "every failed cell has its console tail" \
 	[ "$(jq -r 'select(.outcome != "ok") | (.console_tail | length > 0)' "$out/run/cells.jsonl" | sort -u)" = true ]
