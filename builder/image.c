@@ -369,6 +369,8 @@ void image_release(struct image *img)
 	free(img->bzimage);
 	free(img->initramfs);
 	free(img->manifest_path);
+	free(img->disk);
+	free(img->cmdline);
 	json_decref(img->manifest);
 	memset(img, 0, sizeof(*img));
 }
@@ -403,11 +405,28 @@ static int image_open(const char *dir, const char *hash, struct image *out, stru
 	out->dir = xstrdup(dir);
 	out->kernel = xasprintf("%s/%s", dir, kernel);
 	out->bzimage = xasprintf("%s/bzImage", dir);
-	out->initramfs = xasprintf("%s/initramfs.img", dir);
+	{
+		/* A cloud image (image_cloud.c) names its initrd, disk and root arguments. */
+		json_t *boot = json_object_get(m, "boot");
+		const char *initrd = json_string_value(json_object_get(boot, "initramfs"));
+		const char *disk = json_string_value(json_object_get(boot, "disk"));
+		const char *cmdline = json_string_value(json_object_get(boot, "cmdline"));
+
+		if ((initrd && strchr(initrd, '/')) || (disk && strchr(disk, '/'))) {
+			initrd = disk = NULL;
+			cmdline = NULL;
+		}
+		out->initramfs = xasprintf("%s/%s", dir, initrd ? initrd : "initramfs.img");
+		if (disk)
+			out->disk = xasprintf("%s/%s", dir, disk);
+		out->cmdline = cmdline ? xstrdup(cmdline) : NULL;
+		out->flavor = disk ? "cloud" : "appliance";
+	}
 	out->manifest_path = manifest_path;
 	out->manifest = m;
 	snprintf(out->hash, sizeof(out->hash), "%s", hash);
-	if (!path_exists(out->kernel) || !path_exists(out->initramfs)) {
+	if (!path_exists(out->kernel) || !path_exists(out->initramfs) ||
+	    (out->disk && !path_exists(out->disk))) {
 		error_set(err, ENOENT, "cache entry '%s' is incomplete (remove it to rebuild)",
 			  dir);
 		image_release(out);
@@ -460,6 +479,16 @@ static int lock_file(char *path, int *fd_out, struct zb_error *err)
 	free(path);
 	*fd_out = fd;
 	return 0;
+}
+
+int image_cache_open(const char *dir, const char *hash, struct image *out, struct zb_error *err)
+{
+	return image_open(dir, hash, out, err);
+}
+
+int image_cache_lock(char *path, int *fd_out, struct zb_error *err)
+{
+	return lock_file(path, fd_out, err);
 }
 
 /* Build what is missing, under the lock. `img_dir` is the final images/<hash> directory. */

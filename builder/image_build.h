@@ -7,6 +7,7 @@
 #include <jansson.h>
 
 #include "error.h"
+#include "image.h"
 
 /* Bump when the root build steps change what ends up in a root: every cached root is rebuilt. */
 #define IMAGE_ROOT_VERSION 1
@@ -92,6 +93,12 @@ struct appliance_inputs {
 int appliance_build(const struct appliance_inputs *in, const char *dir, struct build *b,
 		    struct zb_error *err);
 int appliance_nsteps(void);
+
+/* The cache entry helpers of image.c, for image_cloud.c and image_import.c. image_cache_open()
+ * fills `out` from a finished entry (1 if there is none); image_cache_lock() flocks `path` (and
+ * frees it). */
+int image_cache_open(const char *dir, const char *hash, struct image *out, struct zb_error *err);
+int image_cache_lock(char *path, int *fd_out, struct zb_error *err);
 
 /* Whether a kernel drives disks on `bus` (disk.c's names): every config symbol the bus needs is
  * =y in `config` (the text of /boot/config-VER; NULL: unknown, every symbol counts as =m), or =m
