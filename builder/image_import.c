@@ -532,7 +532,11 @@ static int put_file(guestfs_h *g, const char *src, const char *sha, const char *
 	char *real, *path, *sum = NULL;
 	int rc = -1;
 
-	if (guestfs_mkdir_p(g, dir) < 0 || !(real = guestfs_realpath(g, dir)))
+	/* mkdir -p fails on a symbolic link (/bin on merged-/usr systems): make only what is
+	 * missing. */
+	if ((guestfs_is_dir_opts(g, dir, GUESTFS_IS_DIR_OPTS_FOLLOWSYMLINKS, 1, -1) <= 0 &&
+	     guestfs_mkdir_p(g, dir) < 0) ||
+	    !(real = guestfs_realpath(g, dir)))
 		return gfs_fail(g, dir, err);
 	path = xasprintf("%s/%s", strcmp(real, "/") ? real : "", name);
 	if (guestfs_upload(g, src, path) < 0 || guestfs_chmod(g, mode, path) < 0 ||

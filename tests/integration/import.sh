@@ -52,8 +52,8 @@ check "OpenZFS 2.1.11 (the module's modinfo version)" \
 check "the module is the DKMS one" \
 	[ "$(jq -r .zfs.module "$m")" = "/lib/modules/$kver/updates/dkms/zfs.ko" ]
 check "OS: debian 12, root by UUID" \
-	[ "$(jq -r '"\(.os.distro) \(.os.version) \(.boot.cmdline)"' "$m" | cut -c1-26)" = \
-	"debian 12.0 root=UUID=" ]
+	sh -c 'jq -r "\"\\(.os.distro) \\(.os.version) \\(.boot.cmdline)\"" "$1" |
+		grep -qE "^debian 12\.[0-9]+ root=UUID=[-0-9a-f]{36} ro$"' - "$m"
 check "source: path and SHA-256" \
 	[ "$(jq -r '"\(.source.path) \(.source.sha256)"' "$m")" = "$(realpath "$zfs") $zfs_sha" ]
 check "the agent's SHA-256" \
