@@ -15,23 +15,38 @@ static void usage(FILE *f)
 	fprintf(
 	    f,
 	    "usage: zbench image build RECIPE [--cache-dir DIR] [--rebuild] [--rebuild-root]\n"
-	    "       zbench image path RECIPE [--cache-dir DIR]\n"
+	    "       zbench image import FILE.qcow2 [--cache-dir DIR] [--overlay] [--rebuild]\n"
+	    "       zbench image path RECIPE|FILE.qcow2 [--cache-dir DIR]\n"
 	    "       zbench image list [--cache-dir DIR]\n"
 	    "\n"
 	    "  build   build the appliance of RECIPE (images/*.json) unless it is cached, then\n"
 	    "          describe it; needs root. A cold build takes about 10 minutes (debootstrap,\n"
 	    "          kernel, zfs-dkms); a change to the guest binaries only reassembles the\n"
 	    "          initramfs (seconds); nothing changed: well under a second.\n"
-	    "  path    print the cached appliance's directory; exit 1 if it is not built\n"
-	    "  list    list the cached appliances\n"
+	    "  import  make a cloud-flavor image of your own qcow2 cloud image: inspect it with\n"
+	    "          libguestfs (OS, kernels, the ZFS module of the kernel that boots and its\n"
+	    "          version, zpool/zfs, systemd), refuse it if one is missing, else inject\n"
+	    "          zbench-agent, zbench-engine and zbench-agent.service into a copy in the\n"
+	    "          cache, with the kernel and initrd beside it for a direct kernel boot.\n"
+	    "          FILE is only read, never written. Under TCG about a minute; the same\n"
+	    "          file again: a cache hit (the time to hash it). No root needed.\n"
+	    "  path    print the cached image's directory (a recipe's, or an imported\n"
+	    "          FILE.qcow2's); exit 1 if it is not there\n"
+	    "  list    list the cached images\n"
 	    "\n"
 	    "  --cache-dir DIR  the cache (default: $ZBENCH_CACHE_DIR, $XDG_CACHE_HOME/zbench,\n"
 	    "                   ~/.cache/zbench; now '%s')\n"
-	    "  --rebuild        reassemble the appliance even if it is cached (keeps the root)\n"
-	    "  --rebuild-root   rebuild the root too (debootstrap and DKMS: minutes)\n"
+	    "  --rebuild        build: reassemble the appliance even if it is cached (keeps the\n"
+	    "                   root); import: import again even if cached\n"
+	    "  --rebuild-root   build: rebuild the root too (debootstrap and DKMS: minutes)\n"
+	    "  --overlay        import: keep the cached disk a thin qcow2 overlay backed by FILE\n"
+	    "                   (no copy; FILE must then stay where it is, unchanged)\n"
 	    "\n"
 	    "The guest binaries are guest/zbench-agent and guest/zbench-engine beside this\n"
-	    "executable, or $ZBENCH_AGENT and $ZBENCH_ENGINE.\n",
+	    "executable, or $ZBENCH_AGENT and $ZBENCH_ENGINE; the unit is\n"
+	    "guest/zbench-agent.service beside the agent, or $ZBENCH_UNIT. libguestfs runs with\n"
+	    "LIBGUESTFS_BACKEND=direct and, where /dev/kvm exists, force_tcg, unless those\n"
+	    "variables are set.\n",
 	    image_cache_dir_default());
 }
 
@@ -39,12 +54,15 @@ struct image_args {
 	const char *recipe;
 	const char *cache_dir;
 	unsigned flags;
+	int overlay;
 };
 
 /* Parse "[RECIPE] [options]"; `want_recipe` says whether RECIPE is required. */
 static int parse_args(int argc, char **argv, int want_recipe, int allow_rebuild,
 		      struct image_args *a)
 {
+	int import = !strcmp(argv[0], "import");
+
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--cache-dir") && i + 1 < argc) {
 			a->cache_dir = argv[++i];
@@ -52,7 +70,9 @@ static int parse_args(int argc, char **argv, int want_recipe, int allow_rebuild,
 			a->cache_dir = argv[i] + 12;
 		} else if (allow_rebuild && !strcmp(argv[i], "--rebuild")) {
 			a->flags |= IMAGE_REBUILD;
-		} else if (allow_rebuild && !strcmp(argv[i], "--rebuild-root")) {
+		} else if (import && !strcmp(argv[i], "--overlay")) {
+			a->overlay = 1;
+		} else if (allow_rebuild && !import && !strcmp(argv[i], "--rebuild-root")) {
 			a->flags |= IMAGE_REBUILD_ROOT;
 		} else if (argv[i][0] == '-') {
 			fprintf(stderr, "zbench image %s: unknown option '%s'\n", argv[0], argv[i]);
@@ -66,7 +86,8 @@ static int parse_args(int argc, char **argv, int want_recipe, int allow_rebuild,
 		}
 	}
 	if (want_recipe && !a->recipe) {
-		fprintf(stderr, "zbench image %s: a RECIPE (images/*.json) is required\n", argv[0]);
+		fprintf(stderr, "zbench image %s: %s is required\n", argv[0],
+			import ? "a FILE.qcow2" : "a RECIPE (images/*.json)");
 		return -1;
 	}
 	return 0;
@@ -80,15 +101,15 @@ static const char *mib(json_int_t bytes, char *buf, size_t len)
 
 static void describe(const struct image *img)
 {
-	const char *name = "?", *kver = "?", *zfs = "?", *compression = "?";
+	const char *name = "?", *kver = "?", *zfs = "?", *compression = "?", *os;
 	json_int_t size = 0, files = 0;
 	char buf[32];
 
-	json_unpack(img->manifest, "{s:{s:s}, s:s, s:s}", "recipe", "name", &name, "kernel_version",
-		    &kver, "zfs_version", &zfs);
-	json_unpack(img->manifest, "{s:{s:{s:I, s:I, s:s}}}", "files", "initramfs", "size", &size,
-		    "entries", &files, "compression", &compression);
-	printf("image      %s %.12s\n", name, img->hash);
+	json_unpack(img->manifest, "{s:{s:s}}", "recipe", "name", &name);
+	json_unpack(img->manifest, "{s:s}", "kernel_version", &kver);
+	json_unpack(img->manifest, "{s:s}", "zfs_version", &zfs);
+	printf("image      %s %.12s%s\n", name, img->hash,
+	       json_is_true(json_object_get(img->manifest, "imported")) ? " (imported)" : "");
 	printf("dir        %s\n", img->dir);
 	printf("kernel     %s (%s)\n", img->kernel, kver);
 	if (img->disk) {
@@ -98,6 +119,8 @@ static void describe(const struct image *img)
 		       mib(size, buf, sizeof(buf)));
 		printf("disk       %s (qcow2; boot args '%s')\n", img->disk,
 		       img->cmdline ? img->cmdline : "");
+		if (json_unpack(img->manifest, "{s:{s:s}}", "os", "product_name", &os) == 0)
+			printf("os         %s\n", os);
 	} else {
 		printf("initramfs  %s (%s, %lld entries, compression %s)\n", img->initramfs,
 		       mib(size, buf, sizeof(buf)), (long long)files, compression);
@@ -126,15 +149,39 @@ static int image_build_cmd(int argc, char **argv)
 	return 0;
 }
 
+static int image_import_cmd(int argc, char **argv)
+{
+	struct image_args a = { 0 };
+	struct zb_error err = { 0 };
+	struct image img;
+	double t0 = now_monotonic();
+
+	if (parse_args(argc, argv, 1, 1, &a) < 0)
+		return 2;
+	if (image_import(a.recipe, a.cache_dir, a.flags, a.overlay, &img, &err) < 0) {
+		die_message(err.msg);
+		return 1;
+	}
+	describe(&img);
+	fprintf(stderr, "done in %.2fs\n", now_monotonic() - t0);
+	image_release(&img);
+	return 0;
+}
+
 static int image_path_cmd(int argc, char **argv)
 {
 	struct image_args a = { 0 };
 	struct zb_error err = { 0 };
 	struct image img;
+	int rc;
 
 	if (parse_args(argc, argv, 1, 0, &a) < 0)
 		return 2;
-	if (image_get(a.recipe, a.cache_dir, 0, &img, &err) < 0) {
+	if (image_file_is_qcow2(a.recipe))
+		rc = image_import_lookup(a.recipe, a.cache_dir, &img, &err);
+	else
+		rc = image_get(a.recipe, a.cache_dir, 0, &img, &err);
+	if (rc < 0) {
 		die_message(err.msg);
 		return 1;
 	}
@@ -178,21 +225,31 @@ static int image_list_cmd(int argc, char **argv)
 	}
 	closedir(d);
 	qsort(names, n, sizeof(*names), cmp_str);
-	printf("%-12s  %-16s  %-20s  %-24s  %-10s  %s\n", "IMAGE", "RECIPE", "BUILT", "KERNEL",
-	       "INITRAMFS", "OPENZFS");
+	printf("%-12s  %-20s  %-9s  %-20s  %-24s  %-10s  %s\n", "IMAGE", "NAME", "FLAVOR", "BUILT",
+	       "KERNEL", "SIZE", "OPENZFS");
 	for (size_t i = 0; i < n; i++) {
 		char *path = xasprintf("%s/%s/manifest.json", dir, names[i]);
 		json_t *m = json_load_file(path, 0, NULL);
-		const char *name = "?", *built = "?", *kver = "?", *zfs = "?";
+		const char *name = "?", *built = "?", *kver = "?", *zfs = "?", *flavor;
 		json_int_t size = 0;
 		char buf[32];
 
 		if (m) {
-			json_unpack(m, "{s:{s:s}, s:s, s:s, s:s, s:{s:{s:I}}}", "recipe", "name",
-				    &name, "built", &built, "kernel_version", &kver, "zfs_version",
-				    &zfs, "files", "initramfs", "size", &size);
-			printf("%.12s  %-16s  %-20s  %-24s  %-10s  %s\n", names[i], name, built,
-			       kver, mib(size, buf, sizeof(buf)), zfs);
+			/* Each key alone: appliance, cloud and imported manifests differ. */
+			json_unpack(m, "{s:{s:s}}", "recipe", "name", &name);
+			json_unpack(m, "{s:s}", "built", &built);
+			json_unpack(m, "{s:s}", "kernel_version", &kver);
+			json_unpack(m, "{s:s}", "zfs_version", &zfs);
+			flavor = json_string_value(json_object_get(m, "flavor"));
+			if (json_unpack(m, "{s:{s:{s:I}}}", "files", "initramfs", "size", &size) <
+			    0)
+				json_unpack(m, "{s:{s:{s:I}}}", "files", "disk.qcow2", "size",
+					    &size);
+			printf("%.12s  %-20s  %-9s  %-20s  %-24s  %-10s  %s\n", names[i], name,
+			       json_is_true(json_object_get(m, "imported"))
+				   ? "imported"
+				   : (flavor ? flavor : "appliance"),
+			       built, kver, mib(size, buf, sizeof(buf)), zfs);
 			json_decref(m);
 		} else {
 			printf("%.12s  (incomplete: no manifest)\n", names[i]);
@@ -213,6 +270,7 @@ int cmd_image(int argc, char **argv)
 		int (*fn)(int argc, char **argv);
 	} subs[] = {
 		{ "build", image_build_cmd },
+		{ "import", image_import_cmd },
 		{ "path", image_path_cmd },
 		{ "list", image_list_cmd },
 	};

@@ -137,3 +137,43 @@ void elf_deps_release(struct elf_deps *d)
 	free(d->interp);
 	memset(d, 0, sizeof(*d));
 }
+
+int elf_modinfo_get(const char *buf, size_t size, const char *key, char **out, struct zb_error *err)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)buf;
+	Elf64_Shdr names, sec;
+	size_t klen = strlen(key);
+
+	*out = NULL;
+	if (size < sizeof(Elf64_Ehdr) || memcmp(buf, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB)
+		return error_set(err, ENOEXEC, "not a 64-bit little-endian ELF file");
+	if (eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shstrndx >= eh->e_shnum ||
+	    !in_bounds(size, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr)))
+		return error_set(err, ENOEXEC, "malformed ELF section headers");
+	memcpy(&names, buf + eh->e_shoff + eh->e_shstrndx * sizeof(names), sizeof(names));
+	for (unsigned i = 0; i < eh->e_shnum; i++) {
+		const char *name;
+
+		memcpy(&sec, buf + eh->e_shoff + i * sizeof(sec), sizeof(sec));
+		name = table_string(buf, size, names.sh_offset, names.sh_size, sec.sh_name);
+		if (!name || strcmp(name, ".modinfo"))
+			continue;
+		if (sec.sh_type == SHT_NOBITS || !in_bounds(size, sec.sh_offset, sec.sh_size))
+			return error_set(err, ENOEXEC, "malformed .modinfo section");
+		/* "key=value\0" strings, possibly padded with NULs between them. */
+		for (uint64_t off = 0; off < sec.sh_size;) {
+			const char *s = buf + sec.sh_offset + off;
+			const char *end = memchr(s, '\0', sec.sh_size - off);
+			size_t len = end ? (size_t)(end - s) : sec.sh_size - off;
+
+			if (len > klen && !memcmp(s, key, klen) && s[klen] == '=') {
+				*out = xasprintf("%.*s", (int)(len - klen - 1), s + klen + 1);
+				return 0;
+			}
+			off += len + 1;
+		}
+		return 1;
+	}
+	return error_set(err, ENOEXEC, "no .modinfo section (not a kernel module?)");
+}

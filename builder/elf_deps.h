@@ -23,4 +23,11 @@ int elf_read_deps(const char *path, struct elf_deps *out, struct zb_error *err);
 
 void elf_deps_release(struct elf_deps *d);
 
+/* The value of `key` in a kernel module's .modinfo section ("key=value" strings, NUL-separated:
+ * version, vermagic, srcversion...). `buf` holds the whole (decompressed) module. Returns 0 with
+ * a malloc'd *out, 1 if the module has no such key, or -1 with err set if `buf` is not a 64-bit
+ * little-endian ELF file or has no .modinfo section. */
+int elf_modinfo_get(const char *buf, size_t size, const char *key, char **out,
+		    struct zb_error *err);
+
 #endif

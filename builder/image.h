@@ -56,6 +56,25 @@ int image_get(const char *recipe_path, const char *cache_dir, unsigned flags, st
 
 void image_release(struct image *img);
 
+/* Whether `path` is a qcow2 image (its magic), as `zbench image import` takes, rather than a
+ * recipe. */
+int image_file_is_qcow2(const char *path);
+
+/* Import a user's qcow2 cloud image (builder/image_import.c, docs/images.md): inspect it with
+ * libguestfs, refuse it if it lacks a ZFS module for its kernel, zpool/zfs or systemd, else
+ * inject the agent, the engine and the agent's unit into a copy in the cache (the file itself is
+ * only read) with the kernel and initrd beside it, and fill `out` with that cloud-flavor image.
+ * A second import of the same file (same bytes, same injected files) is a cache hit. `overlay`
+ * keeps the cached disk a thin qcow2 overlay backed by `file` instead of a flattened copy;
+ * flags: IMAGE_REBUILD imports again. Progress goes to stderr. */
+int image_import(const char *file, const char *cache_dir, unsigned flags, int overlay,
+		 struct image *out, struct zb_error *err);
+
+/* The cached import of `file` (hashing it), without importing: 0, or -1 with err set (ENOENT
+ * if it was never imported). */
+int image_import_lookup(const char *file, const char *cache_dir, struct image *out,
+			struct zb_error *err);
+
 /* Whether the image's kernel drives disks on `bus` (disk.c's names): its manifest's "buses",
  * detected from the kernel config when the image was built; an image built before that key
  * existed ran Debian's cloud kernel, whose set (virtio-blk, virtio-scsi, nvme) is assumed. */

@@ -102,7 +102,8 @@ int appliance_build(const struct appliance_inputs *in, const char *dir, struct b
 		    struct zb_error *err);
 int appliance_nsteps(void);
 
-/* The cache entry helpers of image.c, for image_cloud.c. image_cache_open() fills `out` from a
+/* The cache entry helpers of image.c, for image_cloud.c and
+ * image_import.c. image_cache_open() fills `out` from a
  * finished entry (1 if there is none); image_cache_lock() flocks `path` (and frees it). */
 int image_cache_open(const char *dir, const char *hash, struct image *out, struct zb_error *err);
 int image_cache_lock(char *path, int *fd_out, struct zb_error *err);

@@ -18,7 +18,7 @@ PKGS="build-essential pkg-config libjansson-dev libssl-dev libblkid-dev
 debootstrap xz-utils zstd cpio kmod
 fio jq gnuplot-nox clang libclang-rt-14-dev libaio-dev liburing-dev libzstd-dev
 libvirt-dev libvirt-daemon-driver-qemu libvirt-daemon-system libvirt-clients libxml2-utils
-libguestfs-dev libguestfs-tools linux-image-amd64 genisoimage"
+libguestfs-dev libguestfs-tools genisoimage"
 QEMU_PKGS="qemu-system-x86 qemu-system-data qemu-utils"
 QEMU_MIN="1:10~"	# Debian's epoch; '~' lets 10.0~rc1 count
 
@@ -34,6 +34,11 @@ missing=""
 for p in $PKGS; do
 	installed "$p" || missing="$missing $p"
 done
+# libguestfs (image import) boots its appliance on the host's own kernel from /boot (supermin):
+# a container has none, so Debian's generic kernel package is installed for it.
+if ! ls /boot/vmlinuz-* >/dev/null 2>&1 && ! installed linux-image-amd64; then
+	missing="$missing linux-image-amd64"
+fi
 qemu_missing=""
 for p in $QEMU_PKGS; do
 	if ! installed "$p" ||

@@ -1,5 +1,7 @@
-/* Unit tests for the image builder's pure parts: the newc writer, ELF dependency reading,
- * in-root path resolution and the vmlinux extraction (LZ4 legacy payload). */
+/* Unit tests for the image builder's pure parts: the newc writer, ELF dependency reading, a
+ * kernel module's .modinfo (image import), in-root path resolution and the vmlinux extraction
+ * (LZ4 legacy payload). */
+#include <elf.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -344,6 +346,76 @@ static void test_recipe(void)
 	free(path);
 }
 
+/* A relocatable ELF file with the sections (null, .modinfo, .shstrtab), as a kernel module has
+ * them (and many more); `modinfo` is the section's contents, `len` bytes. Malloc'd, *size set. */
+static char *fake_module(const char *modinfo, size_t len, size_t *size)
+{
+	static const char names[] = "\0.modinfo\0.shstrtab";
+	size_t off_mi = sizeof(Elf64_Ehdr), off_names = off_mi + len;
+	size_t off_sh = (off_names + sizeof(names) + 7) & ~(size_t)7;
+	Elf64_Ehdr eh = { .e_type = ET_REL, .e_machine = EM_X86_64, .e_version = EV_CURRENT };
+	Elf64_Shdr sh[3] = { { 0 } };
+	char *buf;
+
+	*size = off_sh + sizeof(sh);
+	buf = xcalloc(1, *size);
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	eh.e_ehsize = sizeof(eh);
+	eh.e_shentsize = sizeof(Elf64_Shdr);
+	eh.e_shnum = 3;
+	eh.e_shstrndx = 2;
+	eh.e_shoff = off_sh;
+	sh[1] = (Elf64_Shdr){
+		.sh_name = 1, .sh_type = SHT_PROGBITS, .sh_offset = off_mi, .sh_size = len
+	};
+	sh[2] = (Elf64_Shdr){ .sh_name = 10,
+			      .sh_type = SHT_STRTAB,
+			      .sh_offset = off_names,
+			      .sh_size = sizeof(names) };
+	memcpy(buf, &eh, sizeof(eh));
+	memcpy(buf + off_mi, modinfo, len);
+	memcpy(buf + off_names, names, sizeof(names));
+	memcpy(buf + off_sh, sh, sizeof(sh));
+	return buf;
+}
+
+static void test_modinfo(void)
+{
+	/* As OpenZFS's DKMS module has it: padding NULs, a key that is a prefix of another. */
+	static const char mi[] = "license=CDDL\0\0\0versions=x\0version=2.1.11-1+deb12u1\0"
+				 "srcversion=3BC7D33C1FA8C190BAB6722\0"
+				 "vermagic=6.1.0-50-amd64 SMP preempt mod_unload modversions ";
+	struct zb_error err = { 0 };
+	size_t size;
+	char *buf = fake_module(mi, sizeof(mi) - 1, &size), *v = NULL;
+
+	CHECK(elf_modinfo_get(buf, size, "version", &v, &err) == 0);
+	CHECK_STR(v, "2.1.11-1+deb12u1");
+	free(v);
+	/* The last string has no NUL: the section's end bounds it. */
+	CHECK(elf_modinfo_get(buf, size, "vermagic", &v, &err) == 0);
+	CHECK_STR(v, "6.1.0-50-amd64 SMP preempt mod_unload modversions ");
+	free(v);
+	CHECK(elf_modinfo_get(buf, size, "author", &v, &err) == 1 && v == NULL);
+	CHECK(elf_modinfo_get(buf, 40, "version", &v, &err) < 0); /* truncated */
+	CHECK(elf_modinfo_get("not an ELF file at all, nothing to see", 38, "version", &v, &err) <
+	      0);
+	/* A .modinfo section that points past the end of the file. */
+	((Elf64_Shdr *)(buf + size - 2 * sizeof(Elf64_Shdr)))->sh_size = 1 << 20;
+	CHECK(elf_modinfo_get(buf, size, "version", &v, &err) < 0);
+	CHECK(strstr(err.msg, ".modinfo") != NULL);
+	free(buf);
+	/* No .modinfo at all: the section is named otherwise. */
+	buf = fake_module(mi, sizeof(mi) - 1, &size);
+	buf[sizeof(Elf64_Ehdr) + sizeof(mi) - 1 + 1] = 'X'; /* ".modinfo" -> "Xmodinfo" */
+	CHECK(elf_modinfo_get(buf, size, "version", &v, &err) < 0);
+	CHECK(strstr(err.msg, "no .modinfo") != NULL);
+	free(buf);
+}
+
 int main(void)
 {
 	struct zb_error err = { 0 };
@@ -351,6 +423,7 @@ int main(void)
 	CHECK(mkdtemp(tmp) != NULL);
 	test_initramfs();
 	test_elf_deps();
+	test_modinfo();
 	test_root_resolve();
 	test_vmlinux_lz4();
 	test_vmlinux_xz();
