@@ -615,6 +615,13 @@ int image_get(const char *recipe_path, const char *cache_dir, unsigned flags, st
 	int rc = -1, lock_fd = -1, img_lock_fd = -1;
 
 	memset(out, 0, sizeof(*out));
+	/* A user's cloud image: imported (a cache hit after the first time) and booted as a cloud
+	 * image (docs/images.md, "Importing a cloud image"). */
+	if (strlen(recipe_path) > 6 && !strcmp(recipe_path + strlen(recipe_path) - 6, ".qcow2")) {
+		free(agent);
+		free(engine);
+		return image_import(recipe_path, cache_dir, flags, 0, out, err);
+	}
 	if (image_recipe_is_cloud(recipe_path)) {
 		free(agent);
 		free(engine);

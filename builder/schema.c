@@ -180,16 +180,20 @@ bad:
 	return SCHEMA_BAD_VALUE;
 }
 
-/* An image recipe named by the matrix: a .json path; whether it exists is `zbench run`'s
- * business (the matrix may be checked on a machine without the recipes). */
+/* An image named by the matrix: a recipe (.json) or a cloud image to import (.qcow2); whether it
+ * exists is `zbench run`'s business (the matrix may be checked on a machine without them). */
 static int check_recipe_path(const char *key, const json_t *v, char *msg, size_t len)
 {
 	const char *s = json_string_value(v);
 	size_t n = strlen(s);
 
-	if (n < 6 || n > 1024 || strcmp(s + n - 5, ".json") || strpbrk(s, "\n\t")) {
-		snprintf(msg, len,
-			 "expected the path of an image recipe (a .json file), got \"%s\"", s);
+	if (n < 6 || n > 1024 || (strcmp(s + n - 5, ".json") && strcmp(s + n - 6, ".qcow2")) ||
+	    strpbrk(s, "\n\t")) {
+		snprintf(
+		    msg, len,
+		    "expected the path of an image recipe (a .json file) or of a cloud image to "
+		    "import (a .qcow2 file), got \"%s\"",
+		    s);
 		return SCHEMA_BAD_VALUE;
 	}
 	return 0;
