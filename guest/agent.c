@@ -115,11 +115,11 @@ static int send_msg(json_t *msg)
 
 /* ZFS's kernel debug log says what the ioctl behind a failing zpool/zfs command tripped on (a
  * vdev's "open error=2 timeout=..." behind "no such pool or dataset"): its last lines go to the
- * console when a step fails after the module is loaded. */
+ * console when a step fails after the module is loaded, before the failure itself. */
 static void zfs_dbgmsg_to_console(void)
 {
 	char buf[8192], *line, *save = NULL;
-	size_t len = 0, keep = 4096; /* the tail kept: about 30 lines */
+	size_t len = 0, keep = 1536; /* the tail kept: about 15 lines */
 	ssize_t n;
 	int fd = open("/proc/spl/kstat/zfs/dbgmsg", O_RDONLY | O_CLOEXEC);
 
@@ -155,10 +155,10 @@ static void fail_step(const char *output, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	zfs_dbgmsg_to_console(); /* first: the host's console_tail keeps the last 4 KiB */
 	logf_console("step '%s' failed: %s", agent.step, msg);
 	if (output && *output)
 		fprintf(stderr, "%s\n", output);
-	zfs_dbgmsg_to_console();
 	send_msg(json_pack("{s:s, s:s, s:s, s:s?}", "type", "error", "step", agent.step, "message",
 			   msg, "output", output));
 	power_off();
