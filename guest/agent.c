@@ -119,6 +119,37 @@ static int send_msg(json_t *msg)
 	return rc;
 }
 
+/* ZFS's kernel debug log says what the ioctl behind a failing zpool/zfs command tripped on (a
+ * vdev's "open error=2 timeout=..." behind "no such pool or dataset"): its last lines go to the
+ * console when a step fails after the module is loaded, before the failure itself. */
+static void zfs_dbgmsg_to_console(void)
+{
+	char buf[8192], *line, *save = NULL;
+	size_t len = 0, keep = 1536; /* the tail kept: about 15 lines */
+	ssize_t n;
+	int fd = open("/proc/spl/kstat/zfs/dbgmsg", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0) {
+		len += (size_t)n;
+		if (len > keep) { /* keep only the tail, from a line start */
+			char *nl = memchr(buf + len - keep, '\n', keep);
+			size_t from = nl ? (size_t)(nl + 1 - buf) : len - keep;
+
+			memmove(buf, buf + from, len - from);
+			len -= from;
+		}
+	}
+	close(fd);
+	buf[len] = '\0';
+	if (!len)
+		return;
+	fprintf(stderr, "zbench-agent: ZFS debug log (last lines):\n");
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		fprintf(stderr, "  %s\n", line);
+}
+
 /* Report a failure of the current step and power off. `output` is a command's output or NULL. */
 static void fail_step(const char *output, const char *fmt, ...)
     __attribute__((noreturn, format(printf, 2, 3)));
@@ -130,6 +161,7 @@ static void fail_step(const char *output, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	zfs_dbgmsg_to_console(); /* first: the host's console_tail keeps the last 4 KiB */
 	logf_console("step '%s' failed: %s", agent.step, msg);
 	if (output && *output)
 		fprintf(stderr, "%s\n", output);
@@ -624,6 +656,29 @@ static void step_job(void)
 	proto_decoder_release(&dec);
 }
 
+/* No inotify watch on block devices (60-block.rules sets one). With it, zpool create's closing of
+ * each disk it has just labelled makes udevd re-read the partition table a second time; udevd,
+ * seconds behind the kernel under TCG, then removes the disk's by-id "-part1" link after zpool
+ * saw it and waited, and the kernel's 1 s open of the vdev fails: "cannot create 'tank': no such
+ * pool or dataset" (docs/disks.md, "Partition links and udev's watch"). */
+static const char udev_nowatch_rule[] =
+    "# zbench agent: no inotify watch on block devices (docs/disks.md)\n"
+    "ACTION!=\"remove\", SUBSYSTEM==\"block\", OPTIONS+=\"nowatch\"\n";
+
+static void write_nowatch_rule(void)
+{
+	const char *rule = "/run/udev/rules.d/99-zbench-nowatch.rules";
+	size_t len = strlen(udev_nowatch_rule);
+	int fd;
+
+	mkdir("/run/udev", 0755);
+	mkdir("/run/udev/rules.d", 0755);
+	fd = open(rule, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, udev_nowatch_rule, len) != (ssize_t)len)
+		fail_step(NULL, "writing '%s': %s", rule, strerror(errno));
+	close(fd);
+}
+
 /* udevd starts before the host is even asked for the job, so the coldplug events are processed
  * while the guest waits for the job and loads ZFS (docs/performance.md); the trigger runs in the
  * background too, and step_udev waits for it, then for the queue to drain before the disks are
@@ -640,6 +695,7 @@ static void step_udevd(void)
 					 "--action=add",	  "--subsystem-match=block",
 					 "--subsystem-match=pci", NULL };
 
+	write_nowatch_rule();
 	free(must_run(udevd));
 	bg_start(&udev_trigger, trigger, "/run/zbench-trigger.log");
 }
@@ -647,7 +703,17 @@ static void step_udevd(void)
 static void step_udev(void)
 {
 	static char *const settle[] = { "/bin/udevadm", "settle", "--timeout=60", NULL };
+	/* --service: systemd's udevd processed the disks at boot, with 60-block.rules' watch; the
+	 * rule is loaded now and a change event on every block device drops the watches. */
+	static char *const reload[] = { "/bin/udevadm", "control", "--reload", NULL };
+	static char *const change[] = { "/bin/udevadm", "trigger", "--action=change",
+					"--subsystem-match=block", NULL };
 
+	if (agent.service) {
+		write_nowatch_rule();
+		free(must_run(reload));
+		free(must_run(change));
+	}
 	/* settle waits for the events queued so far: the trigger must have queued them all */
 	if (udev_trigger.pid)
 		free(bg_wait(&udev_trigger));
@@ -1028,6 +1094,16 @@ static json_t *disk_report(void)
 		v = read_small(path);
 		if (v)
 			json_object_set_new(o, "size", json_integer(strtoll(v, NULL, 10) * 512));
+		free(v);
+		/* udevd (systemd 252) keeps /run/udev/watch/bMAJ:MIN for a device it watches. */
+		snprintf(path, sizeof(path), "/sys/block/%s/dev", dev);
+		v = read_small(path);
+		if (v) {
+			struct stat st;
+
+			snprintf(path, sizeof(path), "/run/udev/watch/b%s", v);
+			json_object_set_new(o, "udev_watch", json_boolean(lstat(path, &st) == 0));
+		}
 		free(v);
 		snprintf(path, sizeof(path), "/sys/block/%s/device/model", dev);
 		v = read_small(path);

@@ -4,7 +4,8 @@
 #   1. the cloud-kernel image refuses a matrix with a usb2 disk before any VM boots, naming the
 #      disk, the bus, the image and the recipe that has the bus
 #   2. one cell on images/debian12-zfs-full.json, named by the matrix's "image" key (no -i): a
-#      pool with a SATA log and USB 2.0 + USB 3 cache devices, each under its by-id name
+#      pool with a SATA log and USB 2.0 + USB 3 cache devices, each under its by-id name, none
+#      of the disks watched by udevd (docs/disks.md, "Partition links and udev's watch")
 # One cell of a 2 s workload: about a minute under TCG. Prints "buses: N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.."
@@ -62,6 +63,8 @@ check "USB 2.0 and USB 3 cache as usb-QEMU_QEMU_HARDDISK_zb-u0/x0-0:0" \
 	[ "$(echo "$st" | grep -A2 -E '^\s+cache' | grep -cE 'usb-QEMU_QEMU_HARDDISK_zb-(u0|x0)-0:0-part1')" -eq 2 ]
 check "SATA SSD model non-rotational (AHCI rotation rate), USB rotational" \
 	[ "$(jq -r '[.effective.disks.s0.rotational, .effective.disks.u0.rotational, .effective.disks.x0.rotational] | join(",")' "$c")" = "0,1,1" ]
+check "no udev watch on any disk (its second partition-table read raced zpool create)" \
+	[ "$(jq -r '[.effective.disks[].udev_watch] | unique | map(tostring) | join(",")' "$c")" = false ]
 check "the SATA log was written to (sync=always)" \
 	[ "$(jq '.telemetry_summary.disks.s0.util_pct > 0' "$c")" = true ]
 

@@ -49,6 +49,8 @@ check "the guest ran the image's kernel" \
 check "the pool config reached the guest (ashift 12, recordsize 8k, zfs_txg_timeout 7)" \
 	[ "$(jq -r '[.effective.pool.ashift.value, .effective.target.recordsize.value,
 		(.effective.module_params.zfs.zfs_txg_timeout | tostring)] | join(" ")' "$cells" 2>/dev/null)" = "12 8192 7" ]
+check "no udev watch on the pool's disks (systemd's udevd had set them; the agent drops them)" \
+	[ "$(jq -r '[.effective.disks[].udev_watch] | unique | map(tostring) | join(",")' "$cells" 2>/dev/null)" = false ]
 check "the console shows the conventional boot (initramfs-tools, systemd, cloud-init, the unit)" \
 	grep -q 'Begin: Loading essential drivers\|Begin: Mounting root file system' "$out"/run/cells/*/console.log
 check "  ... systemd and cloud-init ran" \
