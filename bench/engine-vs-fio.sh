@@ -7,7 +7,7 @@
 # device-bound sync write job within 5% of fio.
 #
 #   bench/engine-vs-fio.sh [-k FILTER]      RUNTIME=3 REPEAT=1 LOOPDIR=/var/tmp
-#                                           SYNC_PAIRS=16 SYNC_RUNTIME=3 SYNC_RT=1
+#                                           SYNC_PAIRS=40 SYNC_RUNTIME=2 SYNC_RT=1
 #
 # CPU-bound jobs: each tool runs REPEAT times, alternating (ABBA), and the best run counts
 # (interference only ever slows a run down). Device-bound jobs (" sync=" or " dsync " in the
@@ -25,13 +25,16 @@
 # with a median of 0.24-0.48 ms at SCHED_FIFO: most of each write's time was the wait for a CPU
 # after the completion, not the disk.
 #
-# The checked job, "disk psync randwrite 4k dsync direct", is 4k random writes at QD1 with
+# The checked job, "disk psync write 16M dsync direct", is 16 MiB sequential writes at QD1 with
 # O_DIRECT|O_DSYNC to a fully written (no holes, no unwritten extents) file on LOOPDIR's
-# filesystem: each write is a direct write plus a cache flush of the real disk, with no journal
-# commit (O_DSYNC overwrites change no metadata that needs one). Before the timed runs, when strace
-# is installed, a short traced run of each tool checks that both open the file with the same flags
-# and issue the same I/O syscalls (pwrite64 of 4096 bytes, no fsync/fdatasync), and the check
-# fails if they differ.
+# filesystem: each write is a 16 MiB direct transfer plus a cache flush of the real disk, with no
+# journal commit (O_DSYNC overwrites change no metadata that needs one). It is chosen because it is
+# bound by the device: a write took 30-40 ms and 1.3-1.8 ms of the tool's CPU (about 20x), where
+# the 4k O_DSYNC job (kept as an informational row) took about 0.5 ms per write and 0.1-0.2 ms of
+# CPU, so there the tool's own CPU cost moves the IOPS. Before the timed runs, when strace is
+# installed, a short traced run of each tool checks that both open the file with the same flags and
+# issue the same I/O syscalls (pwrite64 of 16 MiB at the same first offsets, no fsync/fdatasync),
+# and the check fails if they differ.
 #
 set -euo pipefail
 
@@ -39,8 +42,8 @@ cd "$(dirname "$0")/.."
 ENGINE=${ENGINE:-build/zbench-engine-host}
 RUNTIME=${RUNTIME:-3}
 REPEAT=${REPEAT:-1}
-SYNC_PAIRS=${SYNC_PAIRS:-16}
-SYNC_RUNTIME=${SYNC_RUNTIME:-3}
+SYNC_PAIRS=${SYNC_PAIRS:-40}
+SYNC_RUNTIME=${SYNC_RUNTIME:-2}
 SYNC_RT=${SYNC_RT:-1}
 LOOPDIR=${LOOPDIR:-/var/tmp}
 FILTER=${1:-}
@@ -90,8 +93,9 @@ JOBS=(
 	"loop io_uring write 128k qd8 direct|loop|--ioengine=io_uring --iodepth=8 --rw=write --bs=128k --direct=1"
 	"loop psync randwrite 4k sync=1 direct|loop|--ioengine=psync --rw=randwrite --bs=4k --direct=1 --sync=1"
 	"disk psync randwrite 4k dsync direct|disk|--ioengine=psync --rw=randwrite --bs=4k --direct=1 --sync=dsync"
+	"disk psync write 16M dsync direct|disk|--ioengine=psync --rw=write --bs=16M --direct=1 --sync=dsync"
 )
-CHECKED_SYNC_JOB="disk psync randwrite 4k dsync direct"
+CHECKED_SYNC_JOB="disk psync write 16M dsync direct"
 
 # run_one TOOL OPTIONS...: prints "iops ios cpu_seconds" of one run of RUNTIME_NOW seconds. CPU
 # is the workers' own (getrusage in each job process, as both tools report it): with
@@ -152,10 +156,17 @@ median_ci() {
 
 # same_io OPTIONS...: run each tool for a second under strace and compare what they do to the
 # target: the open flags (O_CLOEXEC, O_CREAT and O_NOATIME aside: they do not change the I/O) and
-# the I/O syscalls with their sizes. Prints the common signature, or both and returns 1.
+# the I/O syscalls with their sizes, and for sequential jobs (--rw=write or read) the offsets of
+# the first six writes in order. Prints the common signature, or both and returns 1.
 same_io() {
 	local tool sig=() target
-	for a in "$@"; do case "$a" in --filename=*) target=${a#--filename=} ;; esac; done
+	local seq=0
+	for a in "$@"; do
+		case "$a" in
+		--filename=*) target=${a#--filename=} ;;
+		--rw=write | --rw=read) seq=1 ;;
+		esac
+	done
 	for tool in fio "$ENGINE"; do
 		rm -f "$work"/strace.*
 		# -ff: one file per process, so no call is split into unfinished/resumed halves
@@ -164,7 +175,7 @@ same_io() {
 			"$tool" --name=bench --output-format=json --output="$work/out.json" \
 			--time_based --runtime=1 "$@" >/dev/null 2>&1 || return 1
 		# per process: the fds the target was opened on, then the calls on those fds
-		sig+=("$(awk -v t="\"$target\"" '
+		sig+=("$(awk -v t="\"$target\"" -v seq="$seq" '
 			FNR == 1 { delete fd }
 			/^openat\(/ && index($0, t) && $NF ~ /^[0-9]+$/ {
 				fl = $0; sub(/.*", /, "", fl); sub(/[,)].*/, "", fl)
@@ -178,6 +189,10 @@ same_io() {
 				call = $1; sub(/\(.*/, "", call); f1 = $1; sub(/^[a-z0-9_]+\(/, "", f1); sub(/,.*/, "", f1)
 				if (call == "openat" || !(f1 in fd)) next
 				ops[call (call ~ /write/ ? " " $NF " bytes" : "")] = 1
+				# the offsets of the first writes, in order (sequential jobs: the same in both)
+				if (call ~ /^pwrite/ && nw < 6) {
+					o = $0; sub(/\) += .*/, "", o); sub(/.*, /, "", o); offs = offs (nw++ ? "," : "") o
+				}
 			}
 			END {
 				s = ""; for (k in open) s = s (s == "" ? "" : ",") "open " k
@@ -185,6 +200,7 @@ same_io() {
 				for (i = 1; i <= m; i++)
 					for (j = i + 1; j <= m; j++) if (l[j] < l[i]) { x = l[i]; l[i] = l[j]; l[j] = x }
 				for (i = 1; i <= m; i++) s = s "; " l[i]
+				if (seq && offs != "") s = s "; first offsets " offs
 				print s
 			}' "$work"/strace.*)")
 	done
