@@ -486,6 +486,45 @@ int image_cache_open(const char *dir, const char *hash, struct image *out, struc
 	return image_open(dir, hash, out, err);
 }
 
+int image_cache_find(const char *cache, const char *hash, unsigned flags, const char *name,
+		     const char *recipe_path, const char *root_for, struct image *out,
+		     struct zb_error *err)
+{
+	char *img_dir = xasprintf("%s/images/%s", cache, hash);
+	int rc = 1;
+
+	if (!(flags & (IMAGE_REBUILD | IMAGE_REBUILD_ROOT)))
+		rc = image_open(img_dir, hash, out, err);
+	free(img_dir);
+	if (rc <= 0)
+		return rc;
+	if (!(flags & (IMAGE_BUILD_IF_MISSING | IMAGE_REBUILD | IMAGE_REBUILD_ROOT)))
+		return error_set(err, ENOENT,
+				 "'%s' %.12s is not in the cache '%s': build it with 'sudo zbench "
+				 "image build %s'",
+				 name, hash, cache, recipe_path);
+	if (geteuid() != 0)
+		return error_set(err, EPERM,
+				 "building image '%s' needs root (%s): run 'sudo zbench image "
+				 "build %s'",
+				 name, root_for, recipe_path);
+	return 1;
+}
+
+int image_file_entry(json_t *files, const char *name, const char *path, struct zb_error *err)
+{
+	char sha[65];
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return error_sys(err, errno, "'%s'", path);
+	if (sha256_file_hex(path, sha, err) < 0)
+		return -1;
+	json_object_set_new(files, name,
+			    json_pack("{s:s, s:I}", "sha256", sha, "size", (json_int_t)st.st_size));
+	return 0;
+}
+
 int image_cache_lock(char *path, int *fd_out, struct zb_error *err)
 {
 	return lock_file(path, fd_out, err);
@@ -649,26 +688,11 @@ int image_get(const char *recipe_path, const char *cache_dir, unsigned flags, st
 
 	cache = xstrdup(cache_dir ? cache_dir : image_cache_dir_default());
 	img_dir = xasprintf("%s/images/%s", cache, img_hash);
-	if (!(flags & (IMAGE_REBUILD | IMAGE_REBUILD_ROOT))) {
-		rc = image_open(img_dir, img_hash, out, err);
-		if (rc <= 0)
-			goto out;
-	}
+	rc = image_cache_find(cache, img_hash, flags, r.name, recipe_path,
+			      "debootstrap, chroot, mounts", out, err);
+	if (rc <= 0)
+		goto out;
 	rc = -1;
-	if (!(flags & (IMAGE_BUILD_IF_MISSING | IMAGE_REBUILD | IMAGE_REBUILD_ROOT))) {
-		error_set(err, ENOENT,
-			  "'%s' %.12s is not in the cache '%s': build it with 'sudo zbench image "
-			  "build %s'",
-			  r.name, img_hash, cache, recipe_path);
-		goto out;
-	}
-	if (geteuid() != 0) {
-		error_set(err, EPERM,
-			  "building image '%s' needs root (debootstrap, chroot, mounts): run "
-			  "'sudo zbench image build %s'",
-			  r.name, recipe_path);
-		goto out;
-	}
 	if (mkdir_p(cache, 0755, err) < 0)
 		goto out;
 	{

@@ -107,6 +107,14 @@ int appliance_nsteps(void);
  * finished entry (1 if there is none); image_cache_lock() flocks `path` (and frees it). */
 int image_cache_open(const char *dir, const char *hash, struct image *out, struct zb_error *err);
 int image_cache_lock(char *path, int *fd_out, struct zb_error *err);
+/* The entry `cache`/images/`hash` when it is there and no rebuild was asked for (0, `out`
+ * filled); else 1 when the caller may build it (asked to, and root: `root_for` says why it needs
+ * root), or -1 with a message saying how to build it. */
+int image_cache_find(const char *cache, const char *hash, unsigned flags, const char *name,
+		     const char *recipe_path, const char *root_for, struct image *out,
+		     struct zb_error *err);
+/* files[name] = {sha256, size} of the file at path. */
+int image_file_entry(json_t *files, const char *name, const char *path, struct zb_error *err);
 
 /* The cloud flavor (image_cloud.c): a recipe with a "base" key is a cloud recipe, built into a
  * qcow2 disk from a root derived from the base recipe's root. image_get() hands those over. */

@@ -381,20 +381,6 @@ out:
 
 /* --- the image --------------------------------------------------------------------------- */
 
-static int file_entry(json_t *files, const char *name, const char *path, struct zb_error *err)
-{
-	char sha[65];
-	struct stat st;
-
-	if (stat(path, &st) < 0)
-		return error_sys(err, errno, "'%s'", path);
-	if (sha256_file_hex(path, sha, err) < 0)
-		return -1;
-	json_object_set_new(files, name,
-			    json_pack("{s:s, s:I}", "sha256", sha, "size", (json_int_t)st.st_size));
-	return 0;
-}
-
 struct cloud_inputs {
 	const struct cloud_recipe *c;
 	const struct recipe *base;
@@ -469,11 +455,12 @@ static int cloud_assemble(const struct cloud_inputs *in, const char *dir, struct
 	build_step_end(b);
 
 	build_step_begin(b, "manifest");
-	if ((!strcmp(boot_kernel, "vmlinux") && file_entry(files, "vmlinux", vmlinux, err) < 0) ||
-	    file_entry(files, "bzImage", bzimage, err) < 0 ||
-	    file_entry(files, "initrd.img", initrd, err) < 0 ||
-	    file_entry(files, "disk.qcow2", disk, err) < 0 ||
-	    file_entry(files, "root_disk", in->root_disk, err) < 0)
+	if ((!strcmp(boot_kernel, "vmlinux") &&
+	     image_file_entry(files, "vmlinux", vmlinux, err) < 0) ||
+	    image_file_entry(files, "bzImage", bzimage, err) < 0 ||
+	    image_file_entry(files, "initrd.img", initrd, err) < 0 ||
+	    image_file_entry(files, "disk.qcow2", disk, err) < 0 ||
+	    image_file_entry(files, "root_disk", in->root_disk, err) < 0)
 		goto fail;
 	json_object_set_new(json_object_get(files, "root_disk"), "path",
 			    json_string(in->root_disk));
@@ -597,26 +584,10 @@ int cloud_image_get(const char *recipe_path, const char *cache_dir, unsigned fla
 
 	cache = xstrdup(cache_dir ? cache_dir : image_cache_dir_default());
 	img_dir = xasprintf("%s/images/%s", cache, img_hash);
-	if (!(flags & (IMAGE_REBUILD | IMAGE_REBUILD_ROOT))) {
-		rc = image_cache_open(img_dir, img_hash, out, err);
-		if (rc <= 0)
-			goto out;
-	}
+	rc = image_cache_find(cache, img_hash, flags, c.name, recipe_path, "chroot, apt", out, err);
+	if (rc <= 0)
+		goto out;
 	rc = -1;
-	if (!(flags & (IMAGE_BUILD_IF_MISSING | IMAGE_REBUILD | IMAGE_REBUILD_ROOT))) {
-		error_set(err, ENOENT,
-			  "'%s' %.12s is not in the cache '%s': build it with 'sudo zbench image "
-			  "build %s'",
-			  c.name, img_hash, cache, recipe_path);
-		goto out;
-	}
-	if (geteuid() != 0) {
-		error_set(err, EPERM,
-			  "building image '%s' needs root (chroot, apt): run 'sudo zbench image "
-			  "build %s'",
-			  c.name, recipe_path);
-		goto out;
-	}
 	/* The base root (and its appliance) first: cached, or built as usual (minutes). */
 	{
 		struct image bimg;

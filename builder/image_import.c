@@ -594,20 +594,6 @@ static int inject(guestfs_h *g, const struct import_facts *f, const struct injec
 
 /* --- the import ---------------------------------------------------------------------------- */
 
-static int file_entry(json_t *files, const char *name, const char *path, struct zb_error *err)
-{
-	char sha[65];
-	struct stat st;
-
-	if (stat(path, &st) < 0)
-		return error_sys(err, errno, "'%s'", path);
-	if (sha256_file_hex(path, sha, err) < 0)
-		return -1;
-	json_object_set_new(files, name,
-			    json_pack("{s:s, s:I}", "sha256", sha, "size", (json_int_t)st.st_size));
-	return 0;
-}
-
 struct import_job {
 	const char *file; /* absolute */
 	const char *source_sha;
@@ -743,10 +729,11 @@ static int import_build(const struct import_job *job, const char *dir, struct zb
 	build_step_end(&b);
 
 	build_step_begin(&b, "manifest");
-	if ((!strcmp(boot_kernel, "vmlinux") && file_entry(files, "vmlinux", vmlinux, err) < 0) ||
-	    file_entry(files, "bzImage", bzimage, err) < 0 ||
-	    file_entry(files, "initrd.img", initrd, err) < 0 ||
-	    file_entry(files, "disk.qcow2", disk, err) < 0)
+	if ((!strcmp(boot_kernel, "vmlinux") &&
+	     image_file_entry(files, "vmlinux", vmlinux, err) < 0) ||
+	    image_file_entry(files, "bzImage", bzimage, err) < 0 ||
+	    image_file_entry(files, "initrd.img", initrd, err) < 0 ||
+	    image_file_entry(files, "disk.qcow2", disk, err) < 0)
 		goto fail;
 	{
 		time_t now = time(NULL);
