@@ -5,10 +5,11 @@
 #      the manifest says kernel 6.1.0-*-amd64, OpenZFS 2.1.11, the agent's SHA-256; the disk in
 #      the cache holds the agent, the engine and the enabled unit (read back with guestfish);
 #      a second import is a cache hit that starts no libguestfs
+#      and one short cell boots it (tests/integration/cloud.json, -i FILE.qcow2)
 #   2. an image without ZFS: refused, exit status 1, one line naming the file and the module;
 #      nothing is left in the cache
 #   3. neither source file changed (SHA-256 before and after)
-# Three libguestfs launches: 2-4 minutes under TCG on a loaded host (fixtures cached).
+# Three libguestfs launches and one cloud cell: 2-5 minutes under TCG (fixtures cached).
 # Prints "import: N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.."
@@ -81,6 +82,7 @@ t1=$(date +%s)
 $ZBENCH image import --cache-dir "$cache" "$zfs" >/dev/null 2>"$out/import2.err"
 rc=$?
 t2=$(date +%s)
+t_hit=$((t2 - t1))
 check "second import: a cache hit" \
 	sh -c '[ "$1" -eq 0 ] && grep -q "imported before: $2 (cached)" "$3"' - "$rc" "$dir" \
 	"$out/import2.err"
@@ -89,7 +91,28 @@ check "image list shows it as imported" \
 	sh -c '$1 image list --cache-dir "$2" | grep -q "^$3  zfs.qcow2 *imported "' - \
 	"$ZBENCH" "$cache" "$(basename "$dir" | cut -c1-12)"
 
+# ---- 1b. a cell on the imported image ------------------------------------------------------
+# `zbench run -i FILE.qcow2` finds the import in the cache (no second libguestfs launch) and
+# boots it as a cloud image: the image's own kernel and initrd, systemd, the injected unit.
+$ZBENCH run --cache-dir "$cache" -i "$zfs" -o "$out/run" tests/integration/cloud.json \
+	>"$out/run.out" 2>"$out/run.err"
+rc=$?
+t_run=$(($(date +%s) - t2))
+tail -n 3 "$out/run.err" | sed 's/^/    /'
+rec="$out/run/cells.jsonl"
+check "a cell on the imported image: ok" \
+	[ "$rc" -eq 0 -a "$(jq -r .outcome "$rec" 2>/dev/null)" = ok ]
+check "  flavor cloud, the imported image, its kernel $kver" \
+	[ "$(jq -r '"\(.flavor) \(.image)"' "$rec" 2>/dev/null)" = "cloud $(basename "$dir")" -a \
+	  "$(jq -r .guest.kernel "$rec" 2>/dev/null | grep -c -F "$kver")" -eq 1 ]
+check "  the pool config reached the guest (ashift 12, recordsize 8k)" \
+	[ "$(jq -r '"\(.effective.pool.ashift.value) \(.effective.target.recordsize.value)"' \
+		"$rec" 2>/dev/null)" = "12 8192" ]
+check "  the run used the cached import (no libguestfs)" sh -c '! grep -q libguestfs "$1"' - \
+	"$out/run.err"
+
 # ---- 2. an image without ZFS ---------------------------------------------------------------
+t2=$(date +%s)
 $ZBENCH image import --cache-dir "$cache" "$nozfs" >/dev/null 2>"$out/refused.err"
 rc=$?
 t3=$(date +%s)
@@ -107,6 +130,6 @@ check "  nothing left in the cache" \
 check "zfs.qcow2 unchanged" [ "$(sha256sum "$zfs" | cut -c1-64)" = "$zfs_sha" ]
 check "nozfs.qcow2 unchanged" [ "$(sha256sum "$nozfs" | cut -c1-64)" = "$nozfs_sha" ]
 
-echo "  times: import $t_import s, cache hit $((t2 - t1)) s, refusal $((t3 - t2)) s"
+echo "  times: import $t_import s, cache hit $t_hit s, cell $t_run s, refusal $((t3 - t2)) s"
 echo "import: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
