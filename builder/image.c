@@ -323,6 +323,19 @@ const char *image_cache_dir_default(void)
 	return dir;
 }
 
+/* The agent's unit file: beside the agent binary (guest/ in the build tree), or $ZBENCH_UNIT. */
+char *image_unit_path(const char *agent)
+{
+	const char *s = getenv("ZBENCH_UNIT");
+	const char *slash = strrchr(agent, '/');
+
+	if (s && *s)
+		return xstrdup(s);
+	if (!slash)
+		return xstrdup("zbench-agent.service");
+	return xasprintf("%.*s/zbench-agent.service", (int)(slash - agent), agent);
+}
+
 char *image_guest_binary(const char *name)
 {
 	char env[32], exe[PATH_MAX], *slash;
@@ -511,6 +524,22 @@ int image_cache_find(const char *cache, const char *hash, unsigned flags, const 
 	return 1;
 }
 
+int image_cache_absolute(char **cache, char **img_dir, const char *img_hash, struct zb_error *err)
+{
+	char *abs;
+
+	if (mkdir_p(*cache, 0755, err) < 0)
+		return -1;
+	abs = realpath(*cache, NULL);
+	if (!abs)
+		return error_sys(err, errno, "resolving '%s'", *cache);
+	free(*cache);
+	*cache = abs;
+	free(*img_dir);
+	*img_dir = xasprintf("%s/images/%s", *cache, img_hash);
+	return 0;
+}
+
 int image_file_entry(json_t *files, const char *name, const char *path, struct zb_error *err)
 {
 	char sha[65];
@@ -693,21 +722,9 @@ int image_get(const char *recipe_path, const char *cache_dir, unsigned flags, st
 	if (rc <= 0)
 		goto out;
 	rc = -1;
-	if (mkdir_p(cache, 0755, err) < 0)
+	/* debootstrap and the bind mounts want an absolute cache path. */
+	if (image_cache_absolute(&cache, &img_dir, img_hash, err) < 0)
 		goto out;
-	{
-		/* debootstrap and the bind mounts want an absolute cache path. */
-		char *abs = realpath(cache, NULL);
-
-		if (!abs) {
-			error_sys(err, errno, "resolving '%s'", cache);
-			goto out;
-		}
-		free(cache);
-		cache = abs;
-		free(img_dir);
-		img_dir = xasprintf("%s/images/%s", cache, img_hash);
-	}
 	/* Two locks: the cache lock only while a root must be built (debootstrap, apt and the
 	 * shared .deb cache are not safe to run twice at once), and one per image, so assembling an
 	 * image whose root is cached (a second) never waits behind another recipe's root build

@@ -96,5 +96,8 @@ char *image_recipe_locate(const char *path);
  * $ZBENCH_AGENT / $ZBENCH_ENGINE if set, else guest/zbench-<name> beside the zbench executable
  * (the build tree). Returns a malloc'd path. */
 char *image_guest_binary(const char *name);
+/* The agent's systemd unit (cloud flavor, imports): $ZBENCH_UNIT if set, else
+ * zbench-agent.service beside the agent binary `agent`. Returns a malloc'd path. */
+char *image_unit_path(const char *agent);
 
 #endif

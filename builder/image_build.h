@@ -113,6 +113,9 @@ int image_cache_lock(char *path, int *fd_out, struct zb_error *err);
 int image_cache_find(const char *cache, const char *hash, unsigned flags, const char *name,
 		     const char *recipe_path, const char *root_for, struct image *out,
 		     struct zb_error *err);
+/* Creates the cache directory `*cache` if missing and replaces it by its absolute path (chroots
+ * and bind mounts need one), `*img_dir` by `*cache`/images/`img_hash` to match. */
+int image_cache_absolute(char **cache, char **img_dir, const char *img_hash, struct zb_error *err);
 /* files[name] = {sha256, size} of the file at path. */
 int image_file_entry(json_t *files, const char *name, const char *path, struct zb_error *err);
 

@@ -522,24 +522,11 @@ out:
 	return rc;
 }
 
-/* The agent's unit file: beside the agent binary (guest/ in the build tree), or $ZBENCH_UNIT. */
-static char *unit_path(const char *agent)
-{
-	const char *s = getenv("ZBENCH_UNIT");
-	const char *slash = strrchr(agent, '/');
-
-	if (s && *s)
-		return xstrdup(s);
-	if (!slash)
-		return xstrdup("zbench-agent.service");
-	return xasprintf("%.*s/zbench-agent.service", (int)(slash - agent), agent);
-}
-
 int cloud_image_get(const char *recipe_path, const char *cache_dir, unsigned flags,
 		    struct image *out, struct zb_error *err)
 {
 	char *agent = image_guest_binary("agent"), *engine = image_guest_binary("engine");
-	char *unit = unit_path(agent);
+	char *unit = image_unit_path(agent);
 	char agent_sha[65], engine_sha[65], unit_sha[65], img_hash[65], root_hash[65];
 	char *cache = NULL, *img_dir = NULL, *key, *canon, *root_dir = NULL, *base_root = NULL;
 	char *root_json = NULL, *root_disk = NULL, *log = NULL, *tmp = NULL;
@@ -598,18 +585,8 @@ int cloud_image_get(const char *recipe_path, const char *cache_dir, unsigned fla
 		}
 		image_release(&bimg);
 	}
-	{
-		char *abs = realpath(cache, NULL);
-
-		if (!abs) {
-			error_sys(err, errno, "resolving '%s'", cache);
-			goto out;
-		}
-		free(cache);
-		cache = abs;
-		free(img_dir);
-		img_dir = xasprintf("%s/images/%s", cache, img_hash);
-	}
+	if (image_cache_absolute(&cache, &img_dir, img_hash, err) < 0)
+		goto out;
 	root_dir = xasprintf("%s/roots/%s", cache, root_hash);
 	root_json = xasprintf("%s/root.json", root_dir);
 	root_disk = xasprintf("%s/disk-%llu.qcow2", root_dir, (unsigned long long)c.size_bytes);

@@ -150,19 +150,6 @@ int image_file_is_qcow2(const char *path)
 	return yes;
 }
 
-/* The agent's unit file: beside the agent binary (guest/ in the build tree), or $ZBENCH_UNIT. */
-static char *import_unit_path(const char *agent)
-{
-	const char *s = getenv("ZBENCH_UNIT");
-	const char *slash = strrchr(agent, '/');
-
-	if (s && *s)
-		return xstrdup(s);
-	if (!slash)
-		return xstrdup("zbench-agent.service");
-	return xasprintf("%.*s/zbench-agent.service", (int)(slash - agent), agent);
-}
-
 /* What goes into the image, with the hashes the cache key is made of. */
 struct injected {
 	char *agent, *engine, *unit;
@@ -180,7 +167,7 @@ static int injected_load(struct injected *in, struct zb_error *err)
 {
 	in->agent = image_guest_binary("agent");
 	in->engine = image_guest_binary("engine");
-	in->unit = import_unit_path(in->agent);
+	in->unit = image_unit_path(in->agent);
 	if (sha256_file_hex(in->agent, in->agent_sha, err) < 0 ||
 	    sha256_file_hex(in->engine, in->engine_sha, err) < 0 ||
 	    sha256_file_hex(in->unit, in->unit_sha, err) < 0)
