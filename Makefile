@@ -47,7 +47,8 @@ HOST_SRCS += builder/vm_libvirt.c builder/libvirt_uri.c
 # reports: statistics over repeats, one run's report, two runs compared
 HOST_SRCS += builder/stats.c builder/report.c builder/cmd_report.c builder/compare.c builder/cmd_compare.c
 
-AGENT_SRCS = guest/agent.c guest/telemetry.c
+AGENT_SRCS = guest/agent.c guest/agent_boot.c guest/agent_channel.c guest/agent_zfs.c \
+	guest/agent_report.c guest/agent_workload.c guest/agent_cmd.c guest/telemetry.c
 
 ENGINE_MAIN = guest/engine/main.c
 
