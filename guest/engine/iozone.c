@@ -20,7 +20,6 @@
 #include "buffers.h"
 #include "workload.h"
 
-#define NSEC_PER_SEC 1000000000ull
 /* iozone -a skips records under 64 KiB on files of 32 MiB and more (unless -z). */
 #define IOZ_SMALL_REC (64u << 10)
 #define IOZ_BIG_FILE  (32u << 20)
@@ -59,19 +58,11 @@ struct iozone_shared {
 	struct iozone_child child[];
 };
 
-static uint64_t now_ns(void)
+static void sleep_ns(uint64_t ns)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
-}
-
-static void sleep_ns(uint64_t ns)
-{
-	struct timespec ts = { .tv_sec = (time_t)(ns / NSEC_PER_SEC),
-			       .tv_nsec = (long)(ns % NSEC_PER_SEC) };
-
+	workload_timespec(&ts, ns);
 	nanosleep(&ts, NULL);
 }
 
@@ -223,7 +214,7 @@ static int ioz_exec(struct ioz_ctx *x, enum iozone_test t, struct iozone_result 
 			return ctx_fail(x, t, "open");
 	}
 	memset(res, 0, sizeof(*res));
-	start = res->start_ns = now_ns();
+	start = res->start_ns = workload_now_ns();
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t rec = t == IOZ_RANDREAD || t == IOZ_RANDWRITE
 				   ? engine_rand_below(&x->rand, n)
@@ -251,7 +242,7 @@ static int ioz_exec(struct ioz_ctx *x, enum iozone_test t, struct iozone_result 
 		    __atomic_load_n(x->stonewall, __ATOMIC_ACQUIRE) == x->step + 1) {
 			res->bytes = (i + 1) * x->rec;
 			res->ios = i + 1;
-			res->end_ns = now_ns();
+			res->end_ns = workload_now_ns();
 			res->stonewalled = frozen = true;
 			if (!creates)
 				break;
@@ -263,14 +254,14 @@ static int ioz_exec(struct ioz_ctx *x, enum iozone_test t, struct iozone_result 
 			goto fail;
 		}
 	}
-	end = now_ns();
+	end = workload_now_ns();
 	if (stdio ? fclose(f) : close(fd)) {
 		f = NULL;
 		fd = -1;
 		return ctx_fail(x, t, "close");
 	}
 	if (job->include_close)
-		end = now_ns();
+		end = workload_now_ns();
 	if (!frozen) {
 		res->bytes = n * x->rec;
 		res->ios = n;
@@ -328,9 +319,9 @@ static void child_main(struct iozone_run *run, unsigned c)
 			 "child %u: out of memory for %" PRIu64 "-byte buffers", c, maxrec);
 		_exit(1);
 	}
-	bufgen_init(&x.gen, job, workload_thread_seed(job, c, 2));
+	bufgen_init(&x.gen, job, workload_thread_seed(job, c, WORKLOAD_STREAM_BUFFER));
 	bufgen_fill(&x.gen, x.buf, maxrec);
-	engine_rand_seed(&x.rand, workload_thread_seed(job, c, 0));
+	engine_rand_seed(&x.rand, workload_thread_seed(job, c, WORKLOAD_STREAM_OFFSETS));
 	for (unsigned p = 0; p < run->npairs; p++) {
 		x.file = run->pairs[p].file;
 		x.rec = run->pairs[p].rec;
@@ -411,7 +402,7 @@ static void describe_death(const struct iozone_run *run, unsigned c, pid_t pid, 
  * blocking in waitpid, so the status line keeps coming and a death is seen within a poll. */
 static int supervise(struct iozone_run *run, char *msg, size_t len)
 {
-	uint64_t t0 = now_ns(), next_status = t0 + NSEC_PER_SEC;
+	uint64_t t0 = workload_now_ns(), next_status = t0 + NSEC_PER_SEC;
 	unsigned alive = run->nchild;
 	bool failed = false;
 
@@ -442,14 +433,14 @@ static int supervise(struct iozone_run *run, char *msg, size_t len)
 			if (go < run->nsteps && ready == run->nchild)
 				__atomic_store_n(&run->sh->go, go + 1, __ATOMIC_RELEASE);
 		}
-		if (now_ns() >= next_status) {
-			status_write(run, (double)(now_ns() - t0) / 1e9, "run");
+		if (workload_now_ns() >= next_status) {
+			status_write(run, (double)(workload_now_ns() - t0) / 1e9, "run");
 			next_status += NSEC_PER_SEC;
 		}
 		if (alive)
 			sleep_ns(run->throughput ? 1000000 : 10000000);
 	}
-	status_write(run, (double)(now_ns() - t0) / 1e9, "done");
+	status_write(run, (double)(workload_now_ns() - t0) / 1e9, "done");
 	return failed ? -1 : 0;
 }
 

@@ -100,18 +100,9 @@ static json_t *throughput_result(const struct iozone_run *run, unsigned s)
 json_t *iozone_json(const struct iozone_run *run)
 {
 	const struct job *job = run->job;
-	json_t *root = json_object(), *io, *results = json_array(), *tests = json_array();
-	char tbuf[64];
-	time_t ts = run->timestamp;
-	struct tm tm;
+	json_t *root = output_json_root(run->timestamp, run->timestamp_ms);
+	json_t *io, *results = json_array(), *tests = json_array();
 
-	json_object_set_new(root, "fio version", json_string(ENGINE_VERSION_STRING));
-	json_object_set_new(root, "timestamp", json_integer((json_int_t)run->timestamp));
-	json_object_set_new(root, "timestamp_ms", json_integer((json_int_t)run->timestamp_ms));
-	localtime_r(&ts, &tm);
-	strftime(tbuf, sizeof(tbuf), "%a %b %e %H:%M:%S %Y", &tm);
-	json_object_set_new(root, "time", json_string(tbuf));
-	json_object_set_new(root, "global options", json_object());
 	json_object_set_new(root, "jobs", jobs_json(run));
 	json_object_set_new(root, "disk_util", json_array());
 

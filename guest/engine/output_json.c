@@ -252,22 +252,28 @@ static double dir_bw(const struct workload_thread *t, int d)
 		   : 0.0;
 }
 
-json_t *output_json_build(const struct workload_run *run, bool plus)
+json_t *output_json_root(time_t timestamp, uint64_t timestamp_ms)
 {
-	const struct job *job = run->job;
-	json_t *root = json_object(), *jobs = json_array(), *zb, *samples, *errors;
-	double group_bw[IO_DDIR_COUNT] = { 0 };
+	json_t *root = json_object();
 	char tbuf[64];
-	time_t ts = run->timestamp;
 	struct tm tm;
 
 	json_object_set_new(root, "fio version", json_string(ENGINE_VERSION_STRING));
-	json_object_set_new(root, "timestamp", json_integer((json_int_t)run->timestamp));
-	json_object_set_new(root, "timestamp_ms", json_integer((json_int_t)run->timestamp_ms));
-	localtime_r(&ts, &tm);
+	json_object_set_new(root, "timestamp", json_integer((json_int_t)timestamp));
+	json_object_set_new(root, "timestamp_ms", json_integer((json_int_t)timestamp_ms));
+	localtime_r(&timestamp, &tm);
 	strftime(tbuf, sizeof(tbuf), "%a %b %e %H:%M:%S %Y", &tm);
 	json_object_set_new(root, "time", json_string(tbuf));
 	json_object_set_new(root, "global options", json_object());
+	return root;
+}
+
+json_t *output_json_build(const struct workload_run *run, bool plus)
+{
+	const struct job *job = run->job;
+	json_t *root = output_json_root(run->timestamp, run->timestamp_ms), *jobs = json_array();
+	json_t *zb, *samples, *errors;
+	double group_bw[IO_DDIR_COUNT] = { 0 };
 
 	for (unsigned i = 0; i < run->nthreads; i++)
 		for (int d = 0; d < IO_DDIR_COUNT; d++)

@@ -1,5 +1,7 @@
 /* The job runner: lays out files, runs `numjobs` threads of one job through an I/O engine,
- * samples progress once a second, and keeps the results for output_json.c.
+ * samples progress once a second, and keeps the results for output_json.c. In three files:
+ * workload_gen.c (the random streams, offsets and mix of each I/O), workload_worker.c (one
+ * worker: layout, then the I/O loop) and workload.c (setup, the workers started, the sampler).
  *
  * Lifecycle: workload_run() on a zeroed struct workload_run, read the results, then
  * workload_release(). */
@@ -16,6 +18,13 @@
 #include "ioengine.h"
 #include "options.h"
 #include "stats.h"
+
+#define NSEC_PER_SEC 1000000000ull
+
+/* CLOCK_MONOTONIC in nanoseconds: the clock of every latency and deadline of the engine. */
+uint64_t workload_now_ns(void);
+/* `ns` nanoseconds (a duration, or a CLOCK_MONOTONIC time) as a struct timespec. */
+void workload_timespec(struct timespec *ts, uint64_t ns);
 
 /* xoshiro256**, seeded through splitmix64: fast, good, and the same everywhere. */
 struct engine_rand {
@@ -53,7 +62,17 @@ void workload_mix_init(struct workload_mix *m, const struct job *job, unsigned t
 enum io_ddir workload_mix_ddir(struct workload_mix *m);
 uint64_t workload_mix_bs(struct workload_mix *m);
 
-/* The seed a thread's generators derive from (randseed, or the clock if !randrepeat). */
+/* A thread's independent random streams, one per use (the values are part of the results'
+ * reproducibility: changing them changes every offset and buffer). */
+enum workload_stream {
+	WORKLOAD_STREAM_OFFSETS,
+	WORKLOAD_STREAM_MIX,
+	WORKLOAD_STREAM_BUFFER,
+	WORKLOAD_STREAM_RATE,
+};
+
+/* The seed a thread's generators derive from (randseed, or the clock if !randrepeat), for one
+ * of its streams (enum workload_stream). */
 uint64_t workload_thread_seed(const struct job *job, unsigned thread_index, unsigned stream);
 
 /* Results of one direction (read, write, trim) of one thread, or merged. */
@@ -154,5 +173,17 @@ void workload_release(struct workload_run *run);
 
 /* Merge thread results (group_reporting). `dst` must be zeroed. */
 void workload_thread_merge(struct workload_thread *dst, const struct workload_thread *src);
+
+/* --- between the runner's own files (workload.c and workload_worker.c) --- */
+
+/* A worker's whole life (pthread start routine, or called in the forked process): lay out its
+ * file, report ready, wait for go, run its I/O, report finished. `arg` is its struct
+ * workload_thread; its results and errors stay there. */
+void *workload_worker_main(void *arg);
+/* Lock the handshake's mutex; a worker process that died holding it leaves it consistent enough
+ * (the protected state is a few counters the sampler re-derives from waitpid). */
+void workload_sync_lock(struct workload_sync *s);
+/* Wait on `c` with the lock held, until `abs` (CLOCK_MONOTONIC; NULL: no deadline). */
+void workload_sync_wait(struct workload_sync *s, pthread_cond_t *c, const struct timespec *abs);
 
 #endif

@@ -1,0 +1,218 @@
+/* The workload: zbench-engine runs the job's workload against the target; its per-second status
+ * lines go to the host as "sample" messages, the guest's own telemetry (telemetry.c) as
+ * "telemetry" messages once a second and a summary at the end, and the engine's JSON result as
+ * the "result" message. The engine's stdout and stderr go to the console and, bounded, into the
+ * error message if it fails. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "telemetry.h"
+
+#define ENGINE_PATH   "/bin/zbench-engine"
+#define RESULT_PATH   "/tmp/zbench-result.json"
+#define TELEMETRY_SEC 1
+
+/* The engine while it runs: its pipes, and what came out of them so far. */
+struct engine_proc {
+	pid_t pid;
+	int status_fd;	/* read end of the engine's --status-fd=3, -1 once closed */
+	int out_fd;	/* read end of its stdout and stderr, -1 once closed */
+	char acc[8192]; /* status bytes not yet a whole line */
+	size_t acc_len;
+	char *errout; /* its output, CMD_OUTPUT_MAX bytes kept */
+	size_t err_len;
+};
+
+/* Relay the engine's per-second status lines (one JSON object each) as "sample" messages. */
+static void relay_status(int fd, char *acc, size_t *len, size_t cap)
+{
+	ssize_t r = read(fd, acc + *len, cap - *len - 1);
+	char *nl;
+
+	if (r <= 0)
+		return;
+	*len += (size_t)r;
+	acc[*len] = '\0';
+	while ((nl = strchr(acc, '\n'))) {
+		json_t *line;
+
+		*nl = '\0';
+		line = json_loads(acc, 0, NULL);
+		if (json_is_object(line)) {
+			json_object_set_new(line, "type", json_string("sample"));
+			send_msg(line);
+		} else {
+			json_decref(line);
+		}
+		*len -= (size_t)(nl + 1 - acc);
+		memmove(acc, nl + 1, *len + 1);
+	}
+	if (*len == cap - 1) /* a line longer than the buffer: drop it */
+		*len = 0;
+}
+
+/* One "telemetry" message (steals `t`; NULL sends nothing): an interval's figures, or with
+ * summary true the whole workload's. */
+static void send_telemetry(json_t *t, int summary)
+{
+	if (!t)
+		return;
+	json_object_set_new(t, "type", json_string("telemetry"));
+	if (summary)
+		json_object_set_new(t, "summary", json_true());
+	send_msg(t);
+}
+
+/* The engine's command line: fixed options, the target, then the job's workload options
+ * ("target" aside) as --NAME=VALUE. */
+static void engine_argv(struct argv_buf *a)
+{
+	const char *name = json_string_value(json_object_get(agent.job, "cell"));
+	const char *k;
+	json_t *v;
+
+	argv_add(a, ENGINE_PATH);
+	argv_add(a, "--output-format=json");
+	argv_add(a, "--output=" RESULT_PATH);
+	argv_add(a, "--status-fd=3");
+	argv_add(a, "--name=%s", name ? name : "zbench");
+	argv_add(a, agent.target_is_dev ? "--filename=%s" : "--directory=%s", agent.target_path);
+	json_object_foreach (job_config("workload"), k, v) {
+		char tmp[64];
+
+		if (!strcmp(k, "target"))
+			continue;
+		argv_add(a, "--%s=%s", k, scalar_str(v, tmp, sizeof(tmp)));
+	}
+}
+
+static void engine_start(struct engine_proc *e, char *const argv[])
+{
+	int status_pipe[2], out_pipe[2];
+
+	if (pipe(status_pipe) < 0 || pipe(out_pipe) < 0)
+		fail_step(NULL, "pipe: %s", strerror(errno));
+	e->pid = fork();
+	if (e->pid < 0)
+		fail_step(NULL, "fork: %s", strerror(errno));
+	if (e->pid == 0) {
+		dup2(out_pipe[1], 1);
+		dup2(out_pipe[1], 2);
+		dup2(status_pipe[1], 3);
+		cmd_exec(argv);
+	}
+	close(status_pipe[1]);
+	close(out_pipe[1]);
+	e->status_fd = status_pipe[0];
+	e->out_fd = out_pipe[0];
+	e->errout = calloc(1, CMD_OUTPUT_MAX + 1);
+}
+
+/* The engine's output: to the console, and kept (bounded) for an error message. */
+static void engine_output(struct engine_proc *e)
+{
+	char tmp[4096];
+	ssize_t r = read(e->out_fd, tmp, sizeof(tmp));
+
+	if (r > 0) {
+		fwrite(tmp, 1, (size_t)r, stderr); /* the console keeps it too */
+		if (e->err_len + (size_t)r <= CMD_OUTPUT_MAX) {
+			memcpy(e->errout + e->err_len, tmp, (size_t)r);
+			e->err_len += (size_t)r;
+		}
+	}
+}
+
+/* Until the engine closes both pipes: its status lines and output relayed as they come, and a
+ * telemetry sample every TELEMETRY_SEC on the agent's own clock. */
+static void engine_watch(struct engine_proc *e, struct telemetry *tm)
+{
+	double next_tick = mono_now() + TELEMETRY_SEC;
+
+	for (int open_fds = 2; open_fds > 0;) {
+		struct pollfd pfd[2] = { { e->status_fd, POLLIN, 0 }, { e->out_fd, POLLIN, 0 } };
+		double now = mono_now();
+		int rc;
+
+		if (now >= next_tick) {
+			send_telemetry(telemetry_sample(tm, now), 0);
+			next_tick += TELEMETRY_SEC * (1 + (int)((now - next_tick) / TELEMETRY_SEC));
+		}
+		rc = poll(pfd, 2, (int)((next_tick - now) * 1000) + 1);
+		if (rc == 0)
+			continue;
+		if (rc < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pfd[0].revents & POLLIN) {
+			relay_status(e->status_fd, e->acc, &e->acc_len, sizeof(e->acc));
+			if (agent.fault == FAULT_STALL) {
+				logf_console("fault injection: stopping the engine");
+				kill(e->pid, SIGSTOP);
+			}
+		} else if (pfd[0].revents & (POLLHUP | POLLERR)) {
+			if (pfd[0].fd >= 0)
+				open_fds--;
+			close(e->status_fd);
+			e->status_fd = -1;
+		}
+		if (pfd[1].revents & POLLIN) {
+			engine_output(e);
+		} else if (pfd[1].revents & (POLLHUP | POLLERR)) {
+			open_fds--;
+			close(e->out_fd);
+			e->out_fd = -1;
+		}
+	}
+}
+
+void step_workload(void)
+{
+	const char *pool = job_pool_name();
+	struct engine_proc e = { 0 };
+	struct argv_buf a = { 0 };
+	struct telemetry *tm;
+	json_error_t jerr;
+	json_t *fio;
+	int status;
+
+	if (agent.fault == FAULT_PANIC) {
+		int fd = open("/proc/sysrq-trigger", O_WRONLY);
+
+		logf_console("fault injection: crashing the kernel");
+		if (fd >= 0 && write(fd, "c", 1) < 0)
+			logf_console("sysrq: %s", strerror(errno));
+	}
+	engine_argv(&a);
+	engine_start(&e, a.v);
+	tm = telemetry_start(pool ? pool : "", agent.disk_devs, mono_now());
+	engine_watch(&e, tm);
+	while (waitpid(e.pid, &status, 0) < 0 && errno == EINTR)
+		;
+	argv_free(&a);
+	send_telemetry(telemetry_summary(tm, mono_now()), 1);
+	telemetry_free(tm);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		if (WIFSIGNALED(status))
+			fail_step(e.errout, "the workload engine was killed by signal %d",
+				  WTERMSIG(status));
+		fail_step(e.errout, "the workload engine exited with status %d",
+			  WEXITSTATUS(status));
+	}
+	fio = json_load_file(RESULT_PATH, 0, &jerr);
+	if (!fio)
+		fail_step(e.errout, "the engine's result is not JSON: %s (line %d)", jerr.text,
+			  jerr.line);
+	free(e.errout);
+	send_msg(json_pack("{s:s, s:o}", "type", "result", "fio", fio));
+}
