@@ -1,5 +1,5 @@
 /* Unit tests for guest/engine/options.c (good and bad values, exact messages, JSON jobs, the
- * host-side check) and for the offset generator's determinism (workload.c). */
+ * host-side check) and for the offset generator's determinism (workload_gen.c). */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
