@@ -1,13 +1,30 @@
 #!/bin/bash
 # Run the same jobs with fio and with zbench-engine (build/zbench-engine-host) in one run, on a
-# tmpfs file, on a loop device and on a file on the real disk, and print per job: both IOPS, the
-# ratio (ours / fio), and the CPU time per I/O of each (the job processes' user + system time,
-# from the usr_cpu/sys_cpu and runtime both report, over the I/Os done). Checks the two claims of
-# docs/engine.md: psync 4k randread from tmpfs with 1 and 2 jobs at ratio >= 1.0, and the
-# device-bound sync write job within 5% of fio.
+# tmpfs file, on a loop device, on the same loop device throttled, and on a file on the real disk,
+# and print per job: both IOPS, the ratio (ours / fio), and the CPU time per I/O of each (the job
+# processes' user + system time, from the usr_cpu/sys_cpu and runtime both report, over the I/Os
+# done). Checks the claims of docs/engine.md: psync 4k randread from tmpfs with 1 and 2 jobs at
+# ratio >= 1.0, the device-bound sync write job within 5% of fio, and the throttled libaio and
+# io_uring 4k randread qd16 jobs within 5% of fio.
 #
 #   bench/engine-vs-fio.sh [-k FILTER]      RUNTIME=3 REPEAT=1 LOOPDIR=/var/tmp
 #                                           SYNC_PAIRS=40 SYNC_RUNTIME=2 SYNC_RT=1
+#                                           THROTTLE_IOPS=2000 THROTTLE_PAIRS=4
+#                                           BEFORE=path/to/older/zbench-engine-host
+#
+# BEFORE: a second engine binary (say, one built before a change) run in the same rotation as
+# the other two; its IOPS and ratio to fio get two more columns, so a change's effect is measured
+# under the same host conditions as fio.
+#
+# Throttled jobs ("tloop ..."): the loop device, with reads and writes capped at THROTTLE_IOPS for
+# the processes of a blkio cgroup (cgroup v1 blkio.throttle.*_iops_device, or v2 io.max), the way
+# zbench's throttled disk models cap a guest's disks: bound by the device, not the CPU, so both
+# tools must agree. THROTTLE_PAIRS pairs of RUNTIME-second runs in ABBA order, medians (as the
+# device-bound jobs below). Skipped, with a note, where no cgroup can be made.
+#
+# Async jobs at qd16 on the loop device: before the timed runs, when strace is installed, one
+# 1-second run of each tool under `strace -f -c` prints the I/O system calls per I/O (io_submit
+# and io_getevents for libaio, io_uring_enter for io_uring): how each tool batches.
 #
 # CPU-bound jobs: each tool runs REPEAT times, alternating (ABBA), and the best run counts
 # (interference only ever slows a run down). Device-bound jobs (" sync=" or " dsync " in the
@@ -46,6 +63,9 @@ SYNC_PAIRS=${SYNC_PAIRS:-40}
 SYNC_RUNTIME=${SYNC_RUNTIME:-2}
 SYNC_RT=${SYNC_RT:-1}
 LOOPDIR=${LOOPDIR:-/var/tmp}
+THROTTLE_IOPS=${THROTTLE_IOPS:-2000}
+THROTTLE_PAIRS=${THROTTLE_PAIRS:-4}
+BEFORE=${BEFORE:-}
 FILTER=${1:-}
 [ "$FILTER" = -k ] && FILTER=${2:-}
 
@@ -53,12 +73,14 @@ for t in fio jq losetup; do
 	command -v "$t" >/dev/null || { echo "engine-vs-fio: '$t' is missing" >&2; exit 2; }
 done
 [ -x "$ENGINE" ] || { echo "engine-vs-fio: '$ENGINE' missing: make build/zbench-engine-host" >&2; exit 2; }
+[ -z "$BEFORE" ] || [ -x "$BEFORE" ] || { echo "engine-vs-fio: BEFORE '$BEFORE' is not executable" >&2; exit 2; }
 
 work=$(mktemp -d /dev/shm/zbench-bench.XXXXXX)
 backing="$LOOPDIR/zbench-bench-loop.$$"
 diskfile="$LOOPDIR/zbench-bench-disk.$$"
-loopdev=""
+loopdev="" cgdir=""
 cleanup() {
+	[ -n "$cgdir" ] && rmdir "$cgdir" 2>/dev/null || true
 	[ -n "$loopdev" ] && losetup -d "$loopdev" 2>/dev/null || true
 	rm -f "$backing" "$diskfile"
 	rm -rf "$work"
@@ -75,6 +97,21 @@ truncate -s 1G "$backing"
 loopdev=$(losetup --find --show --direct-io=on "$backing")
 # write the first 256 MiB so reads are not holes
 dd if=/dev/urandom of="$loopdev" bs=1M count=256 oflag=direct status=none
+# The throttled loop device: a cgroup whose processes get THROTTLE_IOPS reads and writes a second
+# on it (the workers fork from the tool, so they are in it too).
+majmin=$(lsblk -dno MAJ:MIN "$loopdev" | tr -d ' ')
+if [ -d /sys/fs/cgroup/blkio ]; then
+	cgdir=/sys/fs/cgroup/blkio/zbench-bench.$$
+	{ mkdir "$cgdir" &&
+		echo "$majmin $THROTTLE_IOPS" >"$cgdir/blkio.throttle.read_iops_device" &&
+		echo "$majmin $THROTTLE_IOPS" >"$cgdir/blkio.throttle.write_iops_device"; } 2>/dev/null ||
+		{ rmdir "$cgdir" 2>/dev/null; cgdir=""; }
+elif grep -qw io /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+	cgdir=/sys/fs/cgroup/zbench-bench.$$
+	{ echo +io >/sys/fs/cgroup/cgroup.subtree_control; mkdir "$cgdir" &&
+		echo "$majmin riops=$THROTTLE_IOPS wiops=$THROTTLE_IOPS" >"$cgdir/io.max"; } 2>/dev/null ||
+		{ rmdir "$cgdir" 2>/dev/null; cgdir=""; }
+fi
 # The disk file: 256 MiB on LOOPDIR's filesystem, every block written (so O_DSYNC overwrites need
 # no extent conversion and no journal commit), and synced before anything is timed.
 dd if=/dev/urandom of="$diskfile" bs=1M count=256 oflag=direct conv=fsync status=none
@@ -91,6 +128,8 @@ JOBS=(
 	"loop libaio randread 4k qd16 direct|loop|--ioengine=libaio --iodepth=16 --rw=randread --bs=4k --direct=1"
 	"loop io_uring randread 4k qd16 direct|loop|--ioengine=io_uring --iodepth=16 --rw=randread --bs=4k --direct=1"
 	"loop io_uring write 128k qd8 direct|loop|--ioengine=io_uring --iodepth=8 --rw=write --bs=128k --direct=1"
+	"tloop libaio randread 4k qd16 direct|tloop|--ioengine=libaio --iodepth=16 --rw=randread --bs=4k --direct=1"
+	"tloop io_uring randread 4k qd16 direct|tloop|--ioengine=io_uring --iodepth=16 --rw=randread --bs=4k --direct=1"
 	"loop psync randwrite 4k sync=1 direct|loop|--ioengine=psync --rw=randwrite --bs=4k --direct=1 --sync=1"
 	"disk psync randwrite 4k dsync direct|disk|--ioengine=psync --rw=randwrite --bs=4k --direct=1 --sync=dsync"
 	"disk psync write 16M dsync direct|disk|--ioengine=psync --rw=write --bs=16M --direct=1 --sync=dsync"
@@ -101,11 +140,13 @@ CHECKED_SYNC_JOB="disk psync write 16M dsync direct"
 # is the workers' own (getrusage in each job process, as both tools report it): with
 # group_reporting job_runtime is the summed runtime of the jobs and usr_cpu/sys_cpu are over it,
 # so seconds = (usr + sys) / 100 * job_runtime.
-RUNTIME_NOW=$RUNTIME PRIO=""
+RUNTIME_NOW=$RUNTIME PRIO="" IN_CG=""
 run_one() {
-	local tool=$1 out="$work/out.json"
+	local tool=$1 out="$work/out.json" wrap=()
 	shift
-	$PRIO "$tool" --name=bench --output-format=json --output="$out" \
+	# shellcheck disable=SC2016
+	[ -n "$IN_CG" ] && wrap=(sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$IN_CG")
+	$PRIO "${wrap[@]}" "$tool" --name=bench --output-format=json --output="$out" \
 		--time_based --runtime="$RUNTIME_NOW" --group_reporting "$@" >/dev/null 2>"$work/err" || {
 		echo "engine-vs-fio: $tool failed:" >&2
 		cat "$work/err" >&2
@@ -213,19 +254,45 @@ same_io() {
 	fi
 }
 
+# syscalls_per_io OPTIONS...: one 1-second run of each tool under `strace -f -c`, then per tool
+# the I/O system calls per I/O done (the I/Os from its JSON).
+syscalls_per_io() {
+	local tool out=() ios
+	for tool in fio "$ENGINE"; do
+		strace -f -c -o "$work/strace.count" \
+			-e trace=io_submit,io_getevents,io_pgetevents,io_uring_enter \
+			"$tool" --name=bench --output-format=json --output="$work/out.json" \
+			--time_based --runtime=1 "$@" >/dev/null 2>&1 || return 1
+		ios=$(jq '.jobs | map(.read.total_ios + .write.total_ios) | add' "$work/out.json")
+		out+=("$(awk -v ios="$ios" '
+			$NF ~ /^io_/ && $4 ~ /^[0-9]+$/ { s = s sprintf(" %s %.2f", $NF, ios > 0 ? $4 / ios : 0) }
+			END { print s == "" ? " (none)" : s }' "$work/strace.count")")
+	done
+	echo "  syscalls per I/O (strace -f, 1 s): fio${out[0]}; zbench${out[1]}"
+}
+
+tools=(fio "$ENGINE")
+[ -n "$BEFORE" ] && tools+=("$BEFORE")
 status=0
-printf '%-40s %12s %12s %7s %11s %11s\n' job "fio IOPS" "zbench IOPS" ratio "fio us/IO" "zb us/IO"
-printf '%-40s %12s %12s %7s %11s %11s\n' "" "" "" "zb/fio" "(CPU)" "(CPU)"
+if [ -n "$BEFORE" ]; then
+	printf '%-40s %12s %12s %7s %11s %11s %12s %7s %11s\n' job "fio IOPS" "zbench IOPS" ratio \
+		"fio us/IO" "zb us/IO" "before IOPS" ratio "bf us/IO"
+	printf '%-40s %12s %12s %7s %11s %11s %12s %7s %11s\n' "" "" "" "zb/fio" "(CPU)" "(CPU)" "" \
+		"bf/fio" "(CPU)"
+else
+	printf '%-40s %12s %12s %7s %11s %11s\n' job "fio IOPS" "zbench IOPS" ratio "fio us/IO" "zb us/IO"
+	printf '%-40s %12s %12s %7s %11s %11s\n' "" "" "" "zb/fio" "(CPU)" "(CPU)"
+fi
 for j in "${JOBS[@]}"; do
 	IFS='|' read -r name target opts <<<"$j"
 	[ -n "$FILTER" ] && [[ "$name" != *"$FILTER"* ]] && continue
 	case "$target" in
 	tmpfs) where=(--filename="$tmpfile" --size=64M) ;;
-	loop) where=(--filename="$loopdev" --size=256M) ;;
+	loop | tloop) where=(--filename="$loopdev" --size=256M) ;;
 	disk) where=(--filename="$diskfile" --size=256M) ;;
 	esac
-	mode=best reps=$REPEAT RUNTIME_NOW=$RUNTIME fio_runs=() zb_runs=() pair_ratios=()
-	PRIO=""
+	mode=best reps=$REPEAT RUNTIME_NOW=$RUNTIME fio_runs=() zb_runs=() bf_runs=() pair_ratios=()
+	PRIO="" IN_CG=""
 	case "$name" in *" sync="* | *" dsync "*)
 		mode=median reps=$SYNC_PAIRS RUNTIME_NOW=$SYNC_RUNTIME
 		if [ "$SYNC_RT" = 1 ]; then
@@ -233,6 +300,14 @@ for j in "${JOBS[@]}"; do
 				echo "  (chrt -f failed: running at normal priority, expect CPU-scheduling noise)"
 		fi ;;
 	esac
+	if [ "$target" = tloop ]; then
+		[ -n "$cgdir" ] || { echo "$name: skipped (no blkio/io cgroup could be made)"; continue; }
+		mode=median reps=$THROTTLE_PAIRS IN_CG=$cgdir
+	fi
+	if [ "$target" = loop ] && [[ "$opts" == *"--iodepth=16"* ]] && command -v strace >/dev/null; then
+		# shellcheck disable=SC2086
+		syscalls_per_io "${where[@]}" $opts || echo "  (strace run failed)"
+	fi
 	if [ "$name" = "$CHECKED_SYNC_JOB" ]; then
 		if command -v strace >/dev/null; then
 			# shellcheck disable=SC2086
@@ -242,12 +317,20 @@ for j in "${JOBS[@]}"; do
 		fi
 	fi
 	for r in $(seq "$reps"); do
-		# ABBA order: a device that speeds up or slows down over time biases neither tool
-		for tool in fio "$ENGINE"; do
-			[ $((r % 2)) = 0 ] && tool=$([ "$tool" = fio ] && echo "$ENGINE" || echo fio)
+		# ABBA order: a device that speeds up or slows down over time biases no tool
+		order=("${tools[@]}")
+		if [ $((r % 2)) = 0 ]; then
+			order=()
+			for ((k = ${#tools[@]} - 1; k >= 0; k--)); do order+=("${tools[k]}"); done
+		fi
+		for tool in "${order[@]}"; do
 			# shellcheck disable=SC2086
 			line=$(run_one "$tool" "${where[@]}" $opts)
-			if [ "$tool" = fio ]; then fio_runs+=("$line"); else zb_runs+=("$line"); fi
+			case "$tool" in
+			fio) fio_runs+=("$line") ;;
+			"$ENGINE") zb_runs+=("$line") ;;
+			*) bf_runs+=("$line") ;;
+			esac
 		done
 		pair_ratios+=("$(awk -v a="${zb_runs[-1]%% *}" -v b="${fio_runs[-1]%% *}" \
 			'BEGIN { print (b > 0 ? a / b : 0), 1, 0 }')")
@@ -255,8 +338,14 @@ for j in "${JOBS[@]}"; do
 	read -r fio_iops fio_us fio_lo fio_hi <<<"$(pick $mode "${fio_runs[@]}")"
 	read -r zb_iops zb_us zb_lo zb_hi <<<"$(pick $mode "${zb_runs[@]}")"
 	ratio=$(awk -v a="$zb_iops" -v b="$fio_iops" 'BEGIN{print (b > 0 ? a / b : 0)}')
-	printf '%-40s %12.0f %12.0f %7.3f %11.3f %11.3f\n' "$name" "$fio_iops" "$zb_iops" "$ratio" \
+	printf '%-40s %12.0f %12.0f %7.3f %11.3f %11.3f' "$name" "$fio_iops" "$zb_iops" "$ratio" \
 		"$fio_us" "$zb_us"
+	if [ -n "$BEFORE" ]; then
+		read -r bf_iops bf_us _ <<<"$(pick $mode "${bf_runs[@]}")"
+		printf ' %12.0f %7.3f %11.3f' "$bf_iops" \
+			"$(awk -v a="$bf_iops" -v b="$fio_iops" 'BEGIN{print (b > 0 ? a / b : 0)}')" "$bf_us"
+	fi
+	printf '\n'
 	if [ $mode = median ]; then
 		read -r pr _ pr_lo pr_hi <<<"$(pick median "${pair_ratios[@]}")"
 		read -r ci_lo ci_hi <<<"$(median_ci "${pair_ratios[@]}")"
@@ -269,6 +358,13 @@ for j in "${JOBS[@]}"; do
 	"tmpfs psync randread 4k nj=1" | "tmpfs psync randread 4k nj=2")
 		awk -v r="$ratio" 'BEGIN{exit !(r >= 1.0)}' ||
 			{ echo "  CHECK FAILED: ratio < 1.0 (noisy host? try REPEAT=3)"; status=1; } ;;
+	tloop*)
+		if awk -v r="$ratio" 'BEGIN{exit !(r >= 0.95 && r <= 1.05)}'; then
+			echo "  PASS: throttled (device-bound) job within 5% of fio (ratio of medians $ratio)"
+		else
+			echo "  FAIL: throttled (device-bound) job not within 5% of fio (ratio of medians $ratio)"
+			status=1
+		fi ;;
 	"$CHECKED_SYNC_JOB")
 		if awk -v r="$ratio" 'BEGIN{exit !(r >= 0.95 && r <= 1.05)}'; then
 			echo "  PASS: device-bound sync write within 5% of fio (ratio of medians $ratio)"

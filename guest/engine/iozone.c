@@ -284,9 +284,7 @@ static void child_path(const struct iozone_run *run, unsigned c, char *buf, size
 {
 	const struct job *job = run->job;
 
-	if (job->filename)
-		snprintf(buf, len, "%s", job->filename);
-	else
+	if (engine_job_shared_path(job, buf, len) == 0)
 		snprintf(buf, len, "%s%s%s.%u.0", job->directory ? job->directory : "",
 			 job->directory ? "/" : "", job->name, c);
 }

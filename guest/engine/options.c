@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -76,6 +77,7 @@ static int hook_pattern(struct job *job, const struct engine_option *o, char *ms
 static int parse_i64(const char *s, long long *out);
 static int hook_tests(struct job *job, const struct engine_option *o, char *msg, size_t len);
 static int hook_rwmixwrite(struct job *job, const struct engine_option *o, char *msg, size_t len);
+static int hook_distribution(struct job *job, const struct engine_option *o, char *msg, size_t len);
 
 /* rwmixwrite has no field of its own: its hook stores 100 - value into rwmixread. */
 static int engine_rwmixwrite_scratch;
@@ -110,6 +112,16 @@ static const struct engine_option engine_options[] = {
 	  .max = 1024, .help = "threads running this job in parallel" },
 	{ .name = "iodepth", .type = OPT_INT, .def = "1", .off = F(iodepth), .min = 1,
 	  .max = 65536, .help = "I/Os in flight per thread (sync engines: always 1)" },
+	{ .name = "iodepth_batch_submit", .alias = "iodepth_batch", .type = OPT_INT, .def = "1",
+	  .off = F(iodepth_batch_submit), .min = 0, .max = 65536,
+	  .help = "submit this many I/Os per call (0: iodepth)" },
+	{ .name = "iodepth_batch_complete_min", .alias = "iodepth_batch_complete", .type = OPT_INT,
+	  .def = "1", .off = F(iodepth_batch_complete_min), .min = 0, .max = 65536,
+	  .help = "when the queue is full, wait for at least this many completions" },
+	{ .name = "iodepth_batch_complete_max", .type = OPT_INT, .def = "0",
+	  .off = F(iodepth_batch_complete_max), .min = 0, .max = 65536,
+	  .help = "take at most this many completions per call (below the min: the min; both 0: "
+		  "reap after every I/O)" },
 	{ .name = "direct", .type = OPT_BOOL, .def = "0", .off = F(direct),
 	  .help = "open with O_DIRECT (aligned buffers)" },
 	{ .name = "sync", .type = OPT_ENUM, .def = "0", .off = F(sync_flags),
@@ -118,6 +130,8 @@ static const struct engine_option engine_options[] = {
 	  .max = INT_MAX, .help = "fsync after every N writes (0: never)" },
 	{ .name = "end_fsync", .type = OPT_BOOL, .def = "0", .off = F(end_fsync),
 	  .help = "fsync the file when the job ends" },
+	{ .name = "overwrite", .type = OPT_BOOL, .def = "0", .off = F(overwrite),
+	  .help = "lay out a write job's file first, so its writes overwrite written blocks" },
 	{ .name = "time_based", .type = OPT_BOOL, .def = "0", .off = F(time_based),
 	  .help = "run for runtime, repeating the region, not until size is done" },
 	{ .name = "runtime", .type = OPT_DURATION, .def = "0", .off = F(runtime_us),
@@ -131,7 +145,11 @@ static const struct engine_option engine_options[] = {
 	{ .name = "randrepeat", .type = OPT_BOOL, .def = "1", .off = F(randrepeat),
 	  .help = "same random sequence every run (0: seed from the clock)" },
 	{ .name = "norandommap", .type = OPT_BOOL, .def = "1", .off = F(norandommap),
-	  .help = "accepted for fio compatibility: offsets are always uniform with repetition" },
+	  .help = "accepted for fio compatibility: random offsets are always drawn with repetition" },
+	{ .name = "random_distribution", .type = OPT_STR, .def = "random",
+	  .off = F(random_distribution), .hook = hook_distribution,
+	  .help = "random offsets: random, zipf[:theta], pareto[:h] or normal[:dev percent], "
+		  "each with an optional :center in 0..1" },
 	{ .name = "group_reporting", .type = OPT_BOOL, .def = "0", .off = F(group_reporting),
 	  .help = "report all threads as one merged job" },
 	{ .name = "thread", .type = OPT_BOOL, .def = "0", .off = F(thread),
@@ -377,6 +395,92 @@ static int hook_rwmixwrite(struct job *job, const struct engine_option *o, char 
 {
 	job->rwmixread = 100 - engine_rwmixwrite_scratch;
 	return 0;
+}
+
+/* A finite number and nothing else. */
+static int parse_double(const char *s, double *out)
+{
+	char *end;
+
+	if (!*s)
+		return -1;
+	errno = 0;
+	*out = strtod(s, &end);
+	return (errno || *end || !isfinite(*out)) ? -1 : 0;
+}
+
+/* What is wrong with `v` as the value of distribution `dist` (fio's ranges), or NULL. */
+static const char *dist_value_problem(int dist, double v)
+{
+	if (dist == ENGINE_DIST_ZIPF && (v <= 0 || v == 1.0))
+		return "zipf theta must be above 0 and not 1";
+	if (dist == ENGINE_DIST_PARETO && (v <= 0 || v >= 1))
+		return "pareto h must be between 0 and 1";
+	if (dist == ENGINE_DIST_NORMAL && (v < 0 || v >= 100))
+		return "normal deviation must be a percent from 0 to below 100";
+	return NULL;
+}
+
+/* fio's form: NAME[:VALUE[:CENTER]], VALUE defaulting to fio's (zipf 1.1, pareto 0.2, normal
+ * 0) and CENTER to none (-1). fio's zoned, zoned_abs and sequence are not supported. */
+static int hook_distribution(struct job *job, const struct engine_option *o, char *msg, size_t len)
+{
+	static const struct {
+		const char *name;
+		int dist;
+		double def;
+	} kinds[] = {
+		{ "random", ENGINE_DIST_RANDOM, 0 },
+		{ "zipf", ENGINE_DIST_ZIPF, 1.1 },
+		{ "pareto", ENGINE_DIST_PARETO, 0.2 },
+		{ "normal", ENGINE_DIST_NORMAL, 0 },
+	};
+	char buf[128], *value = NULL, *center = NULL;
+	double v, c = -1;
+	size_t k;
+
+	if (strlen(job->random_distribution) >= sizeof(buf))
+		goto bad;
+	strcpy(buf, job->random_distribution);
+	if ((value = strchr(buf, ':'))) {
+		*value++ = '\0';
+		if ((center = strchr(value, ':')))
+			*center++ = '\0';
+	}
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]) && strcmp(kinds[k].name, buf); k++)
+		;
+	if (k == sizeof(kinds) / sizeof(kinds[0])) {
+		if (!strcmp(buf, "zoned") || !strcmp(buf, "zoned_abs") ||
+		    !strcmp(buf, "sequence")) {
+			snprintf(msg, len, "fio's \"%s\" distribution is not supported", buf);
+			return -1;
+		}
+		goto bad;
+	}
+	v = kinds[k].def;
+	if (kinds[k].dist == ENGINE_DIST_RANDOM && value)
+		goto bad;
+	if (value && parse_double(value, &v) < 0)
+		goto bad;
+	if (center && (parse_double(center, &c) < 0 || c < 0 || c > 1)) {
+		snprintf(msg, len, "the center must be a number from 0 to 1, got \"%s\"", center);
+		return -1;
+	}
+	if (dist_value_problem(kinds[k].dist, v)) {
+		snprintf(msg, len, "%s, got \"%s\"", dist_value_problem(kinds[k].dist, v),
+			 value ? value : "");
+		return -1;
+	}
+	job->dist = kinds[k].dist;
+	job->dist_value = v;
+	job->dist_center = c;
+	return 0;
+bad:
+	snprintf(msg, len,
+		 "expected random, zipf[:theta], pareto[:h] or normal[:dev] with an optional "
+		 ":center, got \"%s\"",
+		 job->random_distribution);
+	return -1;
 }
 
 static void enum_list(const struct opt_value *v, char *buf, size_t len)
@@ -663,6 +767,7 @@ uint64_t engine_job_min_bs(const struct job *job)
 /* mode=iozone: iozone's rules instead of fio's (docs/engine.md, "iozone mode"). */
 static int iozone_job_validate(const struct job *job, char *msg, size_t len)
 {
+	char path[PATH_MAX];
 	static const char *const fio_only[] = { "numjobs",   "time_based", "runtime", "ramp_time",
 						"rate_iops", "bssplit",	   "rw",      "iodepth",
 						"fsync",     "fdatasync",  "loops" };
@@ -690,8 +795,8 @@ static int iozone_job_validate(const struct job *job, char *msg, size_t len)
 			 "directory)");
 		return -1;
 	}
-	if (job->filename && job->directory) {
-		snprintf(msg, len, "options 'filename' and 'directory' cannot be used together");
+	if (job->filename && engine_job_shared_path(job, path, sizeof(path)) < 0) {
+		snprintf(msg, len, "options 'directory' and 'filename': the path is too long");
 		return -1;
 	}
 	if (!job->min_record_size || job->min_record_size > job->max_record_size ||
@@ -719,9 +824,23 @@ static int iozone_job_validate(const struct job *job, char *msg, size_t len)
 	return 0;
 }
 
+int engine_job_shared_path(const struct job *job, char *buf, size_t len)
+{
+	int n;
+
+	if (!job->filename)
+		return 0;
+	if (job->directory)
+		n = snprintf(buf, len, "%s/%s", job->directory, job->filename);
+	else
+		n = snprintf(buf, len, "%s", job->filename);
+	return n < 0 || (size_t)n >= len ? -1 : 1;
+}
+
 int engine_job_validate(const struct job *job, char *msg, size_t len)
 {
 	const struct ioengine_ops *ops = ioengine_find(job->ioengine);
+	char path[PATH_MAX];
 
 	if (job->mode == ENGINE_MODE_IOZONE)
 		return iozone_job_validate(job, msg, len);
@@ -759,10 +878,8 @@ int engine_job_validate(const struct job *job, char *msg, size_t len)
 		snprintf(msg, len, "option 'buffer_compress_chunk': must be greater than 0");
 		return -1;
 	}
-	if (job->filename && job->directory) {
-		snprintf(msg, len,
-			 "options 'filename' and 'directory' cannot be used together "
-			 "(use a path in filename)");
+	if (engine_job_shared_path(job, path, sizeof(path)) < 0) {
+		snprintf(msg, len, "options 'directory' and 'filename': the path is too long");
 		return -1;
 	}
 	if (job->time_based && !job->runtime_us) {

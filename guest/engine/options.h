@@ -44,6 +44,14 @@ enum engine_rate_process {
 	ENGINE_RATE_POISSON, /* exponential inter-arrival times */
 };
 
+/* random_distribution (fio's names): how random offsets are spread over the region's blocks. */
+enum engine_dist {
+	ENGINE_DIST_RANDOM, /* uniform */
+	ENGINE_DIST_ZIPF,   /* zipf:theta */
+	ENGINE_DIST_PARETO, /* pareto:h */
+	ENGINE_DIST_NORMAL, /* normal:deviation (percent of the region) */
+};
+
 /* One bssplit entry: `pct` percent of the I/Os are `bs` bytes. */
 struct engine_bs {
 	uint64_t bs;
@@ -55,7 +63,8 @@ struct engine_bs {
 struct job {
 	char *name;
 	char *description;
-	char *filename;	 /* a file or block device shared by all threads; NULL: one file each */
+	char *filename;	 /* a file or block device shared by all threads (inside directory when
+			  * that is given, as fio joins them); NULL: one file each */
 	char *directory; /* where per-thread files "<name>.<n>.0" live; NULL: current directory */
 	char *ioengine;
 	int rw;
@@ -91,6 +100,15 @@ struct job {
 	unsigned char pattern[ENGINE_PATTERN_MAX];
 	unsigned pattern_len;
 	int dedupe_percentage; /* share of writes that repeat an earlier buffer */
+	bool overwrite;	       /* lay out a write job's file too, so writes overwrite data */
+	/* fio's submission and completion batching (async engines). */
+	int iodepth_batch_submit;	/* commit once this many are queued; 0: iodepth */
+	int iodepth_batch_complete_min; /* reap at least this many when the queue is full */
+	int iodepth_batch_complete_max; /* and at most this many; below min: min */
+	char *random_distribution;	/* the given text; parsed into dist, dist_* */
+	int dist;			/* enum engine_dist */
+	double dist_value;		/* zipf theta, pareto h, normal deviation percent */
+	double dist_center;		/* the optional :center in [0, 1]; -1 when not given */
 
 	/* mode=iozone (iozone.h); iozone's own flag in the comment. */
 	int mode;
@@ -115,6 +133,11 @@ struct job {
 	 * "job options" in the output shows these, as fio does. */
 	char *given[ENGINE_OPT_MAX];
 };
+
+/* The file every thread shares: `filename`, joined to `directory` when both are given (fio's
+ * rule: "directory/filename", whatever filename looks like). 1 with the path in buf, 0 when
+ * the job has per-thread files, -1 when the path does not fit in len. */
+int engine_job_shared_path(const struct job *job, char *buf, size_t len);
 
 /* Set every option to its default. */
 void engine_job_init(struct job *job);

@@ -144,6 +144,25 @@ static void latency_buckets(json_t *job, const struct workload_thread *t)
 	}
 }
 
+/* fio's key names of iodepth_level and of iodepth_submit/iodepth_complete. */
+static const char *const level_keys[WORKLOAD_NBATCH] = { "1", "2", "4", "8", "16", "32", ">=64" };
+static const char *const batch_keys[WORKLOAD_NBATCH] = { "0", "4", "8", "16", "32", "64", ">=64" };
+
+/* A bucketed count as fio prints it: percent of the total per key (all 0 when empty). */
+static json_t *batch_dist(const uint64_t count[WORKLOAD_NBATCH],
+			  const char *const keys[WORKLOAD_NBATCH])
+{
+	json_t *o = json_object();
+	uint64_t total = 0;
+
+	for (int i = 0; i < WORKLOAD_NBATCH; i++)
+		total += count[i];
+	for (int i = 0; i < WORKLOAD_NBATCH; i++)
+		json_object_set_new(
+		    o, keys[i], json_real(total ? 100.0 * (double)count[i] / (double)total : 0.0));
+	return o;
+}
+
 static json_t *job_json(const struct workload_run *run, const struct workload_thread *t,
 			const struct stats_series series[IO_DDIR_COUNT][2],
 			const double group_bw[IO_DDIR_COUNT], bool plus)
@@ -151,9 +170,6 @@ static json_t *job_json(const struct workload_run *run, const struct workload_th
 	const struct job *job = run->job;
 	double secs = (double)t->runtime_ns / 1e9, cpu_secs = (double)t->cpu_runtime_ns / 1e9;
 	json_t *o = json_object(), *sync;
-	unsigned depth = (run->ops->flags & IOENGINE_SYNC) ? 1 : (unsigned)job->iodepth;
-	static const char *const depth_keys[] = { "1", "2", "4", "8", "16", "32", ">=64" };
-	json_t *depths = json_object();
 
 	json_object_set_new(o, "jobname", json_string(job->name));
 	json_object_set_new(o, "groupid", json_integer(0));
@@ -179,13 +195,9 @@ static json_t *job_json(const struct workload_run *run, const struct workload_th
 	json_object_set_new(o, "ctx", json_integer((json_int_t)t->ctx));
 	json_object_set_new(o, "majf", json_integer((json_int_t)t->majf));
 	json_object_set_new(o, "minf", json_integer((json_int_t)t->minf));
-	/* The runner keeps iodepth I/Os in flight (sync engines: one); we do not sample the
-	 * depth, so all of it is reported at the configured level. */
-	for (unsigned i = 0, lvl = 1; i < 7; i++, lvl *= 2)
-		json_object_set_new(
-		    depths, depth_keys[i],
-		    json_real((depth >= lvl && (i == 6 || depth < 2 * lvl)) ? 100.0 : 0.0));
-	json_object_set_new(o, "iodepth_level", depths);
+	json_object_set_new(o, "iodepth_level", batch_dist(t->depth_ios, level_keys));
+	json_object_set_new(o, "iodepth_submit", batch_dist(t->submit_calls, batch_keys));
+	json_object_set_new(o, "iodepth_complete", batch_dist(t->complete_calls, batch_keys));
 	latency_buckets(o, t);
 	json_object_set_new(o, "latency_depth", json_integer(job->iodepth));
 	json_object_set_new(o, "latency_target", json_integer(0));
@@ -250,6 +262,25 @@ static double dir_bw(const struct workload_thread *t, int d)
 	return t->runtime_ns && t->dir[d].ios
 		   ? (double)t->dir[d].bytes / ((double)t->runtime_ns / 1e9)
 		   : 0.0;
+}
+
+/* The whole run's submit and complete calls and the I/Os they carried (counted phase): fio's
+ * iodepth_submit/complete give only the shape, these give calls per I/O. */
+static json_t *calls_json(const struct workload_run *run)
+{
+	uint64_t submit = 0, complete = 0, ios = 0;
+
+	for (unsigned i = 0; i < run->nthreads; i++) {
+		const struct workload_thread *t = &run->threads[i];
+
+		for (int b = 0; b < WORKLOAD_NBATCH; b++) {
+			submit += t->submit_calls[b];
+			complete += t->complete_calls[b];
+			ios += t->depth_ios[b];
+		}
+	}
+	return json_pack("{s:I, s:I, s:I}", "submit", (json_int_t)submit, "complete",
+			 (json_int_t)complete, "ios", (json_int_t)ios);
 }
 
 json_t *output_json_root(time_t timestamp, uint64_t timestamp_ms)
@@ -332,6 +363,7 @@ json_t *output_json_build(const struct workload_run *run, bool plus)
 				       p->lat_mean_ns[0], "write_lat_mean_ns", p->lat_mean_ns[1]));
 	}
 	json_object_set_new(zb, "samples", samples);
+	json_object_set_new(zb, "calls", calls_json(run));
 	if (job->rate_iops)
 		json_object_set_new(zb, "rate", rate_json(run));
 	errors = json_array();

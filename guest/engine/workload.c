@@ -280,26 +280,30 @@ static void worker_process(struct workload_thread *t)
 static int run_check_target(struct workload_run *run, int64_t *fsize, char *msg, size_t len)
 {
 	const struct job *job = run->job;
+	char path[PATH_MAX];
+	int shared = engine_job_shared_path(job, path, sizeof(path));
 
 	run->ops = ioengine_find(job->ioengine);
 	if (!run->ops) {
 		snprintf(msg, len, "option 'ioengine': unknown I/O engine \"%s\"", job->ioengine);
 		return -1;
 	}
-	if (!job->filename)
-		return 0;
-	*fsize = file_size(job->filename);
-	if (!job->size && *fsize < 0) {
-		snprintf(msg, len, "'%s': %s (and no size given)", job->filename,
-			 strerror((int)-*fsize));
+	if (shared < 0) {
+		snprintf(msg, len, "options 'directory' and 'filename': the path is too long");
 		return -1;
 	}
-	if (is_block_device(job->filename) && job->size &&
-	    job->offset + job->size > (uint64_t)*fsize) {
+	if (!shared)
+		return 0;
+	*fsize = file_size(path);
+	if (!job->size && *fsize < 0) {
+		snprintf(msg, len, "'%s': %s (and no size given)", path, strerror((int)-*fsize));
+		return -1;
+	}
+	if (is_block_device(path) && job->size && job->offset + job->size > (uint64_t)*fsize) {
 		snprintf(msg, len,
 			 "'%s': offset + size (%" PRIu64 ") is beyond the device (%" PRId64
 			 " bytes)",
-			 job->filename, job->offset + job->size, *fsize);
+			 path, job->offset + job->size, *fsize);
 		return -1;
 	}
 	return 0;
@@ -334,8 +338,8 @@ static int run_alloc(struct workload_run *run, char *msg, size_t len)
 	return 0;
 }
 
-/* Each thread's file (per-thread <name>.<n>.0, or the shared filename) and region; the region
- * must hold the largest block. `fsize` as from run_check_target(). */
+/* Each thread's file (per-thread <name>.<n>.0, or the shared [directory/]filename) and region; the
+ * region must hold the largest block. `fsize` as from run_check_target(). */
 static int run_threads_init(struct workload_run *run, int64_t fsize, char *msg, size_t len)
 {
 	const struct job *job = run->job;
@@ -347,9 +351,7 @@ static int run_threads_init(struct workload_run *run, int64_t fsize, char *msg, 
 		t->index = i;
 		if (run->issue_logs)
 			t->issue_log = run->issue_logs + (size_t)i * job->issue_log;
-		if (job->filename)
-			snprintf(t->path, sizeof(t->path), "%s", job->filename);
-		else
+		if (engine_job_shared_path(job, t->path, sizeof(t->path)) == 0)
 			snprintf(t->path, sizeof(t->path), "%s%s%s.%u.0",
 				 job->directory ? job->directory : "", job->directory ? "/" : "",
 				 job->name, i);
@@ -497,8 +499,33 @@ void workload_release(struct workload_run *run)
 	memset(run, 0, sizeof(*run));
 }
 
+unsigned workload_batch_bucket(unsigned nr)
+{
+	if (nr == 0)
+		return 0;
+	if (nr <= 4)
+		return 1;
+	if (nr > 64)
+		return 6;
+	return 32 - (unsigned)__builtin_clz(nr - 1) - 1; /* 5-8: 2, 9-16: 3, 17-32: 4, 33-64: 5 */
+}
+
+unsigned workload_depth_bucket(unsigned depth)
+{
+	unsigned b = 0;
+
+	while (b < WORKLOAD_NBATCH - 1 && depth >= 2u << b)
+		b++;
+	return b; /* 1: 0, 2-3: 1, 4-7: 2, ..., >= 64: 6 */
+}
+
 void workload_thread_merge(struct workload_thread *dst, const struct workload_thread *src)
 {
+	for (int i = 0; i < WORKLOAD_NBATCH; i++) {
+		dst->submit_calls[i] += src->submit_calls[i];
+		dst->complete_calls[i] += src->complete_calls[i];
+		dst->depth_ios[i] += src->depth_ios[i];
+	}
 	for (int d = 0; d < IO_DDIR_COUNT; d++) {
 		struct workload_dir *a = &dst->dir[d];
 		const struct workload_dir *b = &src->dir[d];

@@ -35,14 +35,35 @@ uint64_t engine_rand_next(struct engine_rand *r);
 /* Uniform in [0, n) (n > 0). */
 uint64_t engine_rand_below(struct engine_rand *r, uint64_t n);
 
-/* The offsets one thread visits: sequential from `start`, or uniform random offsets aligned to
- * the smallest block size in [start, start + size - len]. The same job and thread index give
- * the same sequence. */
+/* random_distribution (workload_dist.c): block indices in [0, n) drawn as fio draws them, for
+ * zipf, pareto and normal; ENGINE_DIST_RANDOM is uniform. Set up once per thread (zipf sums
+ * zeta(n) at init: up to fio's cap of 10M terms, in constant time), then each draw is O(1). */
+struct workload_dist {
+	int kind;     /* enum engine_dist */
+	uint64_t n;   /* blocks */
+	uint64_t off; /* rotation of every draw: the center, or the seed's */
+	double theta, alpha, eta, zetan, zeta2; /* zipf */
+	double pareto_pow;			/* pareto: log(h) / log(1 - h) */
+	uint64_t jitter;			/* normal: the deviation's width in blocks */
+};
+/* From the job's dist, dist_value and dist_center; `r` gives the random rotation. */
+void workload_dist_init(struct workload_dist *d, const struct job *job, uint64_t n,
+			struct engine_rand *r);
+/* The next block index, from the stream `r`. */
+uint64_t workload_dist_next(const struct workload_dist *d, struct engine_rand *r);
+/* sum_{i=1}^{n} i^-theta (theta != 1), exact to double rounding. */
+double workload_zeta(uint64_t n, double theta);
+
+/* The offsets one thread visits: sequential from `start`, or random offsets aligned to the
+ * smallest block size in [start, start + size - len]: uniform, or as random_distribution says
+ * (then over the starts that fit the largest block). The same job and thread index give the
+ * same sequence. */
 struct workload_offsets {
 	uint64_t start, size, bs, align, pos;
 	bool random;
 	bool wrap; /* sequential: start over at the end (time_based) instead of stopping */
 	struct engine_rand rand;
+	struct workload_dist dist; /* kind ENGINE_DIST_RANDOM: uniform */
 };
 void workload_offsets_init(struct workload_offsets *o, const struct job *job, uint64_t size,
 			   unsigned thread_index);
@@ -95,6 +116,14 @@ struct workload_live {
 	uint64_t layout_bytes;
 } __attribute__((aligned(64)));
 
+/* Buckets of the batching statistics of struct workload_thread. */
+#define WORKLOAD_NBATCH 7
+/* The bucket of a call that moved `nr` I/Os (fio's iodepth_submit/complete keys "0", "4", "8",
+ * "16", "32", "64", ">=64"), and of an I/O issued at depth `depth` (iodepth_level keys "1",
+ * "2", "4", "8", "16", "32", ">=64"). */
+unsigned workload_batch_bucket(unsigned nr);
+unsigned workload_depth_bucket(unsigned depth);
+
 struct workload_thread {
 	struct workload_run *run;
 	unsigned index;
@@ -110,6 +139,13 @@ struct workload_thread {
 	uint64_t cpu_runtime_ns; /* summed over merged threads: usr_cpu/sys_cpu divide by it */
 	struct workload_dir dir[IO_DDIR_COUNT];
 	struct stats_lat sync_lat;
+	/* fio's batching statistics over the counted phase: submit (commit) and complete
+	 * (getevents) calls by how many I/Os each carried, bucketed as fio's iodepth_submit and
+	 * iodepth_complete (0, 1-4, 5-8, 9-16, 17-32, 33-64, more), and I/Os by the depth they
+	 * were issued at, as fio's iodepth_level (1, 2-3, 4-7, ..., >= 64; weighted by the I/Os of
+	 * each submit call). A sync engine counts one call of one I/O each way, as in fio. */
+	uint64_t submit_calls[WORKLOAD_NBATCH], complete_calls[WORKLOAD_NBATCH];
+	uint64_t depth_ios[WORKLOAD_NBATCH];
 	double usr_sec, sys_sec;
 	uint64_t ctx, majf, minf;
 

@@ -79,10 +79,16 @@ void workload_offsets_init(struct workload_offsets *o, const struct job *job, ui
 	o->wrap = job->time_based;
 	engine_rand_seed(&o->rand,
 			 workload_thread_seed(job, thread_index, WORKLOAD_STREAM_OFFSETS));
+	if (o->random && size >= o->bs)
+		workload_dist_init(&o->dist, job, (size - o->bs) / o->align + 1, &o->rand);
 }
 
 bool workload_offsets_next_len(struct workload_offsets *o, uint64_t len, uint64_t *offset)
 {
+	if (o->random && o->dist.kind != ENGINE_DIST_RANDOM) {
+		*offset = o->start + workload_dist_next(&o->dist, &o->rand) * o->align;
+		return true;
+	}
 	if (o->random) {
 		/* block-aligned starts whose I/O ends inside the region */
 		*offset = o->start +

@@ -44,9 +44,28 @@ static int thread_fail(struct workload_thread *t, int errnum, const char *fmt, .
 	return -1;
 }
 
-/* Make the thread's file at least offset + size bytes. A job that reads gets real (random) data
- * written, as fio lays out files; a write-only job only needs the file to exist and be sized.
- * Devices and big-enough files are left alone. */
+/* Create the missing directories above `path`, as fio does for a filename inside them. 0 or -1
+ * with errno. */
+static int make_parents(const char *path)
+{
+	char dir[PATH_MAX];
+	size_t n = strlen(path);
+
+	if (n >= sizeof(dir))
+		return errno = ENAMETOOLONG, -1;
+	memcpy(dir, path, n + 1);
+	for (char *p = dir + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return 0;
+}
+
+/* Make the thread's file at least offset + size bytes. A job that reads, or writes with
+ * overwrite=1, gets real (random) data written, as fio lays out files; any other write-only job
+ * only needs the file to exist and be sized. Devices and big-enough files are left alone. */
 static int thread_layout(struct workload_thread *t)
 {
 	const struct job *job = t->run->job;
@@ -58,10 +77,12 @@ static int thread_layout(struct workload_thread *t)
 
 	if (stat(t->path, &st) == 0 && (!S_ISREG(st.st_mode) || (uint64_t)st.st_size >= need))
 		return 0;
+	if (job->filename && make_parents(t->path) < 0)
+		return thread_fail(t, errno, "creating the directories of '%s'", t->path);
 	fd = open(t->path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return thread_fail(t, errno, "creating '%s'", t->path);
-	if (!engine_rw_reads(job->rw)) {
+	if (!engine_rw_reads(job->rw) && !job->overwrite) {
 		if (ftruncate(fd, (off_t)need) < 0) {
 			thread_fail(t, errno, "sizing '%s'", t->path);
 			close(fd);
@@ -122,6 +143,9 @@ static void thread_reset_stats(struct workload_thread *t)
 		}
 	}
 	t->sync_lat = (struct stats_lat){ 0 };
+	memset(t->submit_calls, 0, sizeof(t->submit_calls));
+	memset(t->complete_calls, 0, sizeof(t->complete_calls));
+	memset(t->depth_ios, 0, sizeof(t->depth_ios));
 }
 
 static void rusage_now(struct rusage *ru)
@@ -144,6 +168,11 @@ struct runner {
 	struct io_u *ios;
 	struct io_u **free, **pending; /* free slots; queued but not yet committed */
 	unsigned nfree, npending, inflight;
+	/* fio's batching (iodepth_batch_submit, iodepth_batch_complete_min/max) as fio fixes them
+	 * up: commit once batch_submit I/Os are queued; reap complete_min..complete_max at a time
+	 * when the queue is full; polling (both 0) reaps after every I/O. */
+	unsigned batch_submit, complete_min, complete_max;
+	bool polling;
 	struct workload_offsets offs;
 	struct workload_mix mix;
 	struct bufgen buf;
@@ -268,42 +297,71 @@ static void sleep_until(uint64_t ns)
 		;
 }
 
-/* Reap at least one completion (waiting until `deadline` at most when it is not 0). */
-static int runner_reap(struct runner *r, uint64_t deadline)
-{
-	struct timespec ts, *tp = NULL;
-	uint64_t now;
-	int n;
-
-	if (deadline) {
-		now = workload_now_ns();
-		workload_timespec(&ts, deadline > now ? deadline - now : 0);
-		tp = &ts;
-	}
-	n = r->ops->getevents(r->et, 1, r->inflight, tp);
-	if (n < 0)
-		return thread_fail(r->t, -n, "waiting for I/O");
-	now = workload_now_ns();
-	for (int i = 0; i < n; i++)
-		runner_complete(r, r->ops->event(r->et, (unsigned)i), now);
-	return 0;
-}
-
 static int runner_commit(struct runner *r)
 {
+	struct workload_thread *t = r->t;
 	uint64_t now;
 	int ret;
 
 	if (!r->npending)
 		return 0;
+	if (r->counting) {
+		/* fio: the depth is the I/O units in use, these included */
+		t->depth_ios[workload_depth_bucket(r->inflight + r->npending)] += r->npending;
+		t->submit_calls[workload_batch_bucket(r->npending)]++;
+	}
 	ret = r->ops->commit(r->et);
 	if (ret < 0)
-		return thread_fail(r->t, -ret, "submitting I/O");
+		return thread_fail(t, -ret, "submitting I/O");
 	now = workload_now_ns();
 	for (unsigned i = 0; i < r->npending; i++)
 		r->pending[i]->issue_ns = now;
 	r->inflight += r->npending;
 	r->npending = 0;
+	return 0;
+}
+
+/* How many completions to wait for and take, by fio's rules: at least complete_min (at most
+ * what is in flight), and 1 when complete_min is 0 (fio waits for one even then, polling
+ * included); at most complete_max, never fewer than the minimum. */
+static void runner_reap_bounds(const struct runner *r, unsigned *min, unsigned *max)
+{
+	unsigned lo = r->complete_min < r->inflight ? r->complete_min : r->inflight;
+	unsigned hi = r->complete_max < r->inflight ? r->complete_max : r->inflight;
+
+	if (!lo)
+		lo = 1;
+	*min = lo;
+	*max = hi > lo ? hi : lo;
+}
+
+/* Commit what is queued, then reap as runner_reap_bounds() says (waiting until `deadline` at
+ * most when it is not 0). */
+static int runner_reap(struct runner *r, uint64_t deadline)
+{
+	struct timespec ts, *tp = NULL;
+	unsigned min, max;
+	uint64_t now;
+	int n;
+
+	if (runner_commit(r) < 0)
+		return -1;
+	if (!r->inflight)
+		return 0;
+	if (deadline) {
+		now = workload_now_ns();
+		workload_timespec(&ts, deadline > now ? deadline - now : 0);
+		tp = &ts;
+	}
+	runner_reap_bounds(r, &min, &max);
+	n = r->ops->getevents(r->et, min, max, tp);
+	if (n < 0)
+		return thread_fail(r->t, -n, "waiting for I/O");
+	if (r->counting)
+		r->t->complete_calls[workload_batch_bucket((unsigned)n)]++;
+	now = workload_now_ns();
+	for (int i = 0; i < n; i++)
+		runner_complete(r, r->ops->event(r->et, (unsigned)i), now);
 	return 0;
 }
 
@@ -354,11 +412,24 @@ static uint64_t runner_fill(struct runner *r)
 		q = r->ops->queue(r->et, io);
 		if (q == IOENGINE_Q_COMPLETED) {
 			io->issue_ns = t0;
+			if (r->counting) {
+				t->depth_ios[workload_depth_bucket(r->inflight + r->npending +
+								   1)]++;
+				if (r->sync_engine) { /* fio: one submit and one complete of 1 */
+					t->submit_calls[workload_batch_bucket(1)]++;
+					t->complete_calls[workload_batch_bucket(1)]++;
+				}
+			}
 			if (!r->sync_engine)
 				r->inflight++; /* runner_complete() takes it back off */
 			runner_complete(r, io, workload_now_ns());
 		} else if (q == IOENGINE_Q_QUEUED) {
 			r->pending[r->npending++] = io;
+			/* fio submits a batch as soon as it is whole (default: every I/O) */
+			if (r->npending >= r->batch_submit && runner_commit(r) < 0)
+				break;
+			if (r->polling && runner_reap(r, 0) < 0)
+				break;
 		} else {
 			/* busy: give the slot back and the arrival too is served late */
 			r->free[r->nfree++] = io;
@@ -394,12 +465,14 @@ static void runner_loop(struct runner *r)
 		if (r->stop)
 			break;
 	}
-	/* drain whatever is still in flight after a stop or a failure */
+	/* drain whatever is still in flight after a stop or a failure (fio: wait for all) */
 	while (r->inflight) {
-		int n = r->ops->getevents(r->et, 1, r->inflight, NULL);
+		int n = r->ops->getevents(r->et, r->inflight, r->inflight, NULL);
 
 		if (n <= 0)
 			break;
+		if (r->counting && !t->error)
+			t->complete_calls[workload_batch_bucket((unsigned)n)]++;
 		for (int i = 0; i < n; i++) {
 			struct io_u *io = r->ops->event(r->et, (unsigned)i);
 
@@ -413,6 +486,20 @@ static void runner_loop(struct runner *r)
 	}
 	if (!t->error && job->end_fsync && engine_rw_writes(job->rw))
 		runner_sync(r);
+}
+
+/* fio's fix-ups: a submit batch of 0 or above the depth is the depth; a complete_max below
+ * complete_min is complete_min; polling when both complete bounds are 0. */
+static void runner_batch_init(struct runner *r, const struct job *job, unsigned depth)
+{
+	unsigned b = (unsigned)job->iodepth_batch_submit;
+
+	r->batch_submit = !b || b > depth ? depth : b;
+	r->complete_min = (unsigned)job->iodepth_batch_complete_min;
+	r->complete_max = (unsigned)job->iodepth_batch_complete_max;
+	if (r->complete_max < r->complete_min)
+		r->complete_max = r->complete_min;
+	r->polling = !r->complete_min && !r->complete_max;
 }
 
 static void thread_io_loop(struct workload_thread *t, struct ioengine_thread *et, struct io_u *ios,
@@ -435,6 +522,7 @@ static void thread_io_loop(struct workload_thread *t, struct ioengine_thread *et
 	uint64_t start;
 	struct rusage ru1;
 
+	runner_batch_init(&r, job, et->iodepth);
 	workload_mix_init(&r.mix, job, t->index);
 	bufgen_init(&r.buf, job, workload_thread_seed(job, t->index, WORKLOAD_STREAM_BUFFER));
 	for (unsigned i = 0; i < et->iodepth; i++) {

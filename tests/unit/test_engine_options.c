@@ -1,8 +1,10 @@
 /* Unit tests for guest/engine/options.c (good and bad values, exact messages, JSON jobs, the
  * host-side check) and for the offset generator's determinism (workload_gen.c). */
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "ioengine.h"
@@ -68,6 +70,56 @@ static void test_cli_values(void)
 		{ "randseed", "-3",
 		  "option 'randseed': expected a non-negative integer, got \"-3\"" },
 		{ "iodepthh", "1", "unknown option 'iodepthh'" },
+		/* fio's batching options and their aliases */
+		{ "iodepth_batch_submit", "4", NULL },
+		{ "iodepth_batch", "0", NULL },
+		{ "iodepth_batch_submit", "-1",
+		  "option 'iodepth_batch_submit': expected an integer from 0 to 65536, got "
+		  "\"-1\"" },
+		{ "iodepth_batch_complete", "2", NULL },
+		{ "iodepth_batch_complete_min", "0", NULL },
+		{ "iodepth_batch_complete_max", "16", NULL },
+		{ "iodepth_batch_complete_max", "all",
+		  "option 'iodepth_batch_complete_max': expected an integer from 0 to 65536, got "
+		  "\"all\"" },
+		{ "overwrite", "1", NULL },
+		{ "overwrite", NULL, NULL },
+		/* random_distribution: fio's NAME[:VALUE[:CENTER]] */
+		{ "random_distribution", "random", NULL },
+		{ "random_distribution", "zipf", NULL },
+		{ "random_distribution", "zipf:1.2", NULL },
+		{ "random_distribution", "zipf:0.8:0.25", NULL },
+		{ "random_distribution", "pareto:0.3", NULL },
+		{ "random_distribution", "normal:5", NULL },
+		{ "random_distribution", "normal:5:1", NULL },
+		{ "random_distribution", "zipf:1",
+		  "option 'random_distribution': zipf theta must be above 0 and not 1, got \"1\"" },
+		{ "random_distribution", "zipf:-2",
+		  "option 'random_distribution': zipf theta must be above 0 and not 1, got "
+		  "\"-2\"" },
+		{ "random_distribution", "pareto:1.5",
+		  "option 'random_distribution': pareto h must be between 0 and 1, got \"1.5\"" },
+		{ "random_distribution", "normal:100",
+		  "option 'random_distribution': normal deviation must be a percent from 0 to "
+		  "below "
+		  "100, got \"100\"" },
+		{ "random_distribution", "normal:5%",
+		  "option 'random_distribution': expected random, zipf[:theta], pareto[:h] or "
+		  "normal[:dev] with an optional :center, got \"normal:5%\"" },
+		{ "random_distribution", "zipf:1.2:1.5",
+		  "option 'random_distribution': the center must be a number from 0 to 1, got "
+		  "\"1.5\"" },
+		{ "random_distribution", "zipf:nan",
+		  "option 'random_distribution': expected random, zipf[:theta], pareto[:h] or "
+		  "normal[:dev] with an optional :center, got \"zipf:nan\"" },
+		{ "random_distribution", "random:1",
+		  "option 'random_distribution': expected random, zipf[:theta], pareto[:h] or "
+		  "normal[:dev] with an optional :center, got \"random:1\"" },
+		{ "random_distribution", "gauss:5",
+		  "option 'random_distribution': expected random, zipf[:theta], pareto[:h] or "
+		  "normal[:dev] with an optional :center, got \"gauss:5\"" },
+		{ "random_distribution", "zoned:60/10:40/90",
+		  "option 'random_distribution': fio's \"zoned\" distribution is not supported" },
 	};
 
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -113,6 +165,76 @@ static void test_parsed_fields(void)
 	CHECK(job.size == 64ull << 20);
 	CHECK(engine_job_validate(&job, msg, sizeof(msg)) == 0);
 	engine_job_release(&job);
+
+	/* fio's defaults: submit one at a time, reap one at a time, uniform offsets */
+	engine_job_init(&job);
+	CHECK(job.iodepth_batch_submit == 1 && job.iodepth_batch_complete_min == 1 &&
+	      job.iodepth_batch_complete_max == 0);
+	CHECK(job.dist == ENGINE_DIST_RANDOM && !job.overwrite);
+	CHECK(engine_option_set(&job, "iodepth_batch", "8", msg, sizeof(msg)) == 0);
+	CHECK(engine_option_set(&job, "iodepth_batch_complete", "4", msg, sizeof(msg)) == 0);
+	CHECK(job.iodepth_batch_submit == 8 && job.iodepth_batch_complete_min == 4);
+	CHECK(engine_option_set(&job, "random_distribution", "zipf", msg, sizeof(msg)) == 0);
+	CHECK(job.dist == ENGINE_DIST_ZIPF && job.dist_value == 1.1 && job.dist_center == -1);
+	CHECK(engine_option_set(&job, "random_distribution", "pareto", msg, sizeof(msg)) == 0);
+	CHECK(job.dist == ENGINE_DIST_PARETO && job.dist_value == 0.2);
+	CHECK(engine_option_set(&job, "random_distribution", "normal:2.5:0.75", msg, sizeof(msg)) ==
+	      0);
+	CHECK(job.dist == ENGINE_DIST_NORMAL && job.dist_value == 2.5 && job.dist_center == 0.75);
+	CHECK(engine_option_set(&job, "random_distribution", "random", msg, sizeof(msg)) == 0);
+	CHECK(job.dist == ENGINE_DIST_RANDOM);
+	engine_job_release(&job);
+}
+
+/* fio's rule for filename with directory: "directory/filename", whatever filename is. */
+static void test_shared_path(void)
+{
+	static const struct {
+		const char *directory, *filename, *want; /* want NULL: per-thread files */
+	} cases[] = {
+		{ "/stripe", "f", "/stripe/f" },
+		{ "/stripe", "/stripe/f", "/stripe//stripe/f" },
+		{ "/stripe", "a/b", "/stripe/a/b" },
+		{ NULL, "/dev/zvol/tank/v", "/dev/zvol/tank/v" },
+		{ "/stripe", NULL, NULL },
+	};
+	char path[PATH_MAX], msg[256], *longname;
+	struct job job;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		engine_job_init(&job);
+		if (cases[i].directory)
+			CHECK(engine_option_set(&job, "directory", cases[i].directory, msg,
+						sizeof(msg)) == 0);
+		if (cases[i].filename)
+			CHECK(engine_option_set(&job, "filename", cases[i].filename, msg,
+						sizeof(msg)) == 0);
+		CHECK(engine_option_set(&job, "size", "1M", msg, sizeof(msg)) == 0);
+		CHECK(engine_job_validate(&job, msg, sizeof(msg)) == 0);
+		if (cases[i].want) {
+			CHECK(engine_job_shared_path(&job, path, sizeof(path)) == 1);
+			CHECK_STR(path, cases[i].want);
+		} else {
+			CHECK(engine_job_shared_path(&job, path, sizeof(path)) == 0);
+		}
+		engine_job_release(&job);
+	}
+	/* a joined path that does not fit is refused, not cut */
+	longname = malloc(PATH_MAX);
+	CHECK(longname != NULL);
+	if (!longname)
+		return;
+	memset(longname, 'a', PATH_MAX - 4);
+	longname[PATH_MAX - 4] = '\0';
+	engine_job_init(&job);
+	CHECK(engine_option_set(&job, "directory", "/stripe", msg, sizeof(msg)) == 0);
+	CHECK(engine_option_set(&job, "filename", longname, msg, sizeof(msg)) == 0);
+	CHECK(engine_option_set(&job, "size", "1M", msg, sizeof(msg)) == 0);
+	CHECK(engine_job_shared_path(&job, path, sizeof(path)) == -1);
+	CHECK(engine_job_validate(&job, msg, sizeof(msg)) == -1);
+	CHECK_STR(msg, "options 'directory' and 'filename': the path is too long");
+	engine_job_release(&job);
+	free(longname);
 }
 
 static void test_validate(void)
@@ -175,6 +297,15 @@ static void test_option_check(void)
 		{ "target", "\"pool\"", "unknown option" },
 		{ "ioengine", "\"aio\"",
 		  "unknown I/O engine \"aio\" (this build has: psync, libaio, io_uring)" },
+		/* the matrix knows the new options through the same table */
+		{ "iodepth_batch_submit", "8", NULL },
+		{ "iodepth_batch", "8", NULL },
+		{ "iodepth_batch_complete_max", "\"16\"", NULL },
+		{ "overwrite", "true", NULL },
+		{ "random_distribution", "\"zipf:1.2\"", NULL },
+		{ "random_distribution", "\"zipf:x\"",
+		  "expected random, zipf[:theta], pareto[:h] or normal[:dev] with an optional "
+		  ":center, got \"zipf:x\"" },
 	};
 
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -314,6 +445,7 @@ int main(void)
 	test_cli_values();
 	test_parsed_fields();
 	test_validate();
+	test_shared_path();
 	test_option_check();
 	test_json_job();
 	test_offsets();

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "buffers.h"
@@ -340,6 +341,139 @@ static void test_runs(char *dir)
 	}
 }
 
+static uint64_t sum7(const uint64_t v[WORKLOAD_NBATCH])
+{
+	uint64_t s = 0;
+
+	for (int i = 0; i < WORKLOAD_NBATCH; i++)
+		s += v[i];
+	return s;
+}
+
+/* fio's submission and completion batching, counted by the runner per call: by default one I/O
+ * per submit call and one per reap (fio's iodepth_batch_submit=1, complete_min=1 and max
+ * defaulting to min); whole batches with iodepth_batch_submit=8, complete_min=8; depth 1 when
+ * polling (both complete bounds 0, where fio still waits for one after every I/O). */
+static void test_batching(char *dir)
+{
+	static const char *const engines[] = { "libaio", "io_uring" };
+	struct workload_run run;
+	struct job job;
+
+	for (size_t e = 0; e < 2; e++) {
+		const struct workload_thread *t;
+
+		/* defaults: 256 reads, 256 submit calls of one, 256 reaps of one */
+		engine_job_init(&job);
+		job_set(&job, "name", "batch");
+		job_set(&job, "ioengine", engines[e]);
+		job_set(&job, "iodepth", "8");
+		job_set(&job, "rw", "randread");
+		job_set(&job, "size", "1M");
+		job_set(&job, "thread", "1");
+		CHECK(run_job(&run, &job, dir) == 0);
+		t = &run.threads[0];
+		printf("%s defaults: %lu reads, %lu submit calls, %lu reaps\n", engines[e],
+		       (unsigned long)t->dir[0].ios, (unsigned long)sum7(t->submit_calls),
+		       (unsigned long)sum7(t->complete_calls));
+		CHECK(t->dir[0].ios == 256);
+		CHECK(sum7(t->submit_calls) == 256 && t->submit_calls[1] == 256);
+		CHECK(sum7(t->complete_calls) == 256 && t->complete_calls[1] == 256);
+		CHECK(sum7(t->depth_ios) == 256);
+		workload_release(&run);
+
+		/* whole batches of 8 each way: 32 submit calls of 8, 32 reaps of 8 */
+		job_set(&job, "iodepth_batch_submit", "8");
+		job_set(&job, "iodepth_batch_complete_min", "8");
+		CHECK(run_job(&run, &job, dir) == 0);
+		t = &run.threads[0];
+		printf("%s batch 8/8: %lu reads, %lu submit calls, %lu reaps\n", engines[e],
+		       (unsigned long)t->dir[0].ios, (unsigned long)sum7(t->submit_calls),
+		       (unsigned long)sum7(t->complete_calls));
+		CHECK(sum7(t->submit_calls) == 32 && t->submit_calls[2] == 32);
+		CHECK(sum7(t->complete_calls) == 32 && t->complete_calls[2] == 32);
+		CHECK(t->depth_ios[3] == 256); /* every batch went in at depth 8 */
+		workload_release(&run);
+
+		/* polling: every I/O is reaped before the next, so the depth is 1 */
+		job_set(&job, "iodepth_batch_submit", "1");
+		job_set(&job, "iodepth_batch_complete_min", "0");
+		job_set(&job, "iodepth_batch_complete_max", "0");
+		CHECK(run_job(&run, &job, dir) == 0);
+		t = &run.threads[0];
+		CHECK(t->depth_ios[0] == 256 && sum7(t->submit_calls) == 256);
+		workload_release(&run);
+		engine_job_release(&job);
+	}
+	/* a sync engine: one call of one each way, at depth 1 (fio counts psync so) */
+	engine_job_init(&job);
+	job_set(&job, "name", "batch");
+	job_set(&job, "rw", "randread");
+	job_set(&job, "size", "256k");
+	job_set(&job, "thread", "1");
+	CHECK(run_job(&run, &job, dir) == 0);
+	CHECK(run.threads[0].submit_calls[1] == 64 && run.threads[0].complete_calls[1] == 64 &&
+	      run.threads[0].depth_ios[0] == 64);
+	workload_release(&run);
+	engine_job_release(&job);
+}
+
+/* overwrite=1 lays out a write job's file (every block written before the job), as fio does;
+ * without it a random write job's file stays sparse where the job did not write. */
+static void test_overwrite(char *dir)
+{
+	struct workload_run run;
+	char path[512];
+	struct stat st;
+	struct job job;
+
+	for (int ow = 0; ow < 2; ow++) {
+		engine_job_init(&job);
+		job_set(&job, "name", ow ? "ow1" : "ow0");
+		job_set(&job, "rw", "randwrite");
+		job_set(&job, "size", "1M");
+		job_set(&job, "overwrite", ow ? "1" : "0");
+		CHECK(run_job(&run, &job, dir) == 0);
+		snprintf(path, sizeof(path), "%s/%s.0.0", dir, ow ? "ow1" : "ow0");
+		CHECK(stat(path, &st) == 0);
+		printf("overwrite=%d: %lld of 1048576 bytes allocated\n", ow,
+		       (long long)st.st_blocks * 512);
+		/* 256 random writes with repetition touch ~63% of the 256 blocks */
+		if (ow)
+			CHECK(st.st_blocks * 512 >= 1048576);
+		else
+			CHECK(st.st_blocks * 512 < 1048576 * 8 / 10);
+		workload_release(&run);
+		engine_job_release(&job);
+	}
+}
+
+/* filename with directory: one file, directory/filename (missing directories made, as fio),
+ * shared by every worker, laid out once; no per-worker files. */
+static void test_shared_file(char *dir)
+{
+	struct workload_run run;
+	char path[512];
+	struct stat st;
+	struct job job;
+
+	engine_job_init(&job);
+	job_set(&job, "name", "sh");
+	job_set(&job, "filename", "sub/f");
+	job_set(&job, "rw", "randread");
+	job_set(&job, "size", "256k");
+	job_set(&job, "numjobs", "4");
+	CHECK(run_job(&run, &job, dir) == 0);
+	for (unsigned i = 0; i < 4; i++)
+		CHECK(run.threads[i].dir[0].ios == 64);
+	snprintf(path, sizeof(path), "%s/sub/f", dir);
+	CHECK(stat(path, &st) == 0 && st.st_size == 262144);
+	snprintf(path, sizeof(path), "%s/sh.0.0", dir);
+	CHECK(stat(path, &st) < 0);
+	workload_release(&run);
+	engine_job_release(&job);
+}
+
 int main(void)
 {
 	char dir[] = "/dev/shm/zbench-test-XXXXXX";
@@ -350,6 +484,9 @@ int main(void)
 	test_buffers();
 	if (mkdtemp(dir)) {
 		test_runs(dir);
+		test_batching(dir);
+		test_overwrite(dir);
+		test_shared_file(dir);
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 		if (system(cmd) != 0)
 			fprintf(stderr, "could not remove %s\n", dir);
