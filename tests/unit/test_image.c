@@ -2,6 +2,7 @@
  * kernel module's .modinfo (image import), in-root path resolution and the vmlinux extraction
  * (LZ4 legacy payload). */
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
 #include <stdio.h>
@@ -50,6 +51,43 @@ static void make_link(const char *target, const char *rel)
 
 	CHECK(symlink(target, p) == 0);
 	free(p);
+}
+
+/* stage_path() walks the root as root_resolve() does, and mirrors every link and directory on
+ * the way into the staging tree. */
+static void test_stage_path(void)
+{
+	struct zb_error err = { 0 };
+	char *root = at("sr"), *staging = at("ss"), out[4096], link[64];
+	struct stager s = { .root = root, .staging = staging };
+	char *p = NULL;
+	ssize_t n;
+
+	make_dir("sr");
+	make_dir("sr/usr");
+	make_dir("sr/usr/lib");
+	put_file("sr/usr/lib/f", "x", 0644);
+	make_link("usr/lib", "sr/lib");
+	make_link("/usr/lib/../lib/f", "sr/abs");
+	make_link("me", "sr/me");
+	make_dir("ss");
+	CHECK(stage_path(&s, "/lib/f", out, sizeof(out), &err) == 0);
+	CHECK_STR(out, "/usr/lib/f");
+	p = at("ss/lib");
+	n = readlink(p, link, sizeof(link) - 1);
+	CHECK(n == 7 && !memcmp(link, "usr/lib", 7)); /* the link as it is in the root */
+	free(p);
+	p = at("ss/usr/lib/f");
+	CHECK(access(p, F_OK) == 0);
+	free(p);
+	CHECK(stage_path(&s, "/abs", out, sizeof(out), &err) == 0);
+	CHECK_STR(out, "/usr/lib/f");
+	CHECK(stage_path(&s, "/nope/f", out, sizeof(out), &err) == 1);
+	CHECK(stage_path(&s, "/me", out, sizeof(out), &err) < 0 && err.errnum == ELOOP);
+	CHECK(stage_path(&s, "/lib/f/g", out, sizeof(out), &err) < 0 && err.errnum == ENOTDIR);
+	stager_release(&s);
+	free(root);
+	free(staging);
 }
 
 static unsigned hex8(const char *p)
@@ -522,6 +560,7 @@ int main(void)
 	test_elf_deps();
 	test_modinfo();
 	test_root_resolve();
+	test_stage_path();
 	test_vmlinux_lz4();
 	test_vmlinux_xz();
 	test_kernel_buses();
