@@ -38,8 +38,13 @@ SHARED_SRCS = guest/units.c guest/proto.c
 ENGINE_SRCS = guest/engine/options.c guest/engine/ioengines.c guest/engine/ioengine_psync.c guest/engine/ioengine_libaio.c guest/engine/ioengine_io_uring.c guest/engine/workload.c guest/engine/workload_worker.c guest/engine/workload_gen.c guest/engine/workload_dist.c guest/engine/buffers.c guest/engine/rate.c guest/engine/stats.c guest/engine/output_json.c guest/engine/output_normal.c guest/engine/iozone.c guest/engine/output_iozone.c
 
 HOST_SRCS = builder/main.c builder/error.c builder/util.c builder/json_pos.c builder/schema.c builder/matrix.c builder/cmd_matrix.c \
-	builder/cmd_image.c builder/image.c builder/image_root.c builder/image_appliance.c \
-	builder/initramfs.c builder/elf_deps.c builder/vmlinux.c builder/image_cloud.c builder/image_import.c
+	builder/cmd_image.c
+# images: the cache and its flavor table -> the flavors -> shared helpers (builder/image_build.h)
+HOST_SRCS += builder/image_cache.c \
+	builder/image_appliance.c builder/image_cloud.c builder/image_import.c builder/image_root.c \
+	builder/image.c builder/image_steps.c builder/image_stage.c builder/image_modules.c \
+	builder/image_inspect.c builder/guestfs_util.c builder/initramfs.c builder/elf_deps.c \
+	builder/vmlinux.c
 # the run pipeline: cells -> disks -> VM -> channel -> results
 HOST_SRCS += builder/run.c builder/disk.c builder/disk_models.c builder/passthrough.c builder/vm.c builder/vm_qemu.c builder/cloud_seed.c builder/results.c \
 	builder/cmd_run.c builder/cmd_replay.c builder/cmd_merge.c builder/cmd_doctor.c

@@ -1,16 +1,16 @@
-/* Image recipes, the content-hashed cache and the build orchestration (docs/images.md). */
+/* Image recipes and what the cache holds: loading and checking recipes (images/NAME.json), the
+ * cache directory, the guest files that go into every image, and opening a finished entry by its
+ * manifest (docs/images.md). The flavors (image_flavor.h) and the cache transaction build on these.
+ */
 #include "image.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "image_build.h"
@@ -192,117 +192,6 @@ fail:
 	return -1;
 }
 
-/* --- progress and logs ------------------------------------------------------------------- */
-
-void build_log(struct build *b, const char *fmt, ...)
-{
-	FILE *f = fopen(b->log_path, "a");
-	va_list ap;
-
-	if (!f)
-		return;
-	fputs("zbench: ", f);
-	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
-	va_end(ap);
-	fputc('\n', f);
-	fclose(f);
-}
-
-void build_step_begin(struct build *b, const char *fmt, ...)
-{
-	char name[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(name, sizeof(name), fmt, ap);
-	va_end(ap);
-	b->step++;
-	b->step_t0 = now_monotonic();
-	free((char *)b->step_name);
-	b->step_name = xstrdup(name);
-	fprintf(stderr, "[%d/%d] %s ...", b->step, b->nsteps, name);
-	fflush(stderr);
-	build_log(b, "==> [%d/%d] %s", b->step, b->nsteps, name);
-}
-
-void build_step_end(struct build *b)
-{
-	double dt = now_monotonic() - b->step_t0;
-
-	fprintf(stderr, " %.1fs\n", dt);
-	build_log(b, "<== %s: %.1fs", b->step_name, dt);
-	json_array_append_new(b->steps, json_pack("{s:s, s:f}", "name", b->step_name, "seconds",
-						  (double)(long)(dt * 10 + 0.5) / 10));
-}
-
-/* The last `n` lines of the log, indented, bounded. */
-static char *log_tail(const char *path, int n)
-{
-	char *text = NULL, *p;
-	size_t len = 0;
-	struct zb_error e;
-	int lines = 0;
-	char *out;
-
-	if (read_file(path, 64 << 20, &text, &len, &e) < 0)
-		return xstrdup("");
-	while (len > 0 && text[len - 1] == '\n')
-		text[--len] = '\0';
-	p = text + len;
-	while (p > text && lines < n) {
-		p--;
-		if (*p == '\n')
-			lines++;
-	}
-	if (*p == '\n')
-		p++;
-	if (strlen(p) > 1200)
-		p += strlen(p) - 1200;
-	out = xstrdup(p);
-	free(text);
-	return out;
-}
-
-int build_step_fail(struct build *b, struct zb_error *err)
-{
-	char *tail;
-
-	fprintf(stderr, " failed after %.1fs\n", now_monotonic() - b->step_t0);
-	build_log(b, "step failed: %s", err->msg);
-	tail = log_tail(b->log_path, 12);
-	error_wrap(err, "step %d/%d '%s' failed", b->step, b->nsteps, b->step_name);
-	/* Appended, not prefixed: the log's tail reads best after the cause. */
-	snprintf(err->msg + strlen(err->msg), sizeof(err->msg) - strlen(err->msg),
-		 "\n--- last lines of '%s' ---\n%s\n---", b->log_path, tail);
-	free(tail);
-	return -1;
-}
-
-int build_run(struct build *b, const char *const argv[], struct zb_error *err)
-{
-	int rc;
-
-	{
-		FILE *f = fopen(b->log_path, "a");
-
-		if (f) {
-			fputs("$", f);
-			for (int i = 0; argv[i]; i++)
-				fprintf(f, " %s", argv[i]);
-			fputc('\n', f);
-			fclose(f);
-		}
-	}
-	rc = run_command((char *const *)argv, b->log_path, err);
-	if (rc < 0)
-		return -1;
-	if (rc > 0)
-		return error_set(err, 0, "'%s%s%s' exited with status %d", argv[0],
-				 argv[1] ? " " : "", argv[1] ? argv[1] : "", rc);
-	return 0;
-}
-
 /* --- the cache --------------------------------------------------------------------------- */
 
 const char *image_cache_dir_default(void)
@@ -388,8 +277,7 @@ void image_release(struct image *img)
 	memset(img, 0, sizeof(*img));
 }
 
-/* Fill `out` from a finished cache entry. Returns 1 if there is none. */
-static int image_open(const char *dir, const char *hash, struct image *out, struct zb_error *err)
+int image_open(const char *dir, const char *hash, struct image *out, struct zb_error *err)
 {
 	char *manifest_path = xasprintf("%s/manifest.json", dir);
 	json_error_t je;
@@ -448,97 +336,46 @@ static int image_open(const char *dir, const char *hash, struct image *out, stru
 	return 0;
 }
 
-/* Remove temporaries left by interrupted builds; called with the lock held. */
-static void remove_stale(const char *dir, struct build *b)
+/* --- what goes into every image ---------------------------------------------------------- */
+
+void guest_files_init(struct guest_files *g)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	struct zb_error e;
-
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		if (strstr(de->d_name, ".tmp")) {
-			char *p = xasprintf("%s/%s", dir, de->d_name);
-
-			if (remove_tree(p, &e) < 0)
-				build_log(b, "cannot remove stale '%s': %s", p, e.msg);
-			free(p);
-		}
-	}
-	closedir(d);
+	memset(g, 0, sizeof(*g));
+	g->agent = image_guest_binary("agent");
+	g->engine = image_guest_binary("engine");
+	g->unit = image_unit_path(g->agent);
 }
 
-/* Take an exclusive flock on `path` (which this function frees), waiting with a note if another
- * zbench holds it. */
-static int lock_file(char *path, int *fd_out, struct zb_error *err)
+int guest_files_hash(struct guest_files *g, struct zb_error *err)
 {
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-
-	if (fd < 0) {
-		error_sys(err, errno, "opening lock file '%s'", path);
-		free(path);
+	if (sha256_file_hex(g->agent, g->agent_sha, err) < 0 ||
+	    sha256_file_hex(g->engine, g->engine_sha, err) < 0 ||
+	    sha256_file_hex(g->unit, g->unit_sha, err) < 0)
 		return -1;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		fprintf(stderr, "waiting for another zbench build (lock '%s') ...\n", path);
-		if (flock(fd, LOCK_EX) < 0) {
-			error_sys(err, errno, "locking '%s'", path);
-			close(fd);
-			free(path);
-			return -1;
-		}
-	}
-	free(path);
-	*fd_out = fd;
 	return 0;
 }
 
-int image_cache_open(const char *dir, const char *hash, struct image *out, struct zb_error *err)
+void guest_files_record(const struct guest_files *g, int unit, json_t *files)
 {
-	return image_open(dir, hash, out, err);
+	json_object_set_new(files, "agent",
+			    json_pack("{s:s, s:s}", "source", g->agent, "sha256", g->agent_sha));
+	json_object_set_new(files, "engine",
+			    json_pack("{s:s, s:s}", "source", g->engine, "sha256", g->engine_sha));
+	if (unit)
+		json_object_set_new(
+		    files, "unit",
+		    json_pack("{s:s, s:s}", "source", g->unit, "sha256", g->unit_sha));
 }
 
-int image_cache_find(const char *cache, const char *hash, unsigned flags, const char *name,
-		     const char *recipe_path, const char *root_for, struct image *out,
-		     struct zb_error *err)
+void guest_files_release(struct guest_files *g)
 {
-	char *img_dir = xasprintf("%s/images/%s", cache, hash);
-	int rc = 1;
-
-	if (!(flags & (IMAGE_REBUILD | IMAGE_REBUILD_ROOT)))
-		rc = image_open(img_dir, hash, out, err);
-	free(img_dir);
-	if (rc <= 0)
-		return rc;
-	if (!(flags & (IMAGE_BUILD_IF_MISSING | IMAGE_REBUILD | IMAGE_REBUILD_ROOT)))
-		return error_set(err, ENOENT,
-				 "'%s' %.12s is not in the cache '%s': build it with 'sudo zbench "
-				 "image build %s'",
-				 name, hash, cache, recipe_path);
-	if (geteuid() != 0)
-		return error_set(err, EPERM,
-				 "building image '%s' needs root (%s): run 'sudo zbench image "
-				 "build %s'",
-				 name, root_for, recipe_path);
-	return 1;
+	free(g->agent);
+	free(g->engine);
+	free(g->unit);
+	memset(g, 0, sizeof(*g));
 }
 
-int image_cache_absolute(char **cache, char **img_dir, const char *img_hash, struct zb_error *err)
-{
-	char *abs;
-
-	if (mkdir_p(*cache, 0755, err) < 0)
-		return -1;
-	abs = realpath(*cache, NULL);
-	if (!abs)
-		return error_sys(err, errno, "resolving '%s'", *cache);
-	free(*cache);
-	*cache = abs;
-	free(*img_dir);
-	*img_dir = xasprintf("%s/images/%s", *cache, img_hash);
-	return 0;
-}
+/* --- manifests --------------------------------------------------------------------------- */
 
 int image_file_entry(json_t *files, const char *name, const char *path, struct zb_error *err)
 {
@@ -554,230 +391,46 @@ int image_file_entry(json_t *files, const char *name, const char *path, struct z
 	return 0;
 }
 
-int image_cache_lock(char *path, int *fd_out, struct zb_error *err)
+int image_file_entries(json_t *files, const char *dir, const char *boot_kernel,
+		       const char *const *names, struct zb_error *err)
 {
-	return lock_file(path, fd_out, err);
+	static const char *const kernels[] = { "vmlinux", "bzImage" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(kernels); i++) {
+		char *path = xasprintf("%s/%s", dir, kernels[i]);
+		int rc = i == 0 && strcmp(boot_kernel, "vmlinux")
+			     ? 0
+			     : image_file_entry(files, kernels[i], path, err);
+
+		free(path);
+		if (rc < 0)
+			return -1;
+	}
+	for (size_t i = 0; names && names[i]; i++) {
+		char *path = xasprintf("%s/%s", dir, names[i]);
+		int rc = image_file_entry(files, names[i], path, err);
+
+		free(path);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
 }
 
-/* Build what is missing, under the lock. `img_dir` is the final images/<hash> directory. */
-static int build_locked(const struct recipe *r, const char *cache, unsigned flags,
-			const char *img_hash, const char *img_dir, const char *agent,
-			const char *engine, const char *agent_sha, const char *engine_sha,
-			struct zb_error *err)
+int image_manifest_write(const char *path, json_t *manifest, struct zb_error *err)
 {
-	char *roots = xasprintf("%s/roots", cache), *images = xasprintf("%s/images", cache);
-	char *builds = xasprintf("%s/builds", cache);
-	char *root_dir = xasprintf("%s/%s", roots, r->root_hash);
-	char *root_json = xasprintf("%s/root.json", root_dir);
-	char *root_tmp = xasprintf("%s/%s.tmp", roots, r->root_hash);
-	char *img_tmp = xasprintf("%s.tmp", img_dir);
-	char *log = xasprintf("%s/%s.log", builds, img_hash);
-	struct build b = { .log_path = log, .steps = json_array() };
-	json_t *info = NULL;
-	json_error_t je;
-	char dur[32];
-	int rc = -1, need_root;
+	char *dump = json_dumps(manifest, JSON_INDENT(2) | JSON_SORT_KEYS);
+	int rc = write_file_atomic(path, dump, strlen(dump), 0644, err);
 
-	if (mkdir_p(roots, 0755, err) < 0 || mkdir_p(images, 0755, err) < 0 ||
-	    mkdir_p(builds, 0755, err) < 0)
-		goto out;
-	if (truncate(log, 0) < 0 && errno != ENOENT) {
-		error_sys(err, errno, "truncating '%s'", log);
-		goto out;
-	}
-	need_root = (flags & IMAGE_REBUILD_ROOT) || !path_exists(root_json);
-	/* Leftovers of interrupted builds: roots' only under the cache lock (held when a root is
-	 * built), and this image's own (its lock is held); other images may be mid-assembly. */
-	if (need_root)
-		remove_stale(roots, &b);
-	if (path_exists(img_tmp) && remove_tree(img_tmp, err) < 0)
-		goto out;
-	b.t0 = now_monotonic();
-	build_log(&b, "building image %s from '%s' (recipe %s, root %s)", img_hash, r->path,
-		  r->hash, r->root_hash);
-
-	b.nsteps = appliance_nsteps() + (need_root ? root_nsteps() : 0);
-	fprintf(stderr, "building image '%s' %.12s (log: %s)\n", r->name, img_hash, log);
-	if (need_root) {
-		fprintf(stderr, "root %.12s: not cached, building (about 10 minutes)\n",
-			r->root_hash);
-		if (mkdir_p(root_tmp, 0755, err) < 0)
-			goto out;
-		if (root_build(r, cache, root_tmp, &b, err) < 0) {
-			error_wrap(err, "building root %.12s", r->root_hash);
-			goto out;
-		}
-		if (path_exists(root_dir) && remove_tree(root_dir, err) < 0)
-			goto out;
-		if (rename(root_tmp, root_dir) < 0) {
-			error_sys(err, errno, "renaming '%s' to '%s'", root_tmp, root_dir);
-			goto out;
-		}
-	} else {
-		fprintf(stderr, "root %.12s: cached\n", r->root_hash);
-	}
-	info = json_load_file(root_json, 0, &je);
-	if (!info) {
-		error_set(err, EINVAL, "'%s': %s (remove '%s' to rebuild the root)", root_json,
-			  je.text, root_dir);
-		goto out;
-	}
-
-	if (mkdir_p(img_tmp, 0755, err) < 0)
-		goto out;
-	{
-		struct appliance_inputs in = {
-			.recipe = r,
-			.root_dir = root_dir,
-			.root_info = info,
-			.agent = agent,
-			.engine = engine,
-			.agent_sha = agent_sha,
-			.engine_sha = engine_sha,
-			.image_hash = img_hash,
-		};
-
-		if (appliance_build(&in, img_tmp, &b, err) < 0) {
-			error_wrap(err, "assembling image %.12s", img_hash);
-			goto out;
-		}
-	}
-	if (path_exists(img_dir) && remove_tree(img_dir, err) < 0)
-		goto out;
-	if (rename(img_tmp, img_dir) < 0) {
-		error_sys(err, errno, "renaming '%s' to '%s'", img_tmp, img_dir);
-		goto out;
-	}
-	fprintf(stderr, "image '%s' %.12s ready in %s: %s\n", r->name, img_hash,
-		format_duration(now_monotonic() - b.t0, dur, sizeof(dur)), img_dir);
-	rc = 0;
-out:
-	if (rc < 0) {
-		struct zb_error e;
-
-		/* A failed root stays on disk for inspection until the next build removes it. */
-		if (path_exists(img_tmp))
-			remove_tree(img_tmp, &e);
-	}
-	json_decref(info);
-	json_decref(b.steps);
-	free((char *)b.step_name);
-	free(roots);
-	free(images);
-	free(builds);
-	free(root_dir);
-	free(root_json);
-	free(root_tmp);
-	free(img_tmp);
-	free(log);
+	free(dump);
 	return rc;
 }
 
-int image_get(const char *recipe_path, const char *cache_dir, unsigned flags, struct image *out,
-	      struct zb_error *err)
+void image_date_now(char buf[32])
 {
-	char *agent = image_guest_binary("agent"), *engine = image_guest_binary("engine");
-	char agent_sha[65], engine_sha[65], img_hash[65];
-	char *cache = NULL, *img_dir = NULL, *key;
-	struct recipe r;
-	int rc = -1, lock_fd = -1, img_lock_fd = -1;
+	time_t now = time(NULL);
+	struct tm tm;
 
-	memset(out, 0, sizeof(*out));
-	/* A user's cloud image: imported (a cache hit after the first time) and booted as a cloud
-	 * image (docs/images.md, "Importing a cloud image"). */
-	if (strlen(recipe_path) > 6 && !strcmp(recipe_path + strlen(recipe_path) - 6, ".qcow2")) {
-		free(agent);
-		free(engine);
-		return image_import(recipe_path, cache_dir, flags, 0, out, err);
-	}
-	if (image_recipe_is_cloud(recipe_path)) {
-		free(agent);
-		free(engine);
-		return cloud_image_get(recipe_path, cache_dir, flags, out, err);
-	}
-	if (recipe_load(recipe_path, &r, err) < 0) {
-		free(agent);
-		free(engine);
-		return error_wrap(err, "loading image recipe");
-	}
-	if (sha256_file_hex(agent, agent_sha, err) < 0) {
-		error_wrap(err, "guest agent (build it with 'make guest/zbench-agent', or set "
-				"ZBENCH_AGENT)");
-		goto out;
-	}
-	if (sha256_file_hex(engine, engine_sha, err) < 0) {
-		error_wrap(err, "guest engine (build it with 'make guest/zbench-engine', or set "
-				"ZBENCH_ENGINE)");
-		goto out;
-	}
-	key = xasprintf("zbench-appliance %d\nrecipe %s\nroot %s\nagent %s\nengine %s\n",
-			IMAGE_APPLIANCE_VERSION, r.hash, r.root_hash, agent_sha, engine_sha);
-	sha256_hex(key, strlen(key), img_hash);
-	free(key);
-
-	cache = xstrdup(cache_dir ? cache_dir : image_cache_dir_default());
-	img_dir = xasprintf("%s/images/%s", cache, img_hash);
-	rc = image_cache_find(cache, img_hash, flags, r.name, recipe_path,
-			      "debootstrap, chroot, mounts", out, err);
-	if (rc <= 0)
-		goto out;
-	rc = -1;
-	/* debootstrap and the bind mounts want an absolute cache path. */
-	if (image_cache_absolute(&cache, &img_dir, img_hash, err) < 0)
-		goto out;
-	/* Two locks: the cache lock only while a root must be built (debootstrap, apt and the
-	 * shared .deb cache are not safe to run twice at once), and one per image, so assembling an
-	 * image whose root is cached (a second) never waits behind another recipe's root build
-	 * (minutes). */
-	{
-		char *root_json = xasprintf("%s/roots/%s/root.json", cache, r.root_hash);
-		char *img_lock = xasprintf("%s/images/%s.lock", cache, img_hash);
-		char *images = xasprintf("%s/images", cache);
-		int need_root = (flags & IMAGE_REBUILD_ROOT) || !path_exists(root_json);
-
-		rc = mkdir_p(images, 0755, err);
-		if (rc == 0 && need_root)
-			rc = lock_file(xasprintf("%s/lock", cache), &lock_fd, err);
-		if (rc == 0)
-			rc = lock_file(img_lock, &img_lock_fd, err); /* frees img_lock */
-		else
-			free(img_lock);
-		free(root_json);
-		free(images);
-		if (rc < 0)
-			goto out;
-	}
-	/* Another build may have finished it while we waited for the lock. */
-	if (!(flags & (IMAGE_REBUILD | IMAGE_REBUILD_ROOT))) {
-		rc = image_open(img_dir, img_hash, out, err);
-		if (rc <= 0)
-			goto out;
-	}
-	rc = -1;
-	if (build_locked(&r, cache, flags, img_hash, img_dir, agent, engine, agent_sha, engine_sha,
-			 err) < 0)
-		goto out;
-	rc = image_open(img_dir, img_hash, out, err);
-	if (rc > 0)
-		rc = error_set(err, ENOENT, "image '%s' vanished after its build", img_dir);
-out:
-	if (rc < 0)
-		error_wrap(err, "image '%s'", recipe_path);
-	if (lock_fd >= 0)
-		close(lock_fd);
-	if (img_lock_fd >= 0)
-		close(img_lock_fd);
-	recipe_release(&r);
-	free(agent);
-	free(engine);
-	free(cache);
-	free(img_dir);
-	return rc < 0 ? -1 : 0;
-}
-
-int image_resolve(const char *recipe_path, const char *cache_dir, int build_if_missing,
-		  struct image *out, struct zb_error *err)
-{
-	return image_get(recipe_path, cache_dir, build_if_missing ? IMAGE_BUILD_IF_MISSING : 0, out,
-			 err);
+	gmtime_r(&now, &tm);
+	strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }

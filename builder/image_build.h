@@ -1,10 +1,20 @@
-/* Internals shared by the image builder's files: image.c (recipe, cache, orchestration),
- * image_root.c (the debootstrap'd root with the kernel and DKMS modules) and image_appliance.c
- * (the kernel and initramfs assembled from that root). Not for other callers: use image.h. */
+/* Internals shared by the image builder's files; other callers use image.h. The files form three
+ * layers, each using only the layers below it:
+ *
+ *   image_cache.c      the flavor table and the one cache transaction (image_flavor.h)
+ *   image_appliance.c, image_cloud.c, image_import.c     the flavors, each a table of steps;
+ *   image_root.c       with the roots two of them build on (debootstrap, or derived from another)
+ *   image.c (recipes, manifests, guest files), image_steps.c (progress, logs, the step runner),
+ *   image_stage.c, image_modules.c, image_buses.c (the appliance's initramfs), image_inspect.c,
+ *   guestfs_util.c (libguestfs), initramfs.c, elf_deps.c, vmlinux.c     shared helpers
+ *
+ * This header declares the helpers and the root builds.
+ */
 #ifndef ZB_IMAGE_BUILD_H
 #define ZB_IMAGE_BUILD_H
 
 #include <jansson.h>
+#include <stddef.h>
 
 #include "error.h"
 #include "image.h"
@@ -13,6 +23,8 @@
 #define IMAGE_ROOT_VERSION 1
 /* Bump when the appliance assembly changes: every cached image is reassembled (seconds). */
 #define IMAGE_APPLIANCE_VERSION 1
+
+/* --- recipes and cache entries (image.c) ------------------------------------------------- */
 
 /* A loaded recipe (images/NAME.json). The string and array members borrow from `json`. */
 struct recipe {
@@ -41,25 +53,96 @@ struct recipe {
 int recipe_load(const char *path, struct recipe *r, struct zb_error *err);
 void recipe_release(struct recipe *r);
 
+/* Fill `out` from the finished cache entry `dir` (its manifest.json, whose boot files must all
+ * be there). Returns 0, 1 if there is no entry, or -1 with err set for a broken one. */
+int image_open(const char *dir, const char *hash, struct image *out, struct zb_error *err);
+
+/* The files zbench puts into every image, and their SHA-256s (part of every image's key). */
+struct guest_files {
+	char *agent, *engine, *unit; /* image_guest_binary() and image_unit_path() */
+	char agent_sha[65], engine_sha[65], unit_sha[65];
+};
+
+/* Find the three files (nothing is read); guest_files_release() frees the paths. */
+void guest_files_init(struct guest_files *g);
+/* Hash all three. The caller says how to build what is missing. */
+int guest_files_hash(struct guest_files *g, struct zb_error *err);
+/* files.agent, files.engine (and files.unit when `unit`) = {source, sha256}, for a manifest. */
+void guest_files_record(const struct guest_files *g, int unit, json_t *files);
+void guest_files_release(struct guest_files *g);
+
+/* files[name] = {sha256, size} of the file at path. */
+int image_file_entry(json_t *files, const char *name, const char *path, struct zb_error *err);
+/* The same for the kernels in `dir` (vmlinux when it is `boot_kernel`, bzImage), then for each
+ * of `names` (NULL-terminated; NULL: none) in `dir`. */
+int image_file_entries(json_t *files, const char *dir, const char *boot_kernel,
+		       const char *const *names, struct zb_error *err);
+/* Write a manifest (indented, keys sorted, so two builds diff well) to `path`, atomically. */
+int image_manifest_write(const char *path, json_t *manifest, struct zb_error *err);
+/* The current UTC time as "YYYY-MM-DDTHH:MM:SSZ", the manifests' "built". */
+void image_date_now(char buf[32]);
+
+/* --- progress, logs and steps (image_steps.c) -------------------------------------------- */
+
 /* One build: its progress line counter, its log, its step timings. */
 struct build {
 	const char *log_path;
 	int step, nsteps;
 	double step_t0, t0;
 	const char *step_name;
-	json_t *steps; /* [{"name", "seconds"}] */
+	json_t *steps;	   /* [{"name", "seconds"}] */
+	int bare_failures; /* a failed step only ends its progress line: the cause names it */
 };
+
+/* One step of a build. A flavor is a table of them, run in order by build_steps_run(), the way
+ * bubblewrap runs its list of setup operations: one loop, one progress line per step. */
+struct build_step {
+	const char *name; /* the progress line; for a quiet step, what it does */
+	int quiet;	  /* bookkeeping between steps: no progress line, not counted, a failure
+			     is returned as it is */
+	/* Optional: the progress line from the build's state (a version, a count), else name. */
+	void (*title)(const void *ctx, char *buf, size_t len);
+	/* Optional: whether the step applies to this build (NULL: always). Asked when counting and
+	 * again when running: the answer must not change in between. */
+	int (*wanted)(const void *ctx);
+	int (*run)(void *ctx, struct build *b, struct zb_error *err);
+};
+
+/* How many progress lines `steps` will print for `ctx`. */
+int build_steps_count(const struct build_step *steps, size_t n, const void *ctx);
+/* Run the wanted steps in order, stopping at the first failure: a shown step's failure goes
+ * through build_step_fail(). Returns 0 or -1. */
+int build_steps_run(const struct build_step *steps, size_t n, void *ctx, struct build *b,
+		    struct zb_error *err);
 
 /* Progress: "[k/n] name ..." on stderr, then the elapsed time at step_end(); a marker in the log.
  */
 void build_step_begin(struct build *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void build_step_end(struct build *b);
-/* Turn a failed step's error into "step 'name' failed: cause; log tail". Returns -1. */
+/* End the progress line as failed and turn the step's error into "step k/n 'name' failed: cause"
+ * plus the log's tail (unless b->bare_failures). Returns -1. */
 int build_step_fail(struct build *b, struct zb_error *err);
 /* Append a line to the build log (notes that are not a command's output). */
 void build_log(struct build *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Run argv with its output into the log; a nonzero exit status is an error naming argv[0..1]. */
 int build_run(struct build *b, const char *const argv[], struct zb_error *err);
+/* Free what the build holds (its step list and the current step's name). */
+void build_release(struct build *b);
+
+/* Build the cache entry `dir` all or nothing: in `dir`.tmp (a leftover is removed first), then
+ * renamed over `dir`. When build() fails the temporary is removed, unless `keep_failed` (a failed
+ * root stays for inspection until the next build removes it). */
+int build_entry(const char *dir, int keep_failed,
+		int (*build)(void *ctx, const char *tmp, struct zb_error *err), void *ctx,
+		struct zb_error *err);
+
+/* Copy the kernel `vmlinuz` to `dir`/bzImage and extract `dir`/vmlinux from it; *boot_kernel is
+ * the one to boot: "vmlinux" (PVH, fast under TCG), or "bzImage" when the payload's format is
+ * unknown (noted in the log). `vmlinuz` NULL: `dir`/bzImage is already there. */
+int build_kernel(struct build *b, const char *vmlinuz, const char *dir, const char **boot_kernel,
+		 struct zb_error *err);
+
+/* --- roots (image_root.c) ---------------------------------------------------------------- */
 
 /* The Debian mirror URI for `suite` from the host's apt configuration (deb822 .sources first,
  * then sources.list), skipping security archives. Malloc'd into *out. */
@@ -68,11 +151,6 @@ int image_host_mirror(const char *suite, char **out, struct zb_error *err);
 /* Mounts for chroot builds happen in a private mount namespace when the kernel allows it, so a
  * killed build leaves no mounts behind on the host; called once before the first mount. */
 void image_private_mounts(void);
-
-/* Resolve `path` (absolute, inside `root`) following symlinks as if `root` were "/"; writes the
- * resolved in-root path to `out`. A missing final component is not an error (ENOENT is returned
- * as 1 with `out` set). Returns 0, 1, or -1 with err set (loops, too long). */
-int root_resolve(const char *root, const char *path, char *out, size_t len, struct zb_error *err);
 
 /* Build the root of `r` into `dir` (a fresh temporary directory): dir/root and dir/root.json. */
 int root_build(const struct recipe *r, const char *cache, const char *dir, struct build *b,
@@ -87,50 +165,12 @@ int root_derive(const struct recipe *r, const char *base_root, const char *cache
 		struct build *b, struct zb_error *err);
 int root_derive_nsteps(void);
 
-/* Assemble the appliance from a finished root into `dir` (a fresh temporary directory): vmlinux,
- * bzImage, initramfs.img and manifest.json. `info` is root.json; `agent`/`engine` are the guest
- * binaries with their hashes; `image_hash` goes into the manifest. */
-struct appliance_inputs {
-	const struct recipe *recipe;
-	const char *root_dir; /* roots/<hash> */
-	json_t *root_info;
-	const char *agent, *engine;
-	const char *agent_sha, *engine_sha;
-	const char *image_hash;
-};
-int appliance_build(const struct appliance_inputs *in, const char *dir, struct build *b,
-		    struct zb_error *err);
-int appliance_nsteps(void);
+/* Remove the temporaries that interrupted builds left in `roots`; call with the cache lock held.
+ */
+void root_remove_stale(const char *roots, struct build *b);
 
-/* The cache entry helpers of image.c, for image_cloud.c and
- * image_import.c. image_cache_open() fills `out` from a
- * finished entry (1 if there is none); image_cache_lock() flocks `path` (and frees it). */
-int image_cache_open(const char *dir, const char *hash, struct image *out, struct zb_error *err);
-int image_cache_lock(char *path, int *fd_out, struct zb_error *err);
-/* The entry `cache`/images/`hash` when it is there and no rebuild was asked for (0, `out`
- * filled); else 1 when the caller may build it (asked to, and root: `root_for` says why it needs
- * root), or -1 with a message saying how to build it. */
-int image_cache_find(const char *cache, const char *hash, unsigned flags, const char *name,
-		     const char *recipe_path, const char *root_for, struct image *out,
-		     struct zb_error *err);
-/* Creates the cache directory `*cache` if missing and replaces it by its absolute path (chroots
- * and bind mounts need one), `*img_dir` by `*cache`/images/`img_hash` to match. */
-int image_cache_absolute(char **cache, char **img_dir, const char *img_hash, struct zb_error *err);
-/* files[name] = {sha256, size} of the file at path. */
-int image_file_entry(json_t *files, const char *name, const char *path, struct zb_error *err);
-
-/* The cloud flavor (image_cloud.c): a recipe with a "base" key is a cloud recipe, built into a
- * qcow2 disk from a root derived from the base recipe's root. image_get() hands those over. */
-int image_recipe_is_cloud(const char *path);
-int cloud_image_get(const char *recipe_path, const char *cache_dir, unsigned flags,
-		    struct image *out, struct zb_error *err);
-
-/* Whether a kernel drives disks on `bus` (disk.c's names): every config symbol the bus needs is
- * =y in `config` (the text of /boot/config-VER; NULL: unknown, every symbol counts as =m), or =m
- * and staged(module) says the module is in the initramfs. Returns 1, or 0 with *missing set to
- * the first symbol that is not. The image's manifest "buses" comes from this. */
-int appliance_kernel_has_bus(const char *config, const char *bus,
-			     int (*staged)(const char *module, void *arg), void *arg,
-			     const char **missing);
+/* The root.json of the root directory `root_dir`, with its kernel_version: 0, or -1 with a
+ * message saying how to rebuild the root. */
+int root_info_load(const char *root_dir, json_t **info, const char **kver, struct zb_error *err);
 
 #endif

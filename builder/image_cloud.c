@@ -13,23 +13,18 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <guestfs.h>
-#include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "image.h"
-#include "image_build.h"
+#include "cleanup.h"
+#include "guestfs_util.h"
+#include "image_flavor.h"
 #include "units.h"
 #include "util.h"
 #include "version.h"
-#include "vmlinux.h"
 
 /* Bump when the derived root's steps change (every cached cloud root is rebuilt: minutes). */
 #define CLOUD_ROOT_VERSION 1
@@ -139,20 +134,6 @@ fail:
 
 /* --- the disk, with libguestfs ----------------------------------------------------------- */
 
-static int gfs_fail(guestfs_h *g, const char *what, struct zb_error *err)
-{
-	const char *e = guestfs_last_error(g);
-
-	return error_set(err, EIO, "libguestfs: %s: %s", what, e ? e : "unknown error");
-}
-
-static int gfs_write(guestfs_h *g, const char *path, const char *text, struct zb_error *err)
-{
-	if (guestfs_write(g, path, text, strlen(text)) < 0)
-		return gfs_fail(g, path, err);
-	return 0;
-}
-
 /* Files written into the image beside the agent. The timers and services masked here would
  * wake up during a cell and compete with the workload for the two emulated CPUs and the disks;
  * OpenZFS's own units are masked so that the agent loads the zfs module with the cell's
@@ -192,28 +173,6 @@ static const char cloud_cfg[] =
     "network: {config: disabled}\n"
     "ssh_genkeytypes: []\n"
     "ssh_deletekeys: false\n";
-
-/* A libguestfs handle: the direct backend, and TCG where /dev/kvm opens (it hangs here: DESIGN.md
- * field notes), unless the user set either. */
-static guestfs_h *gfs_open(struct zb_error *err)
-{
-	guestfs_h *g;
-
-	if (!getenv("LIBGUESTFS_BACKEND"))
-		setenv("LIBGUESTFS_BACKEND", "direct", 1);
-	g = guestfs_create();
-	if (!g) {
-		error_sys(err, errno, "guestfs_create");
-		return NULL;
-	}
-	guestfs_set_error_handler(g, NULL, NULL);
-	if (!getenv("LIBGUESTFS_BACKEND_SETTINGS") && access("/dev/kvm", R_OK | W_OK) == 0) {
-		char *settings[] = { "force_tcg", NULL };
-
-		guestfs_set_backend_settings(g, settings);
-	}
-	return g;
-}
 
 /* Stream the root in as a tar through a pipe: numeric owners (the appliance's user names are
  * not the root's), no temporary copy on the host. apt's package lists and caches are left out:
@@ -266,46 +225,29 @@ static int tar_root_in(guestfs_h *g, const char *root, struct build *b, struct z
 static int root_disk_build(const char *disk, uint64_t size, const char *root, struct build *b,
 			   struct zb_error *err)
 {
-	guestfs_h *g = gfs_open(err);
-	int rc = -1;
+	cleanup_gfs guestfs_h *g = gfs_open(err);
 
 	if (!g)
 		return -1;
 	build_log(b, "libguestfs: creating %s (%llu bytes), ext4 labelled %s", disk,
 		  (unsigned long long)size, CLOUD_ROOT_LABEL);
-	if (guestfs_disk_create(g, disk, "qcow2", (int64_t)size, -1) < 0) {
-		gfs_fail(g, "creating the qcow2", err);
-		goto out;
-	}
-	if (guestfs_add_drive_opts(g, disk, GUESTFS_ADD_DRIVE_OPTS_FORMAT, "qcow2", -1) < 0 ||
-	    guestfs_launch(g) < 0) {
-		gfs_fail(g, "starting the appliance", err);
-		goto out;
-	}
+	if (guestfs_disk_create(g, disk, "qcow2", (int64_t)size, -1) < 0)
+		return gfs_fail(g, "creating the qcow2", err);
+	if (gfs_launch(g, disk, err) < 0)
+		return -1;
 	if (guestfs_mkfs(g, "ext4", "/dev/sda") < 0 ||
 	    guestfs_set_label(g, "/dev/sda", CLOUD_ROOT_LABEL) < 0 ||
-	    guestfs_mount(g, "/dev/sda", "/") < 0) {
-		gfs_fail(g, "making the file system", err);
-		goto out;
-	}
+	    guestfs_mount(g, "/dev/sda", "/") < 0)
+		return gfs_fail(g, "making the file system", err);
 	if (tar_root_in(g, root, b, err) < 0)
-		goto out;
-	if (guestfs_umount_all(g) < 0 || guestfs_shutdown(g) < 0) {
-		gfs_fail(g, "closing the disk", err);
-		goto out;
-	}
-	rc = 0;
-out:
-	guestfs_close(g);
-	return rc;
+		return -1;
+	return gfs_shutdown(g, err);
 }
 
 /* zbench's files, on the mounted file system. */
 static int zbench_files(guestfs_h *g, const char *agent, const char *engine, const char *unit,
 			struct zb_error *err)
 {
-	int rc;
-
 	if (guestfs_upload(g, agent, "/usr/local/sbin/zbench-agent") < 0 ||
 	    guestfs_chmod(g, 0755, "/usr/local/sbin/zbench-agent") < 0)
 		return gfs_fail(g, "installing the agent", err);
@@ -320,14 +262,8 @@ static int zbench_files(guestfs_h *g, const char *agent, const char *engine, con
 			  "/etc/systemd/system/" PORT_DEVICE_UNIT
 			  ".wants/zbench-agent.service") < 0)
 		return gfs_fail(g, "installing and enabling zbench-agent.service", err);
-	for (size_t i = 0; i < ARRAY_SIZE(masked_units); i++) {
-		char *p = xasprintf("/etc/systemd/system/%s", masked_units[i]);
-
-		rc = guestfs_rm_f(g, p) < 0 || guestfs_ln_sf(g, "/dev/null", p) < 0;
-		free(p);
-		if (rc)
-			return gfs_fail(g, "masking a unit", err);
-	}
+	if (gfs_mask_units(g, masked_units, ARRAY_SIZE(masked_units), NULL, err) < 0)
+		return -1;
 	if (gfs_write(g, "/etc/fstab", fstab, err) < 0 ||
 	    gfs_write(g, "/etc/hostname", "zbench\n", err) < 0 ||
 	    gfs_write(g, "/etc/cloud/cloud.cfg.d/90-zbench.cfg", cloud_cfg, err) < 0 ||
@@ -343,376 +279,306 @@ static int zbench_files(guestfs_h *g, const char *agent, const char *engine, con
 /* The image's disk.qcow2: a qcow2 overlay on the root disk (`backing`, a path relative to the
  * image directory) holding only zbench's files, so a new agent costs seconds, not a copy of
  * the root. */
-static int image_disk_build(const char *disk, const char *backing, const char *agent,
-			    const char *engine, const char *unit, struct build *b,
-			    struct zb_error *err)
+static int image_disk_build(const char *disk, const char *backing, const struct guest_files *gf,
+			    struct build *b, struct zb_error *err)
 {
-	guestfs_h *g = gfs_open(err);
-	int rc = -1;
+	cleanup_gfs guestfs_h *g = gfs_open(err);
 
 	if (!g)
 		return -1;
 	build_log(b, "libguestfs: creating %s on %s", disk, backing);
 	if (guestfs_disk_create(g, disk, "qcow2", -1, GUESTFS_DISK_CREATE_BACKINGFILE, backing,
-				GUESTFS_DISK_CREATE_BACKINGFORMAT, "qcow2", -1) < 0) {
-		gfs_fail(g, "creating the qcow2 overlay", err);
-		goto out;
-	}
-	if (guestfs_add_drive_opts(g, disk, GUESTFS_ADD_DRIVE_OPTS_FORMAT, "qcow2", -1) < 0 ||
-	    guestfs_launch(g) < 0) {
-		gfs_fail(g, "starting the appliance", err);
-		goto out;
-	}
-	if (guestfs_mount(g, "/dev/sda", "/") < 0) {
-		gfs_fail(g, "mounting the root disk", err);
-		goto out;
-	}
-	if (zbench_files(g, agent, engine, unit, err) < 0)
-		goto out;
-	if (guestfs_umount_all(g) < 0 || guestfs_shutdown(g) < 0) {
-		gfs_fail(g, "closing the disk", err);
-		goto out;
-	}
-	rc = 0;
-out:
-	guestfs_close(g);
-	return rc;
+				GUESTFS_DISK_CREATE_BACKINGFORMAT, "qcow2", -1) < 0)
+		return gfs_fail(g, "creating the qcow2 overlay", err);
+	if (gfs_launch(g, disk, err) < 0)
+		return -1;
+	if (guestfs_mount(g, "/dev/sda", "/") < 0)
+		return gfs_fail(g, "mounting the root disk", err);
+	if (zbench_files(g, gf->agent, gf->engine, gf->unit, err) < 0)
+		return -1;
+	return gfs_shutdown(g, err);
 }
 
-/* --- the image --------------------------------------------------------------------------- */
+/* --- the image: a table of steps --------------------------------------------------------- */
 
-struct cloud_inputs {
-	const struct cloud_recipe *c;
-	const struct recipe *base;
-	const char *root_dir;  /* roots/<derived hash> */
-	const char *root_disk; /* roots/<derived hash>/disk-SIZE.qcow2 (built if missing) */
-	const char *root_hash;
-	const char *agent, *engine, *unit;
-	const char *agent_sha, *engine_sha, *unit_sha;
-	const char *image_hash;
+/* A job's state: the recipe, its base, what goes into the image, and the build's progress. */
+struct cloud_job {
+	struct cloud_recipe c;
+	struct recipe base;
+	struct guest_files g;
+	char root_hash[65]; /* the derived root's */
+	/* the build (paths under the absolute cache): */
+	struct build *b;
+	const char *hash;
+	const char *dir;  /* the temporary images/<hash>.tmp */
+	char *root_dir;	  /* roots/<derived hash> */
+	char *root;	  /* its root/ */
+	char *root_disk;  /* roots/<derived hash>/disk-SIZE.qcow2 (built if missing) */
+	char *base_root;  /* roots/<base root hash>/root */
+	json_t *info;	  /* root.json */
+	const char *kver; /* from root.json */
+	const char *boot_kernel;
 };
 
-static int cloud_assemble(const struct cloud_inputs *in, const char *dir, struct build *b,
-			  struct zb_error *err)
+static void title_kernel(const void *ctx, char *buf, size_t len)
 {
-	char *root_json = xasprintf("%s/root.json", in->root_dir);
-	char *root = xasprintf("%s/root", in->root_dir);
-	char *bzimage = xasprintf("%s/bzImage", dir), *vmlinux = xasprintf("%s/vmlinux", dir);
-	char *initrd = xasprintf("%s/initrd.img", dir), *disk = xasprintf("%s/disk.qcow2", dir);
-	char *mpath = xasprintf("%s/manifest.json", dir), *src = NULL, *dump;
-	const char *kver = NULL, *boot_kernel = "vmlinux";
-	json_t *info, *files = json_object(), *m = NULL, *pkgs;
-	json_error_t je;
-	char date[32];
-	int rc = -1, x;
+	const struct cloud_job *cj = ctx;
 
-	info = json_load_file(root_json, 0, &je);
-	if (!info || json_unpack(info, "{s:s}", "kernel_version", &kver) < 0) {
-		error_set(err, EINVAL, "'%s': %s (remove '%s' to rebuild the root)", root_json,
-			  info ? "no kernel_version" : je.text, in->root_dir);
-		goto out;
-	}
+	snprintf(buf, len, "kernel %s and its initrd", cj->kver);
+}
 
-	build_step_begin(b, "kernel %s and its initrd", kver);
-	src = xasprintf("%s/boot/vmlinuz-%s", root, kver);
-	if (copy_file(src, bzimage, err) < 0)
-		goto fail;
-	x = vmlinux_extract(bzimage, vmlinux, b->log_path, err);
-	if (x < 0)
-		goto fail;
-	if (x > 0)
-		boot_kernel = "bzImage";
-	free(src);
-	src = xasprintf("%s/boot/initrd.img-%s", root, kver);
-	if (copy_file(src, initrd, err) < 0)
-		goto fail;
-	build_step_end(b);
+static int step_kernel(void *ctx, struct build *b, struct zb_error *err)
+{
+	struct cloud_job *cj = ctx;
+	cleanup_free char *vmlinuz = xasprintf("%s/boot/vmlinuz-%s", cj->root, cj->kver);
+	cleanup_free char *src = xasprintf("%s/boot/initrd.img-%s", cj->root, cj->kver);
+	cleanup_free char *initrd = xasprintf("%s/initrd.img", cj->dir);
 
-	if (!path_exists(in->root_disk)) {
-		char *tmp = xasprintf("%s.tmp", in->root_disk);
+	if (build_kernel(b, vmlinuz, cj->dir, &cj->boot_kernel, err) < 0)
+		return -1;
+	return copy_file(src, initrd, err);
+}
 
-		build_step_begin(b, "root disk with libguestfs (%s)", in->c->size);
-		unlink(tmp);
-		x = root_disk_build(tmp, in->c->size_bytes, root, b, err);
-		if (x == 0 && rename(tmp, in->root_disk) < 0)
-			x = error_sys(err, errno, "renaming '%s'", tmp);
-		free(tmp);
-		if (x < 0)
-			goto fail;
-		build_step_end(b);
-	}
-	build_step_begin(b, "disk.qcow2: zbench's files over the root disk");
-	{
-		/* Relative to the image directory, so the cache can move as a whole. */
-		char *backing =
-		    xasprintf("../../roots/%s/%s", in->root_hash, strrchr(in->root_disk, '/') + 1);
+static int root_disk_missing(const void *ctx)
+{
+	const struct cloud_job *cj = ctx;
 
-		x = image_disk_build(disk, backing, in->agent, in->engine, in->unit, b, err);
-		free(backing);
-		if (x < 0)
-			goto fail;
-	}
-	build_step_end(b);
+	return !path_exists(cj->root_disk);
+}
 
-	build_step_begin(b, "manifest");
-	if ((!strcmp(boot_kernel, "vmlinux") &&
-	     image_file_entry(files, "vmlinux", vmlinux, err) < 0) ||
-	    image_file_entry(files, "bzImage", bzimage, err) < 0 ||
-	    image_file_entry(files, "initrd.img", initrd, err) < 0 ||
-	    image_file_entry(files, "disk.qcow2", disk, err) < 0 ||
-	    image_file_entry(files, "root_disk", in->root_disk, err) < 0)
-		goto fail;
+static void title_root_disk(const void *ctx, char *buf, size_t len)
+{
+	const struct cloud_job *cj = ctx;
+
+	snprintf(buf, len, "root disk with libguestfs (%s)", cj->c.size);
+}
+
+static int step_root_disk(void *ctx, struct build *b, struct zb_error *err)
+{
+	struct cloud_job *cj = ctx;
+	cleanup_free char *tmp = xasprintf("%s.tmp", cj->root_disk);
+
+	unlink(tmp);
+	if (root_disk_build(tmp, cj->c.size_bytes, cj->root, b, err) < 0)
+		return -1;
+	if (rename(tmp, cj->root_disk) < 0)
+		return error_sys(err, errno, "renaming '%s'", tmp);
+	return 0;
+}
+
+static int step_disk(void *ctx, struct build *b, struct zb_error *err)
+{
+	struct cloud_job *cj = ctx;
+	cleanup_free char *disk = xasprintf("%s/disk.qcow2", cj->dir);
+	/* Relative to the image directory, so the cache can move as a whole. */
+	cleanup_free char *backing =
+	    xasprintf("../../roots/%s/%s", cj->root_hash, strrchr(cj->root_disk, '/') + 1);
+
+	return image_disk_build(disk, backing, &cj->g, b, err);
+}
+
+/* The files of the manifest: kernels, initrd, both disks, what zbench put in. */
+static json_t *cloud_files(const struct cloud_job *cj, struct zb_error *err)
+{
+	static const char *const names[] = { "initrd.img", "disk.qcow2", NULL };
+	cleanup_json json_t *files = json_object();
+
+	if (image_file_entries(files, cj->dir, cj->boot_kernel, names, err) < 0 ||
+	    image_file_entry(files, "root_disk", cj->root_disk, err) < 0)
+		return NULL;
 	json_object_set_new(json_object_get(files, "root_disk"), "path",
-			    json_string(in->root_disk));
-	json_object_set_new(files, "agent",
-			    json_pack("{s:s, s:s}", "source", in->agent, "sha256", in->agent_sha));
-	json_object_set_new(
-	    files, "engine",
-	    json_pack("{s:s, s:s}", "source", in->engine, "sha256", in->engine_sha));
-	json_object_set_new(files, "unit",
-			    json_pack("{s:s, s:s}", "source", in->unit, "sha256", in->unit_sha));
-	{
-		time_t now = time(NULL);
-		struct tm tm;
+			    json_string(cj->root_disk));
+	guest_files_record(&cj->g, 1, files);
+	return steal_pointer(&files);
+}
 
-		gmtime_r(&now, &tm);
-		strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	}
-	pkgs = json_object_get(info, "packages");
+static int step_manifest(void *ctx, struct build *b, struct zb_error *err)
+{
+	struct cloud_job *cj = ctx;
+	cleanup_free char *path = xasprintf("%s/manifest.json", cj->dir);
+	json_t *pkgs = json_object_get(cj->info, "packages");
+	json_t *files = cloud_files(cj, err);
+	cleanup_json json_t *m = NULL;
+	char date[32];
+
+	if (!files)
+		return -1;
+	image_date_now(date);
 	m = json_pack("{s:i, s:s, s:s, s:s, s:s, s:{s:s, s:s, s:s, s:s, s:s, s:O}, s:s, s:s?, "
 		      "s:O, s:{s:s, s:s, s:s, s:s}, s:o, s:{s:O}}",
 		      "format", 1, "zbench_version", ZBENCH_VERSION, "flavor", "cloud",
-		      "image_hash", in->image_hash, "built", date, "recipe", "name", in->c->name,
-		      "path", in->c->path, "hash", in->c->hash, "root_hash", in->root_hash, "base",
-		      in->base->path, "content", in->c->json, "kernel_version", kver, "zfs_version",
-		      json_string_value(json_object_get(pkgs, "zfsutils-linux")), "packages", pkgs,
-		      "boot", "kernel", boot_kernel, "initramfs", "initrd.img", "disk",
-		      "disk.qcow2", "cmdline", "root=LABEL=" CLOUD_ROOT_LABEL " ro", "files", files,
-		      "steps", "root", json_object_get(info, "steps"));
-	files = NULL;
-	if (!m) {
-		error_set(err, EINVAL, "cannot assemble the manifest (missing root.json fields?)");
-		goto fail;
-	}
-	json_object_set(json_object_get(m, "recipe"), "base_root_hash",
-			json_string(in->base->root_hash));
+		      "image_hash", cj->hash, "built", date, "recipe", "name", cj->c.name, "path",
+		      cj->c.path, "hash", cj->c.hash, "root_hash", cj->root_hash, "base",
+		      cj->base.path, "content", cj->c.json, "kernel_version", cj->kver,
+		      "zfs_version", json_string_value(json_object_get(pkgs, "zfsutils-linux")),
+		      "packages", pkgs, "boot", "kernel", cj->boot_kernel, "initramfs",
+		      "initrd.img", "disk", "disk.qcow2", "cmdline",
+		      "root=LABEL=" CLOUD_ROOT_LABEL " ro", "files", files, "steps", "root",
+		      json_object_get(cj->info, "steps"));
+	if (!m)
+		return error_set(err, EINVAL,
+				 "cannot assemble the manifest (missing root.json fields?)");
+	json_object_set_new(json_object_get(m, "recipe"), "base_root_hash",
+			    json_string(cj->base.root_hash));
 	json_object_set_new(json_object_get(m, "steps"), "image", json_deep_copy(b->steps));
-	dump = json_dumps(m, JSON_INDENT(2) | JSON_SORT_KEYS);
-	x = write_file_atomic(mpath, dump, strlen(dump), 0644, err);
-	free(dump);
-	if (x < 0)
-		goto fail;
-	build_step_end(b);
-	rc = 0;
-	goto out;
-fail:
-	build_step_fail(b, err);
-out:
-	json_decref(info);
-	json_decref(files);
-	json_decref(m);
-	free(root_json);
-	free(root);
-	free(bzimage);
-	free(vmlinux);
-	free(initrd);
-	free(disk);
-	free(mpath);
-	free(src);
-	return rc;
+	return image_manifest_write(path, m, err);
 }
 
-int cloud_image_get(const char *recipe_path, const char *cache_dir, unsigned flags,
-		    struct image *out, struct zb_error *err)
+static const struct build_step cloud_steps[] = {
+	{ .name = "kernel and initrd", .title = title_kernel, .run = step_kernel },
+	{ .name = "root disk",
+	  .title = title_root_disk,
+	  .wanted = root_disk_missing,
+	  .run = step_root_disk },
+	{ .name = "disk.qcow2: zbench's files over the root disk", .run = step_disk },
+	{ .name = "manifest", .run = step_manifest },
+};
+
+/* --- the flavor -------------------------------------------------------------------------- */
+
+static int cloud_load(struct image_job *job, struct zb_error *err)
 {
-	char *agent = image_guest_binary("agent"), *engine = image_guest_binary("engine");
-	char *unit = image_unit_path(agent);
-	char agent_sha[65], engine_sha[65], unit_sha[65], img_hash[65], root_hash[65];
-	char *cache = NULL, *img_dir = NULL, *key, *canon, *root_dir = NULL, *base_root = NULL;
-	char *root_json = NULL, *root_disk = NULL, *log = NULL, *tmp = NULL;
-	struct cloud_recipe c;
-	struct recipe base;
-	int rc = -1, lock_fd = -1, img_lock_fd = -1, have_base = 0;
-	struct build b = { 0 };
-	char dur[32];
+	struct cloud_job *cj = xcalloc(1, sizeof(*cj));
 
-	memset(out, 0, sizeof(*out));
-	if (cloud_recipe_load(recipe_path, &c, err) < 0) {
-		free(agent);
-		free(engine);
-		free(unit);
-		return error_wrap(err, "loading image recipe");
-	}
-	if (recipe_load(c.base_path, &base, err) < 0) {
-		error_wrap(err, "'%s': base recipe", recipe_path);
-		goto out;
-	}
-	have_base = 1;
-	if (sha256_file_hex(agent, agent_sha, err) < 0 ||
-	    sha256_file_hex(engine, engine_sha, err) < 0 ||
-	    sha256_file_hex(unit, unit_sha, err) < 0) {
-		error_wrap(err, "guest binaries and unit (build them with 'make')");
-		goto out;
-	}
-	/* The derived root: the base root and the extra packages. */
-	{
-		json_t *k = json_pack("{s:s, s:O, s:i}", "base_root", base.root_hash, "packages",
-				      c.packages, "zbench_cloud_root_version", CLOUD_ROOT_VERSION);
-
-		canon = json_dumps(k, JSON_SORT_KEYS | JSON_COMPACT);
-		json_decref(k);
-		sha256_hex(canon, strlen(canon), root_hash);
-		free(canon);
-	}
-	key = xasprintf("zbench-cloud %d\nrecipe %s\nroot %s\nagent %s\nengine %s\nunit %s\n",
-			CLOUD_IMAGE_VERSION, c.hash, root_hash, agent_sha, engine_sha, unit_sha);
-	sha256_hex(key, strlen(key), img_hash);
-	free(key);
-
-	cache = xstrdup(cache_dir ? cache_dir : image_cache_dir_default());
-	img_dir = xasprintf("%s/images/%s", cache, img_hash);
-	rc = image_cache_find(cache, img_hash, flags, c.name, recipe_path, "chroot, apt", out, err);
-	if (rc <= 0)
-		goto out;
-	rc = -1;
-	/* The base root (and its appliance) first: cached, or built as usual (minutes). */
-	{
-		struct image bimg;
-
-		if (image_get(c.base_path, cache, IMAGE_BUILD_IF_MISSING, &bimg, err) < 0) {
-			error_wrap(err, "base image");
-			goto out;
-		}
-		image_release(&bimg);
-	}
-	if (image_cache_absolute(&cache, &img_dir, img_hash, err) < 0)
-		goto out;
-	root_dir = xasprintf("%s/roots/%s", cache, root_hash);
-	root_json = xasprintf("%s/root.json", root_dir);
-	root_disk = xasprintf("%s/disk-%llu.qcow2", root_dir, (unsigned long long)c.size_bytes);
-	base_root = xasprintf("%s/roots/%s/root", cache, base.root_hash);
-	log = xasprintf("%s/builds/%s.log", cache, img_hash);
-	{
-		int need_root = (flags & IMAGE_REBUILD_ROOT) || !path_exists(root_json) ||
-				!path_exists(root_disk);
-
-		/* The cache lock also covers the root disk: recipes can share a root. */
-		if (need_root && image_cache_lock(xasprintf("%s/lock", cache), &lock_fd, err) < 0)
-			goto out;
-		if (image_cache_lock(xasprintf("%s/images/%s.lock", cache, img_hash), &img_lock_fd,
-				     err) < 0)
-			goto out;
-	}
-	if (!(flags & (IMAGE_REBUILD | IMAGE_REBUILD_ROOT))) {
-		rc = image_cache_open(img_dir, img_hash, out, err);
-		if (rc <= 0)
-			goto out;
-	}
-	rc = -1;
-	if (truncate(log, 0) < 0 && errno != ENOENT) {
-		error_sys(err, errno, "truncating '%s'", log);
-		goto out;
-	}
-	b.log_path = log;
-	b.steps = json_array();
-	b.t0 = now_monotonic();
-	{
-		int need_root = (flags & IMAGE_REBUILD_ROOT) || !path_exists(root_json);
-
-		if (need_root && path_exists(root_disk) && unlink(root_disk) < 0) {
-			error_sys(err, errno, "removing '%s'", root_disk);
-			goto out;
-		}
-		b.nsteps = 3 + (need_root || !path_exists(root_disk)) +
-			   (need_root ? root_derive_nsteps() : 0);
-		fprintf(stderr, "building cloud image '%s' %.12s (log: %s)\n", c.name, img_hash,
-			log);
-		if (need_root) {
-			struct recipe dr = { 0 };
-
-			fprintf(stderr,
-				"root %.12s: not cached, deriving it from %.12s (a few minutes)\n",
-				root_hash, base.root_hash);
-			dr.packages = c.packages;
-			dr.suite = base.suite;
-			snprintf(dr.root_hash, sizeof(dr.root_hash), "%s", root_hash);
-			tmp = xasprintf("%s.tmp", root_dir);
-			if (path_exists(tmp) && remove_tree(tmp, err) < 0)
-				goto out;
-			if (mkdir_p(tmp, 0755, err) < 0 ||
-			    root_derive(&dr, base_root, cache, tmp, &b, err) < 0) {
-				error_wrap(err, "deriving root %.12s", root_hash);
-				goto out;
-			}
-			if (path_exists(root_dir) && remove_tree(root_dir, err) < 0)
-				goto out;
-			if (rename(tmp, root_dir) < 0) {
-				error_sys(err, errno, "renaming '%s'", tmp);
-				goto out;
-			}
-		} else {
-			fprintf(stderr, "root %.12s: cached\n", root_hash);
-		}
-	}
-	free(tmp);
-	tmp = xasprintf("%s.tmp", img_dir);
-	if ((path_exists(tmp) && remove_tree(tmp, err) < 0) || mkdir_p(tmp, 0755, err) < 0)
-		goto out;
-	{
-		struct cloud_inputs in = {
-			.c = &c,
-			.base = &base,
-			.root_dir = root_dir,
-			.root_hash = root_hash,
-			.root_disk = root_disk,
-			.agent = agent,
-			.engine = engine,
-			.unit = unit,
-			.agent_sha = agent_sha,
-			.engine_sha = engine_sha,
-			.unit_sha = unit_sha,
-			.image_hash = img_hash,
-		};
-
-		if (cloud_assemble(&in, tmp, &b, err) < 0) {
-			struct zb_error e;
-
-			remove_tree(tmp, &e);
-			error_wrap(err, "assembling cloud image %.12s", img_hash);
-			goto out;
-		}
-	}
-	if ((path_exists(img_dir) && remove_tree(img_dir, err) < 0) || rename(tmp, img_dir) < 0) {
-		error_sys(err, errno, "renaming '%s' to '%s'", tmp, img_dir);
-		goto out;
-	}
-	fprintf(stderr, "image '%s' %.12s ready in %s: %s\n", c.name, img_hash,
-		format_duration(now_monotonic() - b.t0, dur, sizeof(dur)), img_dir);
-	rc = image_cache_open(img_dir, img_hash, out, err);
-	if (rc > 0)
-		rc = error_set(err, ENOENT, "image '%s' vanished after its build", img_dir);
-out:
-	if (rc < 0)
-		error_wrap(err, "image '%s'", recipe_path);
-	if (lock_fd >= 0)
-		close(lock_fd);
-	if (img_lock_fd >= 0)
-		close(img_lock_fd);
-	json_decref(b.steps);
-	free((char *)b.step_name);
-	if (have_base)
-		recipe_release(&base);
-	cloud_recipe_release(&c);
-	free(agent);
-	free(engine);
-	free(unit);
-	free(cache);
-	free(img_dir);
-	free(root_dir);
-	free(root_json);
-	free(root_disk);
-	free(base_root);
-	free(log);
-	free(tmp);
-	return rc < 0 ? -1 : 0;
+	job->state = cj;
+	guest_files_init(&cj->g);
+	if (cloud_recipe_load(job->path, &cj->c, err) < 0)
+		return -1;
+	job->name = cj->c.name;
+	return 0;
 }
+
+static int cloud_key(struct image_job *job, struct zb_error *err)
+{
+	struct cloud_job *cj = job->state;
+	cleanup_free char *canon = NULL;
+	cleanup_free char *key = NULL;
+	json_t *k;
+
+	if (!cj->base.json && recipe_load(cj->c.base_path, &cj->base, err) < 0)
+		return error_wrap(err, "'%s': base recipe", job->path);
+	if (guest_files_hash(&cj->g, err) < 0)
+		return error_wrap(err, "guest binaries and unit (build them with 'make')");
+	/* The derived root: the base root and the extra packages. */
+	k = json_pack("{s:s, s:O, s:i}", "base_root", cj->base.root_hash, "packages",
+		      cj->c.packages, "zbench_cloud_root_version", CLOUD_ROOT_VERSION);
+	canon = json_dumps(k, JSON_SORT_KEYS | JSON_COMPACT);
+	json_decref(k);
+	sha256_hex(canon, strlen(canon), cj->root_hash);
+	key = xasprintf("zbench-cloud %d\nrecipe %s\nroot %s\nagent %s\nengine %s\nunit %s\n",
+			CLOUD_IMAGE_VERSION, cj->c.hash, cj->root_hash, cj->g.agent_sha,
+			cj->g.engine_sha, cj->g.unit_sha);
+	sha256_hex(key, strlen(key), job->hash);
+	return 0;
+}
+
+/* The base recipe's image (and so its root) comes first: cached, or built as usual. */
+static const char *cloud_base(const struct image_job *job)
+{
+	const struct cloud_job *cj = job->state;
+
+	return cj->c.base_path;
+}
+
+/* The paths of the derived root under the (absolute) cache. */
+static void cloud_paths(const struct image_job *job, struct cloud_job *cj)
+{
+	if (cj->root_dir)
+		return;
+	cj->root_dir = xasprintf("%s/roots/%s", job->cache, cj->root_hash);
+	cj->root = xasprintf("%s/root", cj->root_dir);
+	cj->root_disk =
+	    xasprintf("%s/disk-%llu.qcow2", cj->root_dir, (unsigned long long)cj->c.size_bytes);
+	cj->base_root = xasprintf("%s/roots/%s/root", job->cache, cj->base.root_hash);
+}
+
+static int root_json_missing(const struct cloud_job *cj)
+{
+	cleanup_free char *root_json = xasprintf("%s/root.json", cj->root_dir);
+
+	return !path_exists(root_json);
+}
+
+/* The cache lock also covers the root disk: recipes can share a root. */
+static int cloud_needs_cache_lock(const struct image_job *job)
+{
+	struct cloud_job *cj = job->state;
+
+	cloud_paths(job, cj);
+	return (job->flags & IMAGE_REBUILD_ROOT) || root_json_missing(cj) ||
+	       !path_exists(cj->root_disk);
+}
+
+/* build_entry()'s callback for the derived root. */
+static int root_derive_in(void *ctx, const char *tmp, struct zb_error *err)
+{
+	const struct image_job *job = ctx;
+	struct cloud_job *cj = job->state;
+	struct recipe dr = { .packages = cj->c.packages, .suite = cj->base.suite };
+
+	snprintf(dr.root_hash, sizeof(dr.root_hash), "%s", cj->root_hash);
+	if (root_derive(&dr, cj->base_root, job->cache, tmp, cj->b, err) < 0)
+		return error_wrap(err, "deriving root %.12s", cj->root_hash);
+	return 0;
+}
+
+static int cloud_build(struct image_job *job, const char *dir, struct build *b,
+		       struct zb_error *err)
+{
+	struct cloud_job *cj = job->state;
+	int need_root;
+
+	cloud_paths(job, cj);
+	cj->b = b;
+	cj->hash = job->hash;
+	cj->dir = dir;
+	need_root = (job->flags & IMAGE_REBUILD_ROOT) || root_json_missing(cj);
+	/* A new root needs a new root disk. */
+	if (need_root && path_exists(cj->root_disk) && unlink(cj->root_disk) < 0)
+		return error_sys(err, errno, "removing '%s'", cj->root_disk);
+	b->nsteps = build_steps_count(cloud_steps, ARRAY_SIZE(cloud_steps), cj) +
+		    (need_root ? root_derive_nsteps() : 0);
+	fprintf(stderr, "building cloud image '%s' %.12s (log: %s)\n", cj->c.name, job->hash,
+		b->log_path);
+	if (need_root) {
+		fprintf(stderr, "root %.12s: not cached, deriving it from %.12s (a few minutes)\n",
+			cj->root_hash, cj->base.root_hash);
+		if (build_entry(cj->root_dir, 1, root_derive_in, job, err) < 0)
+			return -1;
+	} else {
+		fprintf(stderr, "root %.12s: cached\n", cj->root_hash);
+	}
+	if (root_info_load(cj->root_dir, &cj->info, &cj->kver, err) < 0 ||
+	    build_steps_run(cloud_steps, ARRAY_SIZE(cloud_steps), cj, b, err) < 0)
+		return error_wrap(err, "assembling cloud image %.12s", job->hash);
+	return 0;
+}
+
+static void cloud_release(struct image_job *job)
+{
+	struct cloud_job *cj = job->state;
+
+	cloud_recipe_release(&cj->c);
+	recipe_release(&cj->base);
+	guest_files_release(&cj->g);
+	free(cj->root_dir);
+	free(cj->root);
+	free(cj->root_disk);
+	free(cj->base_root);
+	json_decref(cj->info);
+}
+
+const struct image_flavor image_flavor_cloud = {
+	.name = "cloud",
+	.flags = IMAGE_FLAVOR_ABSOLUTE_CACHE,
+	.needs_root = "chroot, apt",
+	.context = "image",
+	.load_context = "loading image recipe",
+	.probe = image_recipe_is_cloud,
+	.load = cloud_load,
+	.key = cloud_key,
+	.base = cloud_base,
+	.needs_cache_lock = cloud_needs_cache_lock,
+	.build = cloud_build,
+	.release = cloud_release,
+};

@@ -15,15 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "image_build.h"
 #include "util.h"
-
-#define ROOT_STEPS 5
-
-int root_nsteps(void)
-{
-	return ROOT_STEPS;
-}
 
 /* --- the host's mirror ------------------------------------------------------------------- */
 
@@ -331,48 +325,52 @@ static int has_package(json_t *pkgs, const char *name)
 	return 0;
 }
 
-/* Record what the root holds: root.json, read back by the appliance assembly. */
+/* Whether zfs-dkms, when the root has it, built its module for kernel `ver`. */
+static int check_dkms(const struct recipe *r, const char *root, const char *ver,
+		      struct zb_error *err)
+{
+	static const char *const exts[] = { "ko", "ko.xz", "ko.zst" };
+
+	if (!has_package(r->packages, "zfs-dkms"))
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(exts); i++) {
+		cleanup_free char *ko =
+		    xasprintf("%s/lib/modules/%s/updates/dkms/zfs.%s", root, ver, exts[i]);
+
+		if (path_exists(ko))
+			return 0;
+	}
+	return error_set(err, ENOENT,
+			 "zfs-dkms built no module for kernel '%s' (no "
+			 "/lib/modules/%s/updates/dkms/zfs.ko): see the DKMS output",
+			 ver, ver);
+}
+
+/* Record what the root holds: root.json, read back by the image's assembly. */
 static int inspect_root(const struct recipe *r, const char *dir, const char *root, struct build *b,
 			struct zb_error *err)
 {
 	const char *argv[] = { "chroot", root, "dpkg-query",
 			       "-W",	 "-f", "${Package}\\t${Version}\\n",
 			       NULL };
-	char *out = NULL, *ver = NULL, *save = NULL, *line, *dump, *path;
-	char date[32];
-	json_t *info, *pkgs;
+	cleanup_free char *out = NULL;
+	cleanup_free char *ver = NULL;
+	cleanup_free char *path = xasprintf("%s/root.json", dir);
+	cleanup_json json_t *info = NULL;
+	char date[32], *save = NULL, *line;
+	json_t *pkgs;
 	int rc;
 
 	if (find_kernel(root, &ver, err) < 0)
 		return -1;
 	build_log(b, "kernel version %s", ver);
-	if (has_package(r->packages, "zfs-dkms")) {
-		static const char *const exts[] = { "ko", "ko.xz", "ko.zst" };
-		int found = 0;
-
-		for (size_t i = 0; i < ARRAY_SIZE(exts) && !found; i++) {
-			char *ko =
-			    xasprintf("%s/lib/modules/%s/updates/dkms/zfs.%s", root, ver, exts[i]);
-
-			found = path_exists(ko);
-			free(ko);
-		}
-		if (!found) {
-			error_set(err, ENOENT,
-				  "zfs-dkms built no module for kernel '%s' (no "
-				  "/lib/modules/%s/updates/dkms/zfs.ko): see the DKMS output",
-				  ver, ver);
-			free(ver);
-			return -1;
-		}
-	}
-	rc = run_capture((char *const *)argv, b->log_path, 4 << 20, &out, err);
-	if (rc != 0) {
-		if (rc > 0)
-			error_set(err, 0, "'dpkg-query' in the root exited with status %d", rc);
-		free(ver);
+	if (check_dkms(r, root, ver, err) < 0)
 		return -1;
-	}
+	rc = run_capture((char *const *)argv, b->log_path, 4 << 20, &out, err);
+	if (rc != 0)
+		return rc > 0
+			   ? error_set(err, 0, "'dpkg-query' in the root exited with status %d", rc)
+			   : -1;
 	pkgs = json_object();
 	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *tab = strchr(line, '\t');
@@ -382,228 +380,296 @@ static int inspect_root(const struct recipe *r, const char *dir, const char *roo
 		*tab = '\0';
 		json_object_set_new(pkgs, line, json_string(tab + 1));
 	}
-	free(out);
-	{
-		time_t now = time(NULL);
-		struct tm tm;
-
-		gmtime_r(&now, &tm);
-		strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	}
+	image_date_now(date);
 	info =
 	    json_pack("{s:s, s:s, s:s, s:o, s:O, s:s}", "root_hash", r->root_hash, "kernel_version",
 		      ver, "suite", r->suite, "packages", pkgs, "steps", b->steps, "built", date);
-	free(ver);
-	dump = json_dumps(info, JSON_INDENT(2) | JSON_SORT_KEYS);
-	json_decref(info);
-	path = xasprintf("%s/root.json", dir);
-	rc = write_file_atomic(path, dump, strlen(dump), 0644, err);
-	free(path);
-	free(dump);
+	return image_manifest_write(path, info, err);
+}
+
+int root_info_load(const char *root_dir, json_t **info, const char **kver, struct zb_error *err)
+{
+	cleanup_free char *path = xasprintf("%s/root.json", root_dir);
+	json_error_t je;
+
+	*info = json_load_file(path, 0, &je);
+	if (!*info || json_unpack(*info, "{s:s}", "kernel_version", kver) < 0)
+		return error_set(err, EINVAL, "'%s': %s (remove '%s' to rebuild the root)", path,
+				 *info ? "no kernel_version" : je.text, root_dir);
+	return 0;
+}
+
+/* --- the builds: tables of steps --------------------------------------------------------- */
+
+/* One root build or derivation. */
+struct root_job {
+	const struct recipe *r;
+	const char *cache;     /* absolute */
+	const char *dir;       /* the temporary directory: dir/root, dir/root.json */
+	const char *base_root; /* derived: the base root's directory */
+	char *root;	       /* dir/root */
+	char *debs;	       /* cache/debs: downloaded .debs, shared by every build */
+	char *mirror;	       /* built: the Debian mirror */
+	struct mounts mounts;
+};
+
+/* A step that failed while a signal was caught failed because of it: say so. */
+static int root_result(int rc, struct zb_error *err)
+{
+	if (rc < 0 && interrupted)
+		return error_set(err, EINTR, "interrupted by signal %d", (int)interrupted);
 	return rc;
 }
 
-static int run_steps(const struct recipe *r, const char *cache, const char *dir, const char *root,
-		     const char *mirror, struct build *b, struct mounts *m, struct zb_error *err)
+/* proc, sys, dev, and the shared .deb cache as the root's apt archive (downloaded packages land
+ * in the cache, not in the root). */
+static int root_mount(struct root_job *j, struct zb_error *err)
 {
-	char *cache_opt = xasprintf("--cache-dir=%s/debs", cache);
-	char *comps = join_array(r->components, ",");
-	char *comps_opt = xasprintf("--components=%s", comps);
-	char *debs = xasprintf("%s/debs", cache);
-	char *path;
-	const char *debootstrap[] = { "debootstrap", "--variant=minbase",
-				      comps_opt,     cache_opt,
-				      r->suite,	     root,
-				      mirror,	     NULL };
-	const char *update[] = { "chroot", root, "apt-get", "update", "-q", NULL };
-	int rc = -1;
+	static const struct {
+		const char *src, *dst, *type;
+		unsigned long flags;
+	} mounts[] = {
+		{ "proc", "proc", "proc", 0 },
+		{ "/sys", "sys", NULL, MS_BIND },
+		{ "/dev", "dev", NULL, MS_BIND },
+		{ NULL, "var/cache/apt/archives", NULL, MS_BIND },
+	};
 
-	if (mkdir_p(debs, 0755, err) < 0)
-		goto out;
-
-	build_step_begin(b, "debootstrap %s", r->suite);
-	if (build_run(b, debootstrap, err) < 0)
-		goto fail;
-	build_step_end(b);
-
-	build_step_begin(b, "apt-get update");
-	if (write_apt_config(r, root, mirror, err) < 0)
-		goto fail;
 	image_private_mounts();
-	path = xasprintf("%s/proc", root);
-	rc = mounts_add(m, "proc", path, "proc", 0, err);
-	free(path);
-	if (rc < 0)
-		goto fail;
-	path = xasprintf("%s/sys", root);
-	rc = mounts_add(m, "/sys", path, NULL, MS_BIND, err);
-	free(path);
-	if (rc < 0)
-		goto fail;
-	path = xasprintf("%s/dev", root);
-	rc = mounts_add(m, "/dev", path, NULL, MS_BIND, err);
-	free(path);
-	if (rc < 0)
-		goto fail;
-	/* Downloaded packages land in the shared cache, not in the root. */
-	path = xasprintf("%s/var/cache/apt/archives", root);
-	rc = mounts_add(m, debs, path, NULL, MS_BIND, err);
-	free(path);
-	if (rc < 0)
-		goto fail;
-	rc = -1;
-	if (build_run(b, update, err) < 0)
-		goto fail;
-	build_step_end(b);
+	for (size_t i = 0; i < ARRAY_SIZE(mounts); i++) {
+		cleanup_free char *dst = xasprintf("%s/%s", j->root, mounts[i].dst);
 
-	build_step_begin(b, "install kernel (%zu packages)", json_array_size(r->kernel_packages));
-	if (interrupted || apt_install(b, root, r->kernel_packages, err) < 0)
-		goto fail;
-	build_step_end(b);
+		if (mounts_add(&j->mounts, mounts[i].src ? mounts[i].src : j->debs, dst,
+			       mounts[i].type, mounts[i].flags, err) < 0)
+			return -1;
+	}
+	return 0;
+}
 
-	build_step_begin(b, "install packages, DKMS build (%zu packages)",
-			 json_array_size(r->packages));
-	if (interrupted || apt_install(b, root, r->packages, err) < 0)
-		goto fail;
-	build_step_end(b);
-	mounts_release(m);
+static int root_update(struct root_job *j, struct build *b, struct zb_error *err)
+{
+	const char *update[] = { "chroot", j->root, "apt-get", "update", "-q", NULL };
 
-	build_step_begin(b, "inspect root");
-	if (interrupted || inspect_root(r, dir, root, b, err) < 0)
-		goto fail;
-	build_step_end(b);
-	rc = 0;
-	goto out;
-fail:
-	if (interrupted)
-		error_set(err, EINTR, "interrupted by signal %d", (int)interrupted);
-	build_step_fail(b, err);
-out:
-	free(cache_opt);
-	free(comps);
-	free(comps_opt);
-	free(debs);
+	return build_run(b, update, err);
+}
+
+static int step_debs(void *ctx, struct build *b, struct zb_error *err)
+{
+	struct root_job *j = ctx;
+
+	return mkdir_p(j->debs, 0755, err);
+}
+
+static void title_debootstrap(const void *ctx, char *buf, size_t len)
+{
+	const struct root_job *j = ctx;
+
+	snprintf(buf, len, "debootstrap %s", j->r->suite);
+}
+
+static int step_debootstrap(void *ctx, struct build *b, struct zb_error *err)
+{
+	struct root_job *j = ctx;
+	cleanup_free char *comps = join_array(j->r->components, ",");
+	cleanup_free char *comps_opt = xasprintf("--components=%s", comps);
+	cleanup_free char *cache_opt = xasprintf("--cache-dir=%s", j->debs);
+	const char *argv[] = { "debootstrap", "--variant=minbase",
+			       comps_opt,     cache_opt,
+			       j->r->suite,   j->root,
+			       j->mirror,     NULL };
+
+	return root_result(build_run(b, argv, err), err);
+}
+
+static int step_apt_update(void *ctx, struct build *b, struct zb_error *err)
+{
+	struct root_job *j = ctx;
+	int rc = write_apt_config(j->r, j->root, j->mirror, err);
+
+	if (rc == 0)
+		rc = root_mount(j, err);
+	if (rc == 0)
+		rc = root_update(j, b, err);
+	return root_result(rc, err);
+}
+
+static void title_kernel(const void *ctx, char *buf, size_t len)
+{
+	const struct root_job *j = ctx;
+
+	snprintf(buf, len, "install kernel (%zu packages)", json_array_size(j->r->kernel_packages));
+}
+
+static int step_kernel(void *ctx, struct build *b, struct zb_error *err)
+{
+	struct root_job *j = ctx;
+
+	return root_result(interrupted ? -1 : apt_install(b, j->root, j->r->kernel_packages, err),
+			   err);
+}
+
+static void title_packages(const void *ctx, char *buf, size_t len)
+{
+	const struct root_job *j = ctx;
+
+	snprintf(buf, len, "install packages, DKMS build (%zu packages)",
+		 json_array_size(j->r->packages));
+}
+
+static int step_packages(void *ctx, struct build *b, struct zb_error *err)
+{
+	struct root_job *j = ctx;
+
+	return root_result(interrupted ? -1 : apt_install(b, j->root, j->r->packages, err), err);
+}
+
+static int step_unmount(void *ctx, struct build *b, struct zb_error *err)
+{
+	struct root_job *j = ctx;
+
+	mounts_release(&j->mounts);
+	return 0;
+}
+
+static int step_inspect(void *ctx, struct build *b, struct zb_error *err)
+{
+	struct root_job *j = ctx;
+
+	return root_result(interrupted ? -1 : inspect_root(j->r, j->dir, j->root, b, err), err);
+}
+
+static const struct build_step root_steps[] = {
+	{ .name = "the shared .deb cache", .quiet = 1, .run = step_debs },
+	{ .name = "debootstrap", .title = title_debootstrap, .run = step_debootstrap },
+	{ .name = "apt-get update", .run = step_apt_update },
+	{ .name = "install kernel", .title = title_kernel, .run = step_kernel },
+	{ .name = "install packages", .title = title_packages, .run = step_packages },
+	{ .name = "unmount", .quiet = 1, .run = step_unmount },
+	{ .name = "inspect root", .run = step_inspect },
+};
+
+int root_nsteps(void)
+{
+	return build_steps_count(root_steps, ARRAY_SIZE(root_steps), NULL);
+}
+
+/* Run `steps` for `j` with the environment a chroot build wants and the signals caught; the
+ * mounts are undone whatever happens. */
+static int root_run(struct root_job *j, const struct build_step *steps, size_t n, struct build *b,
+		    struct zb_error *err)
+{
+	struct sigaction old[ARRAY_SIZE(caught_signals)];
+	int rc;
+
+	j->root = xasprintf("%s/root", j->dir);
+	j->debs = xasprintf("%s/debs", j->cache);
+	setenv("DEBIAN_FRONTEND", "noninteractive", 1);
+	setenv("LC_ALL", "C.UTF-8", 1);
+	setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", 1);
+	signals_catch(old);
+	rc = build_steps_run(steps, n, j, b, err);
+	mounts_release(&j->mounts);
+	signals_restore(old);
+	free(j->root);
+	free(j->debs);
 	return rc;
 }
 
 int root_build(const struct recipe *r, const char *cache, const char *dir, struct build *b,
 	       struct zb_error *err)
 {
-	struct sigaction old[ARRAY_SIZE(caught_signals)];
-	struct mounts m = { .n = 0 };
-	char *root = xasprintf("%s/root", dir);
-	char *mirror = NULL;
+	struct root_job j = { .r = r, .cache = cache, .dir = dir };
 	int rc;
 
 	if (!strcmp(r->mirror, "host")) {
-		if (image_host_mirror(r->suite, &mirror, err) < 0) {
-			free(root);
+		if (image_host_mirror(r->suite, &j.mirror, err) < 0)
 			return -1;
-		}
 	} else {
-		mirror = xstrdup(r->mirror);
+		j.mirror = xstrdup(r->mirror);
 	}
-	build_log(b, "mirror %s", mirror);
-	setenv("DEBIAN_FRONTEND", "noninteractive", 1);
-	setenv("LC_ALL", "C.UTF-8", 1);
-	setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", 1);
-	signals_catch(old);
-	rc = run_steps(r, cache, dir, root, mirror, b, &m, err);
-	mounts_release(&m);
-	signals_restore(old);
-	free(mirror);
-	free(root);
+	build_log(b, "mirror %s", j.mirror);
+	rc = root_run(&j, root_steps, ARRAY_SIZE(root_steps), b, err);
+	free(j.mirror);
 	return rc;
 }
 
 /* --- derived roots (the cloud flavor, docs/images.md) ------------------------------------ */
 
-int root_derive_nsteps(void)
+static int step_copy_base(void *ctx, struct build *b, struct zb_error *err)
 {
-	return 4;
+	struct root_job *j = ctx;
+	const char *argv[] = { "cp", "-a", "--reflink=auto", j->base_root, j->root, NULL };
+
+	return root_result(build_run(b, argv, err), err);
 }
 
-static int derive_steps(const struct recipe *r, const char *base_root, const char *cache,
-			const char *dir, const char *root, struct build *b, struct mounts *m,
-			struct zb_error *err)
+static void title_derive_install(const void *ctx, char *buf, size_t len)
 {
-	char *debs = xasprintf("%s/debs", cache), *path;
-	const char *copy[] = { "cp", "-a", "--reflink=auto", base_root, root, NULL };
-	const char *update[] = { "chroot", root, "apt-get", "update", "-q", NULL };
-	const char *initramfs[] = { "chroot", root, "update-initramfs", "-u", "-k", "all", NULL };
-	int rc = -1;
+	const struct root_job *j = ctx;
 
-	build_step_begin(b, "copy the base root");
-	if (build_run(b, copy, err) < 0)
-		goto fail;
-	build_step_end(b);
+	snprintf(buf, len, "apt-get update, install %zu packages", json_array_size(j->r->packages));
+}
 
-	build_step_begin(b, "apt-get update, install %zu packages", json_array_size(r->packages));
-	image_private_mounts();
-	path = xasprintf("%s/proc", root);
-	rc = mounts_add(m, "proc", path, "proc", 0, err);
-	free(path);
-	if (rc == 0) {
-		path = xasprintf("%s/sys", root);
-		rc = mounts_add(m, "/sys", path, NULL, MS_BIND, err);
-		free(path);
-	}
-	if (rc == 0) {
-		path = xasprintf("%s/dev", root);
-		rc = mounts_add(m, "/dev", path, NULL, MS_BIND, err);
-		free(path);
-	}
-	if (rc == 0) {
-		path = xasprintf("%s/var/cache/apt/archives", root);
-		rc = mounts_add(m, debs, path, NULL, MS_BIND, err);
-		free(path);
-	}
-	if (rc < 0)
-		goto fail;
-	rc = -1;
-	if (interrupted || build_run(b, update, err) < 0 ||
-	    apt_install(b, root, r->packages, err) < 0)
-		goto fail;
-	build_step_end(b);
+static int step_derive_install(void *ctx, struct build *b, struct zb_error *err)
+{
+	struct root_job *j = ctx;
+	int rc = root_mount(j, err);
 
-	/* initramfs-tools rebuilds the initrd for what the root now holds (systemd's udev rules
-	 * and hooks): the one the cloud image boots with. */
-	build_step_begin(b, "update-initramfs");
-	if (interrupted || build_run(b, initramfs, err) < 0)
-		goto fail;
-	build_step_end(b);
-	mounts_release(m);
+	if (rc == 0)
+		rc = interrupted ? -1 : root_update(j, b, err);
+	if (rc == 0)
+		rc = apt_install(b, j->root, j->r->packages, err);
+	return root_result(rc, err);
+}
 
-	build_step_begin(b, "inspect root");
-	if (interrupted || inspect_root(r, dir, root, b, err) < 0)
-		goto fail;
-	build_step_end(b);
-	rc = 0;
-	goto out;
-fail:
-	if (interrupted)
-		error_set(err, EINTR, "interrupted by signal %d", (int)interrupted);
-	build_step_fail(b, err);
-out:
-	free(debs);
-	return rc;
+/* initramfs-tools rebuilds the initrd for what the root now holds (systemd's udev rules and
+ * hooks): the one the cloud image boots with. */
+static int step_initramfs(void *ctx, struct build *b, struct zb_error *err)
+{
+	struct root_job *j = ctx;
+	const char *argv[] = { "chroot", j->root, "update-initramfs", "-u", "-k", "all", NULL };
+
+	return root_result(interrupted ? -1 : build_run(b, argv, err), err);
+}
+
+static const struct build_step derive_steps[] = {
+	{ .name = "copy the base root", .run = step_copy_base },
+	{ .name = "apt-get update, install",
+	  .title = title_derive_install,
+	  .run = step_derive_install },
+	{ .name = "update-initramfs", .run = step_initramfs },
+	{ .name = "unmount", .quiet = 1, .run = step_unmount },
+	{ .name = "inspect root", .run = step_inspect },
+};
+
+int root_derive_nsteps(void)
+{
+	return build_steps_count(derive_steps, ARRAY_SIZE(derive_steps), NULL);
 }
 
 int root_derive(const struct recipe *r, const char *base_root, const char *cache, const char *dir,
 		struct build *b, struct zb_error *err)
 {
-	struct sigaction old[ARRAY_SIZE(caught_signals)];
-	struct mounts m = { .n = 0 };
-	char *root = xasprintf("%s/root", dir);
-	int rc;
+	struct root_job j = { .r = r, .cache = cache, .dir = dir, .base_root = base_root };
 
-	setenv("DEBIAN_FRONTEND", "noninteractive", 1);
-	setenv("LC_ALL", "C.UTF-8", 1);
-	setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", 1);
-	signals_catch(old);
-	rc = derive_steps(r, base_root, cache, dir, root, b, &m, err);
-	mounts_release(&m);
-	signals_restore(old);
-	free(root);
-	return rc;
+	return root_run(&j, derive_steps, ARRAY_SIZE(derive_steps), b, err);
+}
+
+void root_remove_stale(const char *roots, struct build *b)
+{
+	DIR *d = opendir(roots);
+	struct dirent *de;
+	struct zb_error e;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (strstr(de->d_name, ".tmp")) {
+			cleanup_free char *p = xasprintf("%s/%s", roots, de->d_name);
+
+			if (remove_tree(p, &e) < 0)
+				build_log(b, "cannot remove stale '%s': %s", p, e.msg);
+		}
+	}
+	closedir(d);
 }

@@ -6,7 +6,7 @@
 
 #include "check.h"
 #include "cloud_seed.h"
-#include "image_build.h"
+#include "image_flavor.h"
 
 static void test_user_data(void)
 {

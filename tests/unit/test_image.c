@@ -2,7 +2,9 @@
  * kernel module's .modinfo (image import), in-root path resolution and the vmlinux extraction
  * (LZ4 legacy payload). */
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +13,8 @@
 
 #include "check.h"
 #include "elf_deps.h"
-#include "image_build.h"
+#include "image_flavor.h"
+#include "image_stage.h"
 #include "initramfs.h"
 #include "util.h"
 #include "vmlinux.h"
@@ -48,6 +51,43 @@ static void make_link(const char *target, const char *rel)
 
 	CHECK(symlink(target, p) == 0);
 	free(p);
+}
+
+/* stage_path() walks the root as root_resolve() does, and mirrors every link and directory on
+ * the way into the staging tree. */
+static void test_stage_path(void)
+{
+	struct zb_error err = { 0 };
+	char *root = at("sr"), *staging = at("ss"), out[4096], link[64];
+	struct stager s = { .root = root, .staging = staging };
+	char *p = NULL;
+	ssize_t n;
+
+	make_dir("sr");
+	make_dir("sr/usr");
+	make_dir("sr/usr/lib");
+	put_file("sr/usr/lib/f", "x", 0644);
+	make_link("usr/lib", "sr/lib");
+	make_link("/usr/lib/../lib/f", "sr/abs");
+	make_link("me", "sr/me");
+	make_dir("ss");
+	CHECK(stage_path(&s, "/lib/f", out, sizeof(out), &err) == 0);
+	CHECK_STR(out, "/usr/lib/f");
+	p = at("ss/lib");
+	n = readlink(p, link, sizeof(link) - 1);
+	CHECK(n == 7 && !memcmp(link, "usr/lib", 7)); /* the link as it is in the root */
+	free(p);
+	p = at("ss/usr/lib/f");
+	CHECK(access(p, F_OK) == 0);
+	free(p);
+	CHECK(stage_path(&s, "/abs", out, sizeof(out), &err) == 0);
+	CHECK_STR(out, "/usr/lib/f");
+	CHECK(stage_path(&s, "/nope/f", out, sizeof(out), &err) == 1);
+	CHECK(stage_path(&s, "/me", out, sizeof(out), &err) < 0 && err.errnum == ELOOP);
+	CHECK(stage_path(&s, "/lib/f/g", out, sizeof(out), &err) < 0 && err.errnum == ENOTDIR);
+	stager_release(&s);
+	free(root);
+	free(staging);
 }
 
 static unsigned hex8(const char *p)
@@ -416,6 +456,101 @@ static void test_modinfo(void)
 	free(buf);
 }
 
+/* The golden file's key for `path` (and `overlay`) into `key`, or NULL. */
+static const char *golden_key(const char *golden, const char *path, int overlay, char key[65])
+{
+	char want[512];
+	const char *p;
+
+	snprintf(want, sizeof(want), "\n%s %d ", path, overlay);
+	p = strstr(golden, want);
+	if (!p || strlen(p + strlen(want)) < 64)
+		return NULL;
+	memcpy(key, p + strlen(want), 64);
+	key[64] = '\0';
+	return key;
+}
+
+/* Every recipe's cache key (and an import's) is the one in tests/unit/image_keys.txt: a key that
+ * changes by accident makes every cache build that image again. */
+static void test_image_keys(void)
+{
+	static const char *const files[][2] = { { "agent", "agent\n" },
+						{ "engine", "engine\n" },
+						{ "unit", "[Unit]\n" } };
+	static const unsigned char qcow2[16] = { 'Q', 'F', 'I', 0xfb, 0, 0, 0, 3 };
+	char *golden = NULL, *fake = at("fake.qcow2"), key[65], golden_buf[65];
+	struct zb_error err = { 0 };
+	glob_t g;
+	int fd;
+
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		char env[32], *path = at(files[i][0]);
+
+		put_file(files[i][0], files[i][1], 0644);
+		snprintf(env, sizeof(env), "ZBENCH_%s", files[i][0]);
+		for (char *c = env; *c; c++)
+			*c = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
+		setenv(env, path, 1);
+		free(path);
+	}
+	fd = open(fake, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	CHECK(fd >= 0 && write(fd, qcow2, sizeof(qcow2)) == (ssize_t)sizeof(qcow2));
+	close(fd);
+	CHECK(read_file("tests/unit/image_keys.txt", 1 << 20, &golden, NULL, &err) == 0);
+	CHECK(glob("images/*.json", 0, NULL, &g) == 0 && g.gl_pathc >= 4);
+	for (size_t i = 0; i <= g.gl_pathc + 1; i++) {
+		const char *path = i < g.gl_pathc ? g.gl_pathv[i] : fake;
+		const char *name = i < g.gl_pathc ? path : "@fake.qcow2";
+		int overlay = i > g.gl_pathc;
+		const char *want = golden ? golden_key(golden, name, overlay, golden_buf) : NULL;
+		int rc = image_key(path, overlay, key, &err);
+
+		if (rc < 0 || !want || strcmp(key, want))
+			fprintf(stderr, "image key of %s: %s; is:\n%s %d %s\n", name,
+				rc < 0 ? err.msg
+				: want ? "changed"
+				       : "not in image_keys.txt",
+				name, overlay, rc < 0 ? "-" : key);
+		CHECK(rc == 0 && want && !strcmp(key, want));
+	}
+	globfree(&g);
+	free(golden);
+	free(fake);
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		char env[32];
+
+		snprintf(env, sizeof(env), "ZBENCH_%s", files[i][0]);
+		for (char *c = env; *c; c++)
+			*c = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
+		unsetenv(env);
+	}
+}
+
+/* Each flavor's table is complete, and each input goes to its flavor. */
+static void test_flavors(void)
+{
+	static const struct {
+		const char *path;
+		const struct image_flavor *flavor;
+	} cases[] = {
+		{ "images/debian12-zfs.json", &image_flavor_appliance },
+		{ "images/debian12-zfs-cloud.json", &image_flavor_cloud },
+		{ "/nonexistent.json", &image_flavor_appliance },
+		{ "some/dir/user.qcow2", &image_flavor_import },
+	};
+	const struct image_flavor *const all[] = { &image_flavor_appliance, &image_flavor_cloud,
+						   &image_flavor_import };
+	const struct image_flavor broken = { .name = "broken", .context = "image" };
+	struct zb_error err = { 0 };
+
+	for (size_t i = 0; i < ARRAY_SIZE(all); i++)
+		CHECK(image_flavor_check(all[i], &err) == 0);
+	CHECK(image_flavor_check(&broken, &err) < 0 && strstr(err.msg, "'broken'"));
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		CHECK(image_flavor_of(cases[i].path) == cases[i].flavor);
+}
+
 int main(void)
 {
 	struct zb_error err = { 0 };
@@ -425,10 +560,13 @@ int main(void)
 	test_elf_deps();
 	test_modinfo();
 	test_root_resolve();
+	test_stage_path();
 	test_vmlinux_lz4();
 	test_vmlinux_xz();
 	test_kernel_buses();
 	test_recipe();
+	test_image_keys();
+	test_flavors();
 	CHECK(remove_tree(tmp, &err) == 0);
 	return check_summary("test_image");
 }
