@@ -15,10 +15,14 @@
 
 struct vm_disk {
 	const char *name;   /* the matrix's disk name */
-	const char *path;   /* host image file or block device */
+	const char *path;   /* host image file, or block device node (/dev/NAME) */
 	const char *bus;    /* a bus of disk.c's table: "virtio-blk", "virtio-scsi", "nvme" */
 	const char *serial; /* what the guest sees as the serial, e.g. "zb-d0" */
 	int passthrough;    /* path is a host block device (checked by passthrough.c) */
+	/* The disk, open read-write (a passthrough device with O_EXCL, held until the disk set is
+	 * released), or -1. A backend that runs QEMU here gives it this very file (reopened
+	 * through /proc/self/fd), never the path, which could name something else by then. */
+	int fd;
 	int logical_block_size, physical_block_size; /* bytes; 0: QEMU's default (512) */
 	int rotation_rate; /* SCSI rotation rate: 0 not reported, 1 solid state, else rpm */
 	int write_cache;   /* volatile write cache the guest sees: -1 default (on), 0, 1 */
