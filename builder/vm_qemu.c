@@ -652,8 +652,20 @@ int vm_qemu_cmdline(const struct vm_spec *s, const struct vm_qemu_user *user, ch
 	return rc;
 }
 
+/* Once capabilities are negotiated QEMU sends QMP events (at most a few a second: QEMU throttles
+ * the ones a guest can cause); nobody reads them, so they are dropped here, as the runner polls,
+ * rather than queued in QEMU's memory. */
+static void qmp_drain(struct vm *vm)
+{
+	char buf[4096];
+
+	while (vm->qmp >= 0 && recv(vm->qmp, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		;
+}
+
 static int qemu_exited(struct vm *vm, int *status)
 {
+	qmp_drain(vm);
 	if (!vm->exited) {
 		pid_t r = waitpid(vm->pid, &vm->status, WNOHANG);
 
