@@ -92,9 +92,11 @@ int cloud_seed_create(const struct image *img, const char *cell_id, json_t *conf
 		const char *iso[] = { "genisoimage", "-quiet", "-output", out->seed,
 				      "-volid",	     "cidata", "-joliet", "-rock",
 				      ud_path,	     md_path,  NULL };
-		char *backing = xasprintf("backing_file=%s,backing_fmt=qcow2", img->disk);
-		const char *overlay[] = { "qemu-img", "create", "-q",	      "-f", "qcow2",
-					  "-o",	      backing,	out->overlay, NULL };
+		/* -b, not -o backing_file=: a path in a key=value option string would need
+		 * QEMU's ",," quoting (a ',' in --cache-dir would add options of its own). */
+		const char *overlay[] = { "qemu-img", "create",	    "-q",      "-f",
+					  "qcow2",    "-b",	    img->disk, "-F",
+					  "qcow2",    out->overlay, NULL };
 		int x = run_command((char *const *)iso, log, err);
 
 		if (x > 0)
@@ -106,7 +108,6 @@ int cloud_seed_create(const struct image *img, const char *cell_id, json_t *conf
 					  "qemu-img create exited with status %d (see '%s')", x,
 					  log);
 		}
-		free(backing);
 		if (x != 0)
 			goto out;
 	}

@@ -4,12 +4,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "commands.h"
 #include "image.h"
 #include "util.h"
+#include "vm.h"
 
 static int problems;
 
@@ -67,6 +69,32 @@ static void check_space(const char *what, const char *dir)
 	     gib >= 5 ? "" : " (an image build needs about 3 GiB, runs need their disks)");
 }
 
+/* Who the qemu backend runs QEMU as, its sandbox, and whether that user can use /dev/kvm. */
+static void check_qemu_user(void)
+{
+	struct vm_qemu_user u;
+	struct zb_error e = { 0 };
+	struct stat st;
+	int kvm_ok = 0;
+
+	if (vm_qemu_user(&u, &e) < 0) {
+		line(0, "qemu user", "%s", e.msg);
+		return;
+	}
+	line(1, "qemu user", "QEMU runs as '%s' (uid %u)%s, -sandbox %s", u.name, (unsigned)u.uid,
+	     u.drop ? ", not root" : " (zbench's own user: zbench is not root)", vm_qemu_sandbox);
+	if (!u.drop || stat("/dev/kvm", &st) < 0)
+		return;
+	kvm_ok = (st.st_mode & 06) == 06 || (st.st_uid == u.uid && (st.st_mode & 0600) == 0600);
+	for (int i = 0; i < u.ngroups && !kvm_ok; i++)
+		kvm_ok = u.groups[i] == st.st_gid && (st.st_mode & 060) == 060;
+	if (!kvm_ok)
+		line(-1, "qemu user",
+		     "'%s' cannot open /dev/kvm: add it to the device's group (usermod -a -G kvm "
+		     "%s), else cells fall back to TCG",
+		     u.name, u.name);
+}
+
 int cmd_doctor(int argc, char **argv)
 {
 	char *const qemu_v[] = { "qemu-system-x86_64", "--version", NULL };
@@ -76,7 +104,8 @@ int cmd_doctor(int argc, char **argv)
 
 	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		printf("usage: zbench doctor\n\nSay what this host has and lacks for zbench: QEMU, "
-		       "KVM, debootstrap, the image cache, disk space.\nExit status 0 if nothing "
+		       "KVM, the user QEMU runs as, debootstrap, the image cache, disk "
+		       "space.\nExit status 0 if nothing "
 		       "is missing, 1 otherwise.\n");
 		return 0;
 	}
@@ -91,6 +120,7 @@ int cmd_doctor(int argc, char **argv)
 	else
 		line(0, "qemu", "qemu-system-x86_64 not found (apt-get install qemu-system-x86)");
 	free(qv);
+	check_qemu_user();
 	line(access("/usr/share/qemu/qboot.rom", R_OK) == 0 ? 1 : -1, "qboot",
 	     access("/usr/share/qemu/qboot.rom", R_OK) == 0
 		 ? "/usr/share/qemu/qboot.rom (fast direct boot)"

@@ -4,9 +4,11 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "image.h"
+#include "matrix.h"
 #include "units.h"
 #include "util.h"
 
@@ -101,6 +103,45 @@ static void disk_attrs(struct vm_disk *vd, const json_t *d, const struct disk_bu
 	vd->throttle.burst_length = json_seconds(json_object_get(t, "burst_length"));
 }
 
+/* The earlier passthrough disk of the set that overlaps the device `path` names, or NULL. */
+static const struct vm_disk *device_taken(const struct disk_set *ds, const struct vm_disk *vd,
+					  const char *path)
+{
+	struct zb_error e;
+	struct stat st;
+	dev_t rdev;
+
+	if (passthrough_device(path, NULL, &rdev, &e) < 0)
+		return NULL; /* passthrough_open() says why */
+	for (int i = 0; i < ds->n && &ds->disks[i] != vd; i++) {
+		if (ds->disks[i].passthrough && fstat(ds->disks[i].fd, &st) == 0 &&
+		    passthrough_overlap(st.st_rdev, rdev))
+			return &ds->disks[i];
+	}
+	return NULL;
+}
+
+/* Check and hold the device (wiped once every disk of the set is checked). */
+static int disk_device(struct disk_set *ds, struct vm_disk *vd, const char *device,
+		       struct zb_error *err)
+{
+	const struct vm_disk *other = device_taken(ds, vd, device);
+	char *real = NULL;
+
+	if (other)
+		return error_set(err, EBUSY,
+				 "refusing '%s': it is the same device as disk '%s' ('%s'), or "
+				 "overlaps it",
+				 device, other->name, other->path);
+	vd->fd = passthrough_open(device, &real, err);
+	if (vd->fd < 0)
+		return -1;
+	free((char *)vd->path);
+	vd->path = real;
+	vd->passthrough = 1;
+	return 0;
+}
+
 static int disk_create_all(struct disk_set *ds, const json_t *config, const char *dir,
 			   struct zb_error *err)
 {
@@ -109,6 +150,7 @@ static int disk_create_all(struct disk_set *ds, const json_t *config, const char
 	json_t *d;
 
 	ds->n = 0;
+	ds->wiped = 0;
 	ds->disks = xcalloc(json_array_size(disks) + 1, sizeof(*ds->disks));
 	json_array_foreach (disks, i, d) {
 		const char *name = json_string_value(json_object_get(d, "name"));
@@ -118,8 +160,9 @@ static int disk_create_all(struct disk_set *ds, const json_t *config, const char
 		const struct disk_bus *b = disk_bus_find(bus ? bus : "virtio-blk");
 		struct vm_disk *vd = &ds->disks[ds->n];
 		uint64_t bytes = 0;
-		int fd;
+		char *image;
 
+		vd->fd = -1;
 		if (!name || (!device && (!size || units_parse_size(size, &bytes) < 0)))
 			return error_set(err, EINVAL, "disks[%zu]: no valid name or size", i);
 		if (!b)
@@ -131,34 +174,36 @@ static int disk_create_all(struct disk_set *ds, const json_t *config, const char
 		vd->bus = xstrdup(b->name);
 		vd->serial = xasprintf("zb-%s", name);
 		disk_attrs(vd, d, b);
+		/* Counted now, but with no path (nothing to remove or wipe) until the image or
+		 * the device is ours: a failure never removes someone else's file or wipes a
+		 * device that was refused. */
+		vd->path = xstrdup("");
+		ds->n++;
 		if (device) {
-			/* Checked, then counted (so a refused device is never wiped), then its old
-			 * labels wiped: the guest must see it as fresh as an image. */
-			if (passthrough_check(device, err) < 0)
-				return error_wrap(err, "disk '%s'", name);
-			vd->path = xstrdup(device);
-			vd->passthrough = 1;
-			ds->n++;
-			if (passthrough_wipe(device, err) < 0)
+			if (disk_device(ds, vd, device, err) < 0)
 				return error_wrap(err, "disk '%s'", name);
 			continue;
 		}
-		vd->path = xasprintf("%s/%s.img", dir, name);
-		fd = open(vd->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		/* Counted only once it is ours, so a failure never removes someone else's file. */
-		ds->n++;
-		if (fd < 0) {
-			error_sys(err, errno, "creating disk image '%s'", vd->path);
-			free((char *)vd->path);
-			vd->path = xstrdup("");
+		image = xasprintf("%s/%s.img", dir, name);
+		vd->fd = open(image, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (vd->fd < 0) {
+			error_sys(err, errno, "creating disk image '%s'", image);
+			free(image);
 			return -1;
 		}
-		if (ftruncate(fd, (off_t)bytes) < 0) {
-			error_sys(err, errno, "sizing disk image '%s' to %s", vd->path, size);
-			close(fd);
-			return -1;
-		}
-		close(fd);
+		free((char *)vd->path);
+		vd->path = image;
+		if (ftruncate(vd->fd, (off_t)bytes) < 0)
+			return error_sys(err, errno, "sizing disk image '%s' to %s", vd->path,
+					 size);
+	}
+	/* Every device checked and held: only now are their old labels wiped (the guest must see
+	 * them as fresh as images), so a refusal of one leaves the others untouched. */
+	ds->wiped = 1;
+	for (int k = 0; k < ds->n; k++) {
+		if (ds->disks[k].passthrough &&
+		    passthrough_wipe(ds->disks[k].fd, ds->disks[k].path, err) < 0)
+			return error_wrap(err, "disk '%s'", ds->disks[k].name);
 	}
 	return 0;
 }
@@ -180,16 +225,21 @@ void disk_set_remove(struct disk_set *ds)
 	for (int i = 0; i < ds->n; i++) {
 		struct zb_error e;
 
-		if (ds->disks[i].passthrough)
-			passthrough_wipe(ds->disks[i].path, &e);
-		else if (ds->disks[i].path[0])
+		if (ds->disks[i].passthrough) {
+			/* a device is never removed: wiped, if it was written to */
+			if (ds->wiped)
+				passthrough_wipe(ds->disks[i].fd, ds->disks[i].path, &e);
+		} else if (ds->disks[i].path[0]) {
 			unlink(ds->disks[i].path);
+		}
 	}
 }
 
 void disk_set_release(struct disk_set *ds)
 {
 	for (int i = 0; i < ds->n; i++) {
+		if (ds->disks[i].fd >= 0)
+			close(ds->disks[i].fd);
 		free((char *)ds->disks[i].name);
 		free((char *)ds->disks[i].bus);
 		free((char *)ds->disks[i].serial);
@@ -198,6 +248,112 @@ void disk_set_release(struct disk_set *ds)
 	free(ds->disks);
 	ds->disks = NULL;
 	ds->n = 0;
+}
+
+/* A device of the run as disk_check_devices() sees them: the first disk that names it. */
+struct run_device {
+	dev_t rdev;
+	size_t cell;	  /* index of the last cell that names it */
+	const char *disk; /* that cell's disk */
+	const char *path; /* as the matrix names it */
+};
+
+/* No passthrough at all when a cell runs on another machine. */
+static int devices_here(const struct cell *cells, size_t n, const struct disk_run_plan *plan,
+			struct zb_error *err)
+{
+	for (size_t i = 0; i < n && plan->remote_uri; i++) {
+		size_t k;
+		json_t *d;
+
+		json_array_foreach (json_object_get(cells[i].config, "disks"), k, d) {
+			const char *dev = json_string_value(json_object_get(d, "device"));
+
+			if (dev)
+				return error_set(
+				    err, EINVAL,
+				    "cell %s: disk '%s': refusing passthrough device '%s': libvirt "
+				    "host '%s' is on another machine, and the device checks and "
+				    "wipes would run on this one (pass devices through only to VMs "
+				    "on this machine)",
+				    cells[i].id, json_string_value(json_object_get(d, "name")), dev,
+				    plan->remote_uri);
+		}
+	}
+	return 0;
+}
+
+/* One more disk naming a device: refused if its cell names it twice, or if another task of a
+ * parallel run uses it too; else recorded in devs (one entry per device). */
+static int device_add(struct run_device **devs, size_t *ndevs, const struct cell *cells, size_t i,
+		      const char *disk, const char *path, const struct disk_run_plan *plan,
+		      struct zb_error *err)
+{
+	struct run_device *rd = NULL;
+	dev_t rdev;
+
+	if (passthrough_device(path, NULL, &rdev, err) < 0)
+		return error_wrap(err, "cell %s: disk '%s'", cells[i].id, disk);
+	for (size_t j = 0; j < *ndevs && !rd; j++) {
+		if (passthrough_overlap((*devs)[j].rdev, rdev))
+			rd = &(*devs)[j];
+	}
+	if (rd && rd->cell == i)
+		return error_set(err, EINVAL,
+				 "cell %s: disk '%s': refusing '%s': it is the same device as disk "
+				 "'%s' ('%s'), or overlaps it",
+				 cells[i].id, disk, path, rd->disk, rd->path);
+	if (rd && plan->parallel)
+		return error_set(
+		    err, EINVAL,
+		    "refusing '%s': used by more than one cell at a time (cell %s disk "
+		    "'%s' and cell %s disk '%s' with %s); run them one at a time",
+		    path, cells[rd->cell].id, rd->disk, cells[i].id, disk, plan->parallel);
+	if (!rd && plan->parallel && plan->repeats > 1)
+		return error_set(err, EINVAL,
+				 "refusing '%s': used by more than one cell at a time (the %d "
+				 "repeats of cell %s, disk '%s', with %s); run them one at a time",
+				 path, plan->repeats, cells[i].id, disk, plan->parallel);
+	if (!rd) {
+		*devs = xrealloc(*devs, (*ndevs + 1) * sizeof(**devs));
+		rd = &(*devs)[(*ndevs)++];
+		*rd = (struct run_device){ .rdev = rdev, .disk = disk, .path = path };
+	}
+	rd->cell = i;
+	rd->disk = disk;
+	rd->path = path;
+	return 0;
+}
+
+int disk_check_devices(const struct cell *cells, size_t n, const struct disk_run_plan *plan,
+		       struct zb_error *err)
+{
+	struct run_device *devs = NULL;
+	size_t ndevs = 0;
+	int rc = 0;
+
+	if (devices_here(cells, n, plan, err) < 0)
+		return -1;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		size_t k;
+		json_t *d;
+
+		json_array_foreach (json_object_get(cells[i].config, "disks"), k, d) {
+			const char *dev = json_string_value(json_object_get(d, "device"));
+			const char *name = json_string_value(json_object_get(d, "name"));
+
+			if (dev && (rc = device_add(&devs, &ndevs, cells, i, name ? name : "?", dev,
+						    plan, err)) < 0)
+				break;
+		}
+	}
+	/* each device's own checks, once */
+	for (size_t j = 0; j < ndevs && rc == 0; j++) {
+		if ((rc = passthrough_check(devs[j].path, err)) < 0)
+			error_wrap(err, "cell %s: disk '%s'", cells[devs[j].cell].id, devs[j].disk);
+	}
+	free(devs);
+	return rc;
 }
 
 char *disk_guest_path(const struct vm_disk *d)

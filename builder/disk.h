@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "error.h"
 #include "vm.h"
@@ -34,16 +35,37 @@ const struct disk_bus *disk_bus_find(const char *name);
 struct disk_set {
 	struct vm_disk *disks; /* n entries; the strings are owned by the set */
 	int n;
+	int wiped; /* the passthrough devices have been written to: wipe them on removal */
 };
 
 /* Create one sparse image per entry of config.disks in `dir` (mode 0600, must not exist), or
- * check a passthrough device (passthrough.c) and wipe its labels. */
+ * check and hold a passthrough device (passthrough_open()) and wipe its labels; a device named
+ * twice is refused. Every disk's descriptor stays open in its vm_disk until the set is released. */
 int disk_set_create(struct disk_set *ds, const json_t *config, const char *dir,
 		    struct zb_error *err);
 /* Delete the image files and wipe the passthrough devices' labels (errors are ignored: there
  * is nothing better to do with them). */
 void disk_set_remove(struct disk_set *ds);
+/* Close every disk's descriptor (a passthrough device is let go here) and free the set. */
 void disk_set_release(struct disk_set *ds);
+
+/* Where and how a run's cells run, as far as their passthrough devices care. */
+struct disk_run_plan {
+	/* A libvirt URI of the run that names another machine, or NULL: every cell runs here. */
+	const char *remote_uri;
+	/* Why cells run at once ("-j 2", "--hosts"), or NULL: one at a time. */
+	const char *parallel;
+	int repeats; /* of each cell */
+};
+struct cell;
+/* The runner's check of every cell's passthrough devices, before anything is created or
+ * written, in this order: none at all when cells run on another machine (the checks and the
+ * wipes would run here, on this machine's device of that name); none named twice in a cell (any
+ * two names of overlapping devices); with plan->parallel, none that two tasks of the run (two
+ * cells, or two repeats of one) would use; then every device's own checks (passthrough_check()).
+ * 0, or -1 with err naming the cell, the disk and the device. */
+int disk_check_devices(const struct cell *cells, size_t n, const struct disk_run_plan *plan,
+		       struct zb_error *err);
 
 struct image;
 /* Whether an image's kernel can drive a bus is the image's business, not the matrix's: refuse
@@ -69,16 +91,30 @@ void disk_models_print_markdown(FILE *f);
 
 /* ---- passthrough (passthrough.c) ---- */
 
-/* Name a host block device the user allows zbench to overwrite (zbench run --allow-device). */
+/* Name a host block device the user allows zbench to overwrite (zbench run --allow-device); the
+ * device, not the name: any other name of the same device is allowed too. */
 void passthrough_allow(const char *path);
-/* Every safety check on `path` (docs/disks.md): 0 if it may be used, else -1 with err saying
- * which check failed. */
+/* Every safety check on the device `path` names (docs/disks.md), without keeping it: the
+ * runner's check of every cell before anything is created (disk_check_devices()). 0 if it may
+ * be used, else -1 with err saying which check failed. */
 int passthrough_check(const char *path, struct zb_error *err);
+/* The same checks, keeping the device: returns a descriptor of it opened O_RDWR | O_EXCL |
+ * O_CLOEXEC, or -1 with err set. The caller holds it until the cell's VM is gone: no one else
+ * can claim the device exclusively meanwhile, and the wipes and the backend use this descriptor
+ * (the very device checked), not the path. *real (malloc'd) is the device's node, /dev/NAME. */
+int passthrough_open(const char *path, char **real, struct zb_error *err);
+/* The block device `path` names, symlinks resolved: 0 and *rdev (and *real, malloc'd, unless
+ * real is NULL) if it is a block device node of the file system mounted at /dev; else -1 with
+ * err saying why ("not a block device node of /dev": a file, a node planted in /dev/shm). */
+int passthrough_device(const char *path, char **real, dev_t *rdev, struct zb_error *err);
+/* Whether block devices a and b overlap: the same device, or one is a partition of the other. */
+int passthrough_overlap(dev_t a, dev_t b);
 /* The holders check on its own, for tests: `sysdir` is a device's sysfs directory
  * (/sys/dev/block/M:m); the first holder of it or of one of its partitions goes into buf ("dm-0",
  * "md0 (of loop0p1)"). 1 if there is one, else 0. */
 int passthrough_find_holder(const char *sysdir, char *buf, size_t len);
-/* Zero the ZFS labels and partition tables (first and last 4 MiB) of a device we used. */
-int passthrough_wipe(const char *path, struct zb_error *err);
+/* Zero the ZFS labels and partition tables (first and last 16 MiB) of the device `fd` is (from
+ * passthrough_open(); `path` names it in errors). */
+int passthrough_wipe(int fd, const char *path, struct zb_error *err);
 
 #endif

@@ -9,6 +9,10 @@
 # supermin from the host's own kernel: a container without /boot/vmlinuz-* needs
 # linux-image-amd64 (nothing runs it on the host). genisoimage writes the per-cell NoCloud seed.
 #
+# QEMU never runs as root: when zbench runs as root, the qemu backend starts QEMU as the system
+# user zbench-qemu (docs/security.md), created here with no home and no shell, in group kvm
+# (for /dev/kvm) where that group exists.
+#
 # QEMU comes from bookworm-backports (10.x), not bookworm (7.2): under 7.2's TCG the backports
 # 6.12 kernel (images/debian12-bpo-zfs23.json) double-faults at boot, and an A/B comparison of
 # two images is only fair if both ran under the same QEMU (docs/images.md).
@@ -21,6 +25,7 @@ libvirt-dev libvirt-daemon-driver-qemu libvirt-daemon-system libvirt-clients lib
 libguestfs-dev libguestfs-tools genisoimage"
 QEMU_PKGS="qemu-system-x86 qemu-system-data qemu-utils"
 QEMU_MIN="1:10~"	# Debian's epoch; '~' lets 10.0~rc1 count
+QEMU_USER=zbench-qemu
 
 installed() {
 	dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q '^install ok installed$'
@@ -47,10 +52,14 @@ for p in $QEMU_PKGS; do
 	fi
 done
 
+user_missing=""
+getent passwd "$QEMU_USER" >/dev/null || user_missing=yes
+
 if [ "${1:-}" = "--check" ]; then
-	[ -z "$missing$qemu_missing" ] && { echo "all host packages present"; exit 0; }
+	[ -z "$missing$qemu_missing$user_missing" ] && { echo "all host packages present"; exit 0; }
 	[ -n "$missing" ] && echo "missing:$missing"
 	[ -n "$qemu_missing" ] && echo "missing or older than QEMU 10 (need bookworm-backports):$qemu_missing"
+	[ -n "$user_missing" ] && echo "missing: the system user $QEMU_USER (QEMU runs as it)"
 	exit 1
 fi
 
@@ -107,6 +116,14 @@ if [ -n "$qemu_missing" ]; then
 	echo "install-deps: installing QEMU from bookworm-backports ($QEMU_PKGS)"
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends \
 		-t bookworm-backports $QEMU_PKGS
+fi
+if [ -n "$user_missing" ]; then
+	echo "install-deps: creating the system user $QEMU_USER (QEMU runs as it, never as root)"
+	$SUDO useradd --system --user-group --no-create-home --home-dir /nonexistent \
+		--shell /usr/sbin/nologin --comment "zbench QEMU processes" "$QEMU_USER"
+fi
+if getent group kvm >/dev/null && ! id -nG "$QEMU_USER" | tr ' ' '\n' | grep -qx kvm; then
+	$SUDO usermod -a -G kvm "$QEMU_USER"
 fi
 v=$(qemu_version)
 if ! dpkg --compare-versions "$v" ge "$QEMU_MIN"; then

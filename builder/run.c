@@ -1185,6 +1185,27 @@ static int check_interference(struct run_ctx *ctx, const char *what, struct zb_e
 	return 0;
 }
 
+/* Every passthrough device of every cell, before anything is created (disk_check_devices()):
+ * where the cells run (a remote host: none at all) and whether they run at once. */
+static int check_devices(struct run_ctx *ctx, struct zb_error *err)
+{
+	struct disk_run_plan plan = { .repeats = ctx->m->repeats };
+	int nhosts = ctx->nhosts ? ctx->nhosts : ctx->uri ? 1 : 0, slots = 0;
+	char why[32];
+
+	for (int h = 0; h < nhosts; h++) {
+		if (ctx->hosts[h].parsed.remote && !plan.remote_uri)
+			plan.remote_uri = ctx->hosts[h].uri;
+		slots += ctx->nhosts ? ctx->hosts[h].slots : 1;
+	}
+	snprintf(why, sizeof(why), "-j %d", ctx->o->jobs);
+	if (ctx->o->jobs > 1)
+		plan.parallel = why;
+	else if (slots > 1)
+		plan.parallel = "--hosts";
+	return disk_check_devices(ctx->m->cells, ctx->m->n_cells, &plan, err);
+}
+
 /* Connect this process to where its VMs run, if the backend connects (libvirt): `uri` NULL
  * is the backend's default. A host shared by `slots` workers gives each its own share of the
  * host's CPUs (slot 0..slots-1) for its VMs' vCPUs. */
@@ -1493,7 +1514,7 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 	}
 	ctx.m_retries = (int)json_integer_value(json_object_get(ctx.m->json, "retries"));
 	/* before anything is created: a refused backend, host or -j leaves nothing behind */
-	if (choose_backend(&ctx, err) < 0)
+	if (choose_backend(&ctx, err) < 0 || check_devices(&ctx, err) < 0)
 		goto out;
 	if (o->jobs > 1 && !o->allow_interference) {
 		char what[32];

@@ -15,10 +15,14 @@
 
 struct vm_disk {
 	const char *name;   /* the matrix's disk name */
-	const char *path;   /* host image file or block device */
+	const char *path;   /* host image file, or block device node (/dev/NAME) */
 	const char *bus;    /* a bus of disk.c's table: "virtio-blk", "virtio-scsi", "nvme" */
 	const char *serial; /* what the guest sees as the serial, e.g. "zb-d0" */
 	int passthrough;    /* path is a host block device (checked by passthrough.c) */
+	/* The disk, open read-write (a passthrough device with O_EXCL, held until the disk set is
+	 * released), or -1. A backend that runs QEMU here gives it this very file (reopened
+	 * through /proc/self/fd), never the path, which could name something else by then. */
+	int fd;
 	int logical_block_size, physical_block_size; /* bytes; 0: QEMU's default (512) */
 	int rotation_rate; /* SCSI rotation rate: 0 not reported, 1 solid state, else rpm */
 	int write_cache;   /* volatile write cache the guest sees: -1 default (on), 0, 1 */
@@ -81,6 +85,33 @@ struct vm_ops {
 	/* Release everything; the VM must have exited or been stopped. */
 	void (*free)(struct vm *vm);
 };
+
+/* ---- the qemu backend's QEMU process (vm_qemu.c, docs/security.md) ---- */
+
+/* Who QEMU runs as. */
+struct vm_qemu_user {
+	char name[64];
+	uid_t uid;
+	gid_t gid;
+	gid_t groups[64]; /* supplementary groups (kvm, for /dev/kvm) */
+	int ngroups;
+	int drop; /* zbench is root: QEMU runs as this user instead (never root) */
+};
+/* The user QEMU runs as: zbench's own unless zbench is root; then the system user named by
+ * $ZBENCH_QEMU_USER, default zbench-qemu (builder/install-deps.sh creates it). -1 with err if
+ * that user does not exist or is root (uid or a group 0): QEMU never runs as root. */
+int vm_qemu_user(struct vm_qemu_user *u, struct zb_error *err);
+/* QEMU's -sandbox argument: the seccomp filter with every deny. */
+extern const char vm_qemu_sandbox[];
+/* A value for QEMU's key=value option syntax: every ',' doubled, so that it stays one value (a
+ * ',' in a path would start an option of its own: "-o DIR,path=..."). Returns a malloc'd
+ * string. Every path or name that reaches such an option goes through here. */
+char *vm_qemu_opt_quote(const char *value);
+/* For tests: the argument vector (malloc'd, NULL-terminated, each string malloc'd) the qemu
+ * backend would run for `s` with QEMU as `user`. The files it names are opened and closed again
+ * (console.log is created); -1 with err if one cannot be. */
+int vm_qemu_cmdline(const struct vm_spec *s, const struct vm_qemu_user *user, char ***argv,
+		    struct zb_error *err);
 
 /* The backend named `name`, or NULL. */
 const struct vm_ops *vm_backend(const char *name);

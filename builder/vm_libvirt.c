@@ -460,12 +460,17 @@ static int domain_xml(const struct vm_spec *s, const struct vm *vm, char **paths
 	{
 		char cpuset[512];
 
-		if (s->cpuset)
-			fprintf(f, "  <vcpu cpuset='%s'>%d</vcpu>\n", s->cpuset, s->cpus);
-		else if (affinity_cpuset(cpuset, sizeof(cpuset)))
-			fprintf(f, "  <vcpu cpuset='%s'>%d</vcpu>\n", cpuset, s->cpus);
-		else
+		const char *set = s->cpuset;
+
+		if (!set && affinity_cpuset(cpuset, sizeof(cpuset)))
+			set = cpuset;
+		if (set) {
+			fputs("  <vcpu cpuset='", f);
+			xml_text(f, set);
+			fprintf(f, "'>%d</vcpu>\n", s->cpus);
+		} else {
 			fprintf(f, "  <vcpu>%d</vcpu>\n", s->cpus);
+		}
 	}
 	fputs("  <os>\n    <type arch='x86_64' machine='q35'>hvm</type>\n", f);
 	/* qboot: as vm_qemu.c, only for an ELF (PVH) kernel, whose boot it makes seconds faster
@@ -859,6 +864,34 @@ static pid_t lv_pid(struct vm *vm)
 	return pid > 0 ? (pid_t)pid : -1;
 }
 
+/* libvirt opens a passthrough device by its path (it has no way to take our descriptor for a
+ * transient domain), so the path must still name the device passthrough.c checked and holds
+ * (O_EXCL, until the cell is over): checked before the domain is created and again after, which
+ * leaves a window only to root (/dev is root's). And never on another machine: the checks ran
+ * here, on this machine's device of that name (the runner refuses that first). */
+static int passthrough_still_ours(const struct vm_spec *s, char **paths, struct zb_error *err)
+{
+	for (int i = 0; i < s->ndisks; i++) {
+		const struct vm_disk *d = &s->disks[i];
+		struct stat held, named;
+
+		if (!d->passthrough)
+			continue;
+		if (lv.remote)
+			return error_set(err, EINVAL,
+					 "disk '%s': passthrough device '%s' refused: '%s' is on "
+					 "another machine",
+					 d->name, d->path, lv.uri);
+		if (d->fd < 0 || fstat(d->fd, &held) < 0 || stat(paths[i], &named) < 0 ||
+		    !S_ISBLK(named.st_mode) || named.st_rdev != held.st_rdev)
+			return error_set(err, EBUSY,
+					 "disk '%s': '%s' no longer names the device that was "
+					 "checked",
+					 d->name, paths[i]);
+	}
+	return 0;
+}
+
 static int lv_start(const struct vm_spec *s, struct vm **out, struct zb_error *err)
 {
 	struct vm *vm = xcalloc(1, sizeof(*vm));
@@ -914,7 +947,7 @@ static int lv_start(const struct vm_spec *s, struct vm **out, struct zb_error *e
 			goto out;
 		rc = -1;
 	}
-	if (domain_xml(s, vm, paths, &xml, err) < 0)
+	if (passthrough_still_ours(s, paths, err) < 0 || domain_xml(s, vm, paths, &xml, err) < 0)
 		goto out;
 	if (write_file_atomic(xml_path, xml, strlen(xml), 0644, err) < 0)
 		goto out;
@@ -933,6 +966,8 @@ static int lv_start(const struct vm_spec *s, struct vm **out, struct zb_error *e
 		error_set(err, 0, "creating domain '%s' on '%s': %s", vm->name, lv.uri, virt_msg());
 		goto out;
 	}
+	if (passthrough_still_ours(s, paths, err) < 0)
+		goto out; /* stopped below */
 	{
 		pid_t pid = lv_pid(vm);
 

@@ -3,45 +3,79 @@
  * q35 with qboot and direct kernel boot (the appliance's uncompressed vmlinux boots through PVH,
  * which skips the 5-13 s of kernel decompression TCG would spend), no network device, no
  * default devices, the serial console into the cell's console.log, the virtio-serial port
- * org.zbench.0 on a unix socket in the cell directory, QMP beside it for a polite quit, and
- * -sandbox on. The exact command line is kept in the cell directory (qemu.cmdline).
+ * org.zbench.0 and QMP (for a polite quit) on socketpairs. The exact command line is kept in the
+ * cell directory (qemu.cmdline).
+ *
+ * QEMU runs what the guest does, so it gets as little as possible (docs/security.md): never root
+ * (when zbench is root, the system user zbench-qemu, set before exec: QEMU's own -run-with user=
+ * would call setuid() under its seccomp filter, which elevateprivileges=deny kills), the seccomp
+ * sandbox with every deny, no descriptor of zbench's but the ones it is given, and no file to
+ * open by name: zbench opens every file QEMU uses (the kernel, the initramfs, console.log, the
+ * disks, the cloud flavor's backing chain) and hands over descriptors (-add-fd, /dev/fdset/N;
+ * /proc/self/fd/N for -kernel and -initrd), so QEMU needs no access to the run directory or the
+ * image cache, and a passthrough device is the very one passthrough.c checked and holds. Values
+ * that reach QEMU's key=value syntax go through vm_qemu_opt_quote().
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <jansson.h>
+#include <linux/close_range.h>
+#include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "util.h"
 #include "vm.h"
 
-#define QEMU_BINARY   "qemu-system-x86_64"
-#define QBOOT_ROM     "/usr/share/qemu/qboot.rom"
-#define QEMU_MAX_ARGS 1024
+#define QEMU_BINARY	  "qemu-system-x86_64"
+#define QBOOT_ROM	  "/usr/share/qemu/qboot.rom"
+#define QEMU_MAX_ARGS	  1024
+#define QEMU_MAX_FDS	  160 /* every disk, its chain, the console, the sockets */
+#define QEMU_CHAIN_MAX	  16  /* files in the cloud root's backing chain */
+#define QEMU_USER_DEFAULT "zbench-qemu"
+#define QEMU_START_WAIT_S 30
+
+const char vm_qemu_sandbox[] = "on,obsolete=deny,elevateprivileges=deny,spawn=deny,"
+			       "resourcecontrol=deny";
 
 struct vm {
 	pid_t pid;
 	int pidfd;
-	int chan;
+	int chan; /* our end of the channel's socketpair */
+	int qmp;  /* our end of QMP's socketpair, capabilities negotiated */
 	int exited;
 	int status;
 	char *dir;
 	char *console_path;
-	char *qmp_path;
 };
 
 struct args {
 	char *v[QEMU_MAX_ARGS];
 	int n;
+};
+
+/* A QEMU process in the making: its arguments and the descriptors it inherits (opened here,
+ * closed in zbench once QEMU has them). */
+struct launch {
+	struct args a;
+	int keep[QEMU_MAX_FDS];
+	int nkeep;
+	int nsets;     /* -add-fd sets so far */
+	int chan, qmp; /* our ends of the socketpairs */
+	const struct vm_qemu_user *user;
 };
 
 static void args_add(struct args *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -66,6 +100,187 @@ static void args_free(struct args *a)
 		free(a->v[i]);
 }
 
+char *vm_qemu_opt_quote(const char *value)
+{
+	size_t n = 0;
+	char *out, *o;
+
+	for (const char *c = value; *c; c++)
+		n += *c == ',' ? 2 : 1;
+	out = o = xmalloc(n + 1);
+	for (const char *c = value; *c; c++) {
+		*o++ = *c;
+		if (*c == ',')
+			*o++ = ',';
+	}
+	*o = '\0';
+	return out;
+}
+
+/* ---- who QEMU runs as ---------------------------------------------------------------------- */
+
+int vm_qemu_user(struct vm_qemu_user *u, struct zb_error *err)
+{
+	const char *name = getenv("ZBENCH_QEMU_USER");
+	struct passwd *pw;
+	int n = (int)(sizeof(u->groups) / sizeof(u->groups[0]));
+
+	memset(u, 0, sizeof(*u));
+	u->uid = geteuid();
+	u->gid = getegid();
+	if (u->uid != 0) {
+		pw = getpwuid(u->uid);
+		snprintf(u->name, sizeof(u->name), "%s", pw ? pw->pw_name : "?");
+		return 0; /* QEMU runs as zbench's own user, as before */
+	}
+	if (!name || !*name)
+		name = QEMU_USER_DEFAULT;
+	pw = getpwnam(name);
+	if (!pw)
+		return error_set(
+		    err, ENOENT,
+		    "user '%s' does not exist: zbench runs as root but QEMU never does; "
+		    "create it with 'useradd --system --user-group --no-create-home "
+		    "--shell /usr/sbin/nologin %s' (builder/install-deps.sh does), or "
+		    "name another with ZBENCH_QEMU_USER",
+		    name, name);
+	if (pw->pw_uid == 0 || pw->pw_gid == 0)
+		return error_set(err, EPERM, "user '%s' is root or in group root: QEMU must not be",
+				 name);
+	snprintf(u->name, sizeof(u->name), "%s", pw->pw_name);
+	u->uid = pw->pw_uid;
+	u->gid = pw->pw_gid;
+	if (getgrouplist(pw->pw_name, pw->pw_gid, u->groups, &n) < 0)
+		return error_set(err, E2BIG, "user '%s' is in too many groups", name);
+	for (int i = 0; i < n; i++) {
+		if (u->groups[i] == 0)
+			return error_set(err, EPERM, "user '%s' is in group root: QEMU must not be",
+					 name);
+	}
+	u->ngroups = n;
+	u->drop = 1;
+	return 0;
+}
+
+/* Whether the user QEMU runs as may read a file with these attributes (by its mode: QEMU opens
+ * it again through /proc/self/fd, where the directories above it do not matter). */
+static int user_can_read(const struct vm_qemu_user *u, const struct stat *st)
+{
+	if (!u->drop || st->st_mode & S_IROTH)
+		return 1;
+	if (st->st_uid == u->uid)
+		return (st->st_mode & S_IRUSR) != 0;
+	for (int i = 0; i < u->ngroups; i++) {
+		if (u->groups[i] == st->st_gid)
+			return (st->st_mode & S_IRGRP) != 0;
+	}
+	return 0;
+}
+
+/* ---- descriptors QEMU inherits ------------------------------------------------------------- */
+
+/* Keep `fd` (close-on-exec, owned by the launch) for QEMU; returns it, or -1 (closed) when
+ * there are too many. */
+static int launch_keep(struct launch *l, int fd)
+{
+	if (fd >= 0 && fd < 3) { /* never one of QEMU's stdio */
+		int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+
+		close(fd);
+		fd = moved;
+	}
+	if (fd < 0 || l->nkeep == QEMU_MAX_FDS) {
+		if (fd >= 0)
+			close(fd);
+		errno = EMFILE;
+		return -1;
+	}
+	l->keep[l->nkeep++] = fd;
+	return fd;
+}
+
+static void launch_release(struct launch *l)
+{
+	for (int i = 0; i < l->nkeep; i++)
+		close(l->keep[i]);
+	l->nkeep = 0;
+	args_free(&l->a);
+}
+
+/* Hand `fd` to QEMU as a one-descriptor fd set, `what` (a path) recorded as its opaque string;
+ * returns the set's number (the file is /dev/fdset/N to QEMU), or -1. */
+static int pass_fd(struct launch *l, int fd, const char *what, struct zb_error *err)
+{
+	char *q = vm_qemu_opt_quote(what);
+
+	if (launch_keep(l, fd) < 0) {
+		free(q);
+		return error_sys(err, errno, "passing '%s' to qemu", what);
+	}
+	args_add(&l->a, "-add-fd");
+	args_add(&l->a, "fd=%d,set=%d,opaque=%s", l->keep[l->nkeep - 1], ++l->nsets, q);
+	free(q);
+	return l->nsets;
+}
+
+/* Open `path` here with `flags` and hand it over (pass_fd()). */
+static int pass_path(struct launch *l, const char *path, int flags, struct zb_error *err)
+{
+	int fd = open(path, flags | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return error_sys(err, errno, "opening '%s' for qemu", path);
+	return pass_fd(l, fd, path, err);
+}
+
+/* A file QEMU reads by name (-kernel, -initrd): "/proc/self/fd/N" into arg, N our descriptor of
+ * it, or of a copy in memory when its mode does not let QEMU's user read it. */
+static int pass_readable(struct launch *l, const char *path, char *arg, size_t len,
+			 struct zb_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), copy;
+	struct stat st;
+	off_t off = 0;
+
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		error_sys(err, errno, "opening '%s' for qemu", path);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (!user_can_read(l->user, &st)) {
+		copy = memfd_create("zbench-qemu-file", MFD_CLOEXEC);
+		while (copy >= 0 && off < st.st_size) {
+			if (sendfile(copy, fd, &off, (size_t)(st.st_size - off)) <= 0) {
+				close(copy);
+				copy = -1;
+			}
+		}
+		close(fd);
+		if (copy < 0)
+			return error_sys(err, errno, "copying '%s' for qemu", path);
+		fd = copy;
+	}
+	if (launch_keep(l, fd) < 0)
+		return error_sys(err, errno, "passing '%s' to qemu", path);
+	snprintf(arg, len, "/proc/self/fd/%d", fd);
+	return 0;
+}
+
+/* A socketpair: one end kept for QEMU (its number into *theirs), the other ours. */
+static int pass_socket(struct launch *l, int *ours, int *theirs, struct zb_error *err)
+{
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return error_sys(err, errno, "socketpair for qemu");
+	*ours = sv[0];
+	*theirs = launch_keep(l, sv[1]);
+	if (*theirs < 0)
+		return error_sys(err, errno, "passing a socket to qemu");
+	return 0;
+}
+
 static int is_elf(const char *path)
 {
 	unsigned char magic[4];
@@ -79,16 +294,29 @@ static int is_elf(const char *path)
 	return n == 4 && !memcmp(magic, "\177ELF", 4);
 }
 
-/* The host page cache would let a disk's speed depend on the host's free memory; bypass it
- * (cache=none) where the file system allows O_DIRECT, else say so in the command line. */
-static const char *disk_cache_mode(const char *path)
+/* The disk for QEMU: our descriptor of it reopened (a description of QEMU's own, the very file
+ * or device), with O_DIRECT where its file system allows it: the host page cache would let a
+ * disk's speed depend on the host's free memory (a passthrough device always bypasses it).
+ * *direct says which; returns the descriptor or -1. */
+static int disk_reopen(const struct vm_disk *d, int *direct)
 {
-	int fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	char self[64];
+	const char *path = d->path;
+	int fd, flags = O_RDWR | O_CLOEXEC;
 
-	if (fd < 0)
-		return "writeback";
-	close(fd);
-	return "none";
+	if (d->fd >= 0) {
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", d->fd);
+		path = self;
+	} else {
+		flags |= O_NOFOLLOW;
+	}
+	*direct = 1;
+	fd = open(path, flags | O_DIRECT);
+	if (fd < 0 && errno == EINVAL && !d->passthrough) {
+		*direct = 0;
+		fd = open(path, flags);
+	}
+	return fd;
 }
 
 /* Add a JSON argument (-object, -blockdev); steals `o`. JSON rather than key=value because
@@ -126,14 +354,15 @@ static const struct qemu_bus {
 
 /* One disk: a file (or host_device) node, raw on it, a throttle filter when it has limits, and
  * the guest-visible device. */
-static void disk_args(struct args *a, const struct vm_disk *d, int i)
+static int disk_args(struct launch *l, const struct vm_disk *d, int i, struct zb_error *err)
 {
 	static int used[ARRAY_SIZE(qemu_buses)]; /* disks so far per bus, reset at disk 0 */
 	const struct qemu_bus *qb = &qemu_buses[0];
 	const struct vm_throttle *t = &d->throttle;
-	char node[32], fnode[32], port[32] = "", props[256] = "";
+	struct args *a = &l->a;
+	char node[32], fnode[32], port[32] = "", props[256] = "", dev[32], *serial;
 	size_t b;
-	int direct;
+	int direct, fd, set;
 
 	if (i == 0)
 		memset(used, 0, sizeof(used));
@@ -155,14 +384,19 @@ static void disk_args(struct args *a, const struct vm_disk *d, int i)
 		snprintf(port, sizeof(port), "%s", qb->port);
 	used[b]++;
 
-	/* Passthrough devices always bypass the host cache; images where the file system
-	 * allows O_DIRECT (see disk_cache_mode). Node names: f<i> file, r<i> raw, t<i> throttle. */
-	direct = d->passthrough || !strcmp(disk_cache_mode(d->path), "none");
+	/* Node names: f<i> file, r<i> raw, t<i> throttle. */
+	fd = disk_reopen(d, &direct);
+	if (fd < 0)
+		return error_sys(err, errno, "disk '%s': opening '%s' for qemu", d->name, d->path);
+	set = pass_fd(l, fd, d->path, err);
+	if (set < 0)
+		return -1;
+	snprintf(dev, sizeof(dev), "/dev/fdset/%d", set);
 	snprintf(fnode, sizeof(fnode), "f%d", i);
 	snprintf(node, sizeof(node), "r%d", i);
 	args_add_json(a, "-blockdev",
 		      json_pack("{s:s, s:s, s:s, s:{s:b}, s:s}", "driver",
-				d->passthrough ? "host_device" : "file", "filename", d->path,
+				d->passthrough ? "host_device" : "file", "filename", dev,
 				"node-name", fnode, "cache", "direct", direct, "discard",
 				d->discard ? "unmap" : "ignore"));
 	args_add_json(a, "-blockdev",
@@ -210,42 +444,130 @@ static void disk_args(struct args *a, const struct vm_disk *d, int i)
 	if (d->write_cache >= 0)
 		snprintf(props + strlen(props), sizeof(props) - strlen(props), ",write-cache=%s",
 			 d->write_cache ? "on" : "off");
+	serial = vm_qemu_opt_quote(d->serial);
 	args_add(a, "-device");
 	args_add(a, "%s%s%s,drive=%s,serial=%s%s", qb->device, port[0] ? ",bus=" : "", port, node,
-		 d->serial, props);
+		 serial, props);
+	free(serial);
+	return 0;
 }
 
-/* The cloud flavor's root disk and seed. The overlay is thrown away after the cell, so its
- * flushes go nowhere (cache.no-flush): the guest's journald and cloud-init writes cost no host
- * fsyncs. QEMU opens the overlay's backing file (the cached image, read-only) from its header. */
-static void cloud_disk_args(struct args *a, const struct vm_spec *s)
+/* One file of the cloud root's backing chain, handed to QEMU: a `file` node f<name> and a format
+ * node <name> on it, backed by node `backing` (NULL: none). The top (read-write) is the cell's
+ * overlay, thrown away after the cell, so its flushes go nowhere (cache.no-flush): the guest's
+ * journald and cloud-init writes cost no host fsyncs. */
+static int chain_node(struct launch *l, const char *file, const char *format, const char *name,
+		      const char *backing, int top, struct zb_error *err)
 {
-	args_add_json(a, "-blockdev",
-		      json_pack("{s:s, s:s, s:s, s:{s:b, s:b}}", "driver", "file", "filename",
-				s->root_disk, "node-name", "rootf", "cache", "direct", 0,
-				"no-flush", 1));
-	args_add_json(
-	    a, "-blockdev",
-	    json_pack("{s:s, s:s, s:s}", "driver", "qcow2", "node-name", "root", "file", "rootf"));
-	args_add(a, "-device");
-	args_add(a, "virtio-blk-pci,drive=root,serial=zb-root");
+	int set = pass_path(l, file, top ? O_RDWR | O_NOFOLLOW : O_RDONLY, err);
+	char dev[32], fnode[40];
+	json_t *fmt;
+
+	if (set < 0)
+		return -1;
+	snprintf(dev, sizeof(dev), "/dev/fdset/%d", set);
+	snprintf(fnode, sizeof(fnode), "%sf", name);
+	if (top)
+		args_add_json(&l->a, "-blockdev",
+			      json_pack("{s:s, s:s, s:s, s:{s:b, s:b}}", "driver", "file",
+					"filename", dev, "node-name", fnode, "cache", "direct", 0,
+					"no-flush", 1));
+	else
+		args_add_json(&l->a, "-blockdev",
+			      json_pack("{s:s, s:s, s:s, s:b}", "driver", "file", "filename", dev,
+					"node-name", fnode, "read-only", 1));
+	fmt = json_pack("{s:s, s:s, s:s, s:b}", "driver", format, "node-name", name, "file", fnode,
+			"read-only", !top);
+	if (!strcmp(format, "qcow2"))
+		json_object_set_new(fmt, "backing", backing ? json_string(backing) : json_null());
+	args_add_json(&l->a, "-blockdev", fmt);
+	return 0;
+}
+
+/* The cloud flavor's root disk: the cell's qcow2 overlay and every file under it (the cached
+ * image, itself maybe an overlay of an imported file), as `qemu-img info --backing-chain` finds
+ * them, each opened here and named in the graph, so that QEMU opens no backing file by name. */
+static int cloud_root_args(struct launch *l, const char *overlay, struct zb_error *err)
+{
+	char *const argv[] = { "qemu-img", "info", "--backing-chain", "--output=json",
+			       "-U",	   "--",   (char *)overlay,   NULL };
+	char *out = NULL, name[32], below[32] = "";
+	json_t *chain;
+	int rc = 0;
+
+	if (run_capture(argv, "/dev/null", 1 << 20, &out, err) < 0)
+		return error_wrap(err, "the backing chain of '%s'", overlay);
+	chain = json_loads(out, 0, NULL);
+	free(out);
+	if (!json_is_array(chain) || !json_array_size(chain) ||
+	    json_array_size(chain) > QEMU_CHAIN_MAX) {
+		json_decref(chain);
+		return error_set(err, EINVAL, "'%s': qemu-img info gave no usable backing chain",
+				 overlay);
+	}
+	/* bottom first: a node's backing must exist before it */
+	for (size_t k = json_array_size(chain); k-- > 0 && rc == 0;) {
+		json_t *e = json_array_get(chain, k);
+		const char *file = json_string_value(json_object_get(e, "filename"));
+		const char *format = json_string_value(json_object_get(e, "format"));
+
+		if (!file || !format || !strncmp(file, "json:", 5) ||
+		    (strcmp(format, "qcow2") && strcmp(format, "raw"))) {
+			rc = error_set(err, EINVAL,
+				       "'%s': backing chain entry %zu is not a qcow2 or raw file",
+				       overlay, k);
+			break;
+		}
+		snprintf(name, sizeof(name), k ? "rootb%zu" : "root", k);
+		rc = chain_node(l, file, format, name, below[0] ? below : NULL, k == 0, err);
+		snprintf(below, sizeof(below), "%s", name);
+	}
+	json_decref(chain);
+	return rc;
+}
+
+/* The cloud flavor's root disk and its NoCloud seed (docs/images.md). */
+static int cloud_disk_args(struct launch *l, const struct vm_spec *s, struct zb_error *err)
+{
+	int set;
+	char dev[32];
+
+	if (cloud_root_args(l, s->root_disk, err) < 0)
+		return -1;
+	args_add(&l->a, "-device");
+	args_add(&l->a, "virtio-blk-pci,drive=root,serial=zb-root");
 	if (!s->seed)
-		return;
-	args_add_json(a, "-blockdev",
-		      json_pack("{s:s, s:s, s:s, s:b}", "driver", "file", "filename", s->seed,
+		return 0;
+	set = pass_path(l, s->seed, O_RDONLY | O_NOFOLLOW, err);
+	if (set < 0)
+		return -1;
+	snprintf(dev, sizeof(dev), "/dev/fdset/%d", set);
+	args_add_json(&l->a, "-blockdev",
+		      json_pack("{s:s, s:s, s:s, s:b}", "driver", "file", "filename", dev,
 				"node-name", "seedf", "read-only", 1));
-	args_add_json(a, "-blockdev",
+	args_add_json(&l->a, "-blockdev",
 		      json_pack("{s:s, s:s, s:s, s:b}", "driver", "raw", "node-name", "seed",
 				"file", "seedf", "read-only", 1));
-	args_add(a, "-device");
-	args_add(a, "virtio-blk-pci,drive=seed,serial=zb-seed");
+	args_add(&l->a, "-device");
+	args_add(&l->a, "virtio-blk-pci,drive=seed,serial=zb-seed");
+	return 0;
 }
 
-static void build_args(const struct vm_spec *s, struct vm *vm, struct args *a)
+/* The machine: everything but the disks. */
+static int machine_args(struct launch *l, const struct vm_spec *s, const char *console,
+			struct zb_error *err)
 {
-	int kvm = !strcmp(s->accel, "kvm");
+	struct args *a = &l->a;
+	int kvm = !strcmp(s->accel, "kvm"), con, chan, qmp;
+	char kernel[32], initrd[32];
 
-	args_add(a, QEMU_BINARY);
+	if (pass_readable(l, s->kernel, kernel, sizeof(kernel), err) < 0 ||
+	    pass_readable(l, s->initramfs, initrd, sizeof(initrd), err) < 0)
+		return -1;
+	con = pass_path(l, console, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, err);
+	if (con < 0 || pass_socket(l, &l->chan, &chan, err) < 0 ||
+	    pass_socket(l, &l->qmp, &qmp, err) < 0)
+		return -1;
 	args_add(a, "-name");
 	args_add(a, "zbench");
 	args_add(a, "-machine");
@@ -262,19 +584,19 @@ static void build_args(const struct vm_spec *s, struct vm *vm, struct args *a)
 	args_add(a, "none");
 	args_add(a, "-no-reboot");
 	args_add(a, "-sandbox");
-	args_add(a, "on");
+	args_add(a, "%s", vm_qemu_sandbox);
 	if (is_elf(s->kernel) && access(QBOOT_ROM, R_OK) == 0) {
 		args_add(a, "-bios");
 		args_add(a, QBOOT_ROM);
 	}
 	args_add(a, "-kernel");
-	args_add(a, "%s", s->kernel);
+	args_add(a, "%s", kernel);
 	args_add(a, "-initrd");
-	args_add(a, "%s", s->initramfs);
+	args_add(a, "%s", initrd);
 	args_add(a, "-append");
-	args_add(a, "%s", s->cmdline);
+	args_add(a, "%s", s->cmdline); /* one raw value: QEMU splits nothing in it */
 	args_add(a, "-chardev");
-	args_add(a, "file,id=con,path=%s", vm->console_path);
+	args_add(a, "file,id=con,path=/dev/fdset/%d", con);
 	args_add(a, "-serial");
 	args_add(a, "chardev:con");
 	args_add(a, "-device");
@@ -282,19 +604,68 @@ static void build_args(const struct vm_spec *s, struct vm *vm, struct args *a)
 	args_add(a, "-device");
 	args_add(a, "virtio-serial-pci,id=vser");
 	args_add(a, "-chardev");
-	args_add(a, "socket,id=zb,path=%s/channel.sock,server=on,wait=off", vm->dir);
+	args_add(a, "socket,id=zb,fd=%d", chan);
 	args_add(a, "-device");
 	args_add(a, "virtserialport,bus=vser.0,chardev=zb,name=org.zbench.0");
-	args_add(a, "-qmp");
-	args_add(a, "unix:%s,server=on,wait=off", vm->qmp_path);
-	if (s->root_disk)
-		cloud_disk_args(a, s);
-	for (int i = 0; i < s->ndisks; i++)
-		disk_args(a, &s->disks[i], i);
+	args_add(a, "-chardev");
+	args_add(a, "socket,id=qmp,fd=%d", qmp);
+	args_add(a, "-mon");
+	args_add(a, "chardev=qmp,mode=control");
+	return 0;
+}
+
+/* Open every file, make the sockets and write the command line for `s`. */
+static int launch_build(struct launch *l, const struct vm_spec *s, const char *console,
+			struct zb_error *err)
+{
+	args_add(&l->a, QEMU_BINARY);
+	if (machine_args(l, s, console, err) < 0)
+		return -1;
+	if (s->root_disk && cloud_disk_args(l, s, err) < 0)
+		return -1;
+	for (int i = 0; i < s->ndisks; i++) {
+		if (disk_args(l, &s->disks[i], i, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int vm_qemu_cmdline(const struct vm_spec *s, const struct vm_qemu_user *user, char ***argv,
+		    struct zb_error *err)
+{
+	struct launch l = { .chan = -1, .qmp = -1, .user = user };
+	char *console = xasprintf("%s/console.log", s->dir);
+	int rc = launch_build(&l, s, console, err);
+
+	free(console);
+	if (l.chan >= 0)
+		close(l.chan);
+	if (l.qmp >= 0)
+		close(l.qmp);
+	*argv = NULL;
+	if (rc == 0) {
+		*argv = xcalloc((size_t)l.a.n + 1, sizeof(**argv));
+		for (int i = 0; i < l.a.n; i++)
+			(*argv)[i] = xstrdup(l.a.v[i]);
+	}
+	launch_release(&l);
+	return rc;
+}
+
+/* Once capabilities are negotiated QEMU sends QMP events (at most a few a second: QEMU throttles
+ * the ones a guest can cause); nobody reads them, so they are dropped here, as the runner polls,
+ * rather than queued in QEMU's memory. */
+static void qmp_drain(struct vm *vm)
+{
+	char buf[4096];
+
+	while (vm->qmp >= 0 && recv(vm->qmp, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		;
 }
 
 static int qemu_exited(struct vm *vm, int *status)
 {
+	qmp_drain(vm);
 	if (!vm->exited) {
 		pid_t r = waitpid(vm->pid, &vm->status, WNOHANG);
 
@@ -327,34 +698,28 @@ static void qemu_free(struct vm *vm)
 		return;
 	if (vm->chan >= 0)
 		close(vm->chan);
+	if (vm->qmp >= 0)
+		close(vm->qmp);
 	if (vm->pidfd >= 0)
 		close(vm->pidfd);
 	free(vm->dir);
 	free(vm->console_path);
-	free(vm->qmp_path);
 	free(vm);
 }
 
 static void qemu_stop(struct vm *vm, double grace)
 {
+	static const char quit[] = "{\"execute\":\"quit\"}\n";
 	double deadline = now_monotonic() + grace;
-	int fd;
 
 	if (qemu_exited(vm, NULL))
 		return;
-	fd = unix_connect(vm->qmp_path);
-	if (fd >= 0) {
-		static const char cmds[] = "{\"execute\":\"qmp_capabilities\"}\n"
-					   "{\"execute\":\"quit\"}\n";
-
-		if (write(fd, cmds, sizeof(cmds) - 1) < 0) {
-			/* fall through to signals */
-		}
+	if (vm->qmp >= 0 &&
+	    send(vm->qmp, quit, sizeof(quit) - 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+		/* fall through to signals */
 	}
 	while (!qemu_exited(vm, NULL) && now_monotonic() < deadline)
 		usleep(20 * 1000);
-	if (fd >= 0)
-		close(fd);
 	if (!qemu_exited(vm, NULL)) {
 		kill(vm->pid, SIGKILL);
 		while (waitpid(vm->pid, &vm->status, 0) < 0 && errno == EINTR)
@@ -363,32 +728,140 @@ static void qemu_stop(struct vm *vm, double grace)
 	}
 }
 
+/* In the child, between fork() and exec: QEMU gets the launch's descriptors and nothing else of
+ * zbench's, its own process group (a Ctrl-C on the terminal reaches zbench, which stops the VM
+ * in order), the user of vm_qemu_user() with no way back, and a minimal environment. */
+static void child_exec(const struct launch *l, int logfd)
+{
+	static char *const env[] = { "PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/", NULL };
+	const struct vm_qemu_user *u = l->user;
+	int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	setpgid(0, 0);
+	if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(logfd, 1) < 0 || dup2(logfd, 2) < 0)
+		_exit(127);
+	syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
+	for (int i = 0; i < l->nkeep; i++) {
+		if (fcntl(l->keep[i], F_SETFD, 0) < 0)
+			_exit(127);
+	}
+	if (u->drop && (setgroups((size_t)u->ngroups, u->groups) < 0 || setgid(u->gid) < 0 ||
+			setuid(u->uid) < 0 || setuid(0) == 0)) {
+		fprintf(stderr, "zbench: cannot switch to user '%s': %s\n", u->name,
+			strerror(errno));
+		_exit(127);
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || chdir("/") < 0)
+		_exit(127);
+	if (u->drop)
+		execvpe(l->a.v[0], l->a.v, env);
+	else
+		execvp(l->a.v[0], l->a.v);
+	fprintf(stderr, "cannot run %s: %s\n", l->a.v[0], strerror(errno));
+	_exit(127);
+}
+
+/* Whether QMP's answer to the "zb-ready" query is among the complete lines of buf (consumed). */
+static int qmp_ready(char *buf, size_t *len, struct zb_error *err)
+{
+	char *nl;
+	int ready = 0;
+
+	while (!ready && (nl = memchr(buf, '\n', *len))) {
+		json_t *m = json_loadb(buf, (size_t)(nl - buf), 0, NULL);
+		const char *id = json_string_value(json_object_get(m, "id"));
+
+		if (id && !strcmp(id, "zb-ready"))
+			ready = json_object_get(m, "return") ? 1 : -1;
+		json_decref(m);
+		*len -= (size_t)(nl + 1 - buf);
+		memmove(buf, nl + 1, *len);
+	}
+	if (ready < 0)
+		return error_set(err, EPROTO, "qemu refused a QMP query");
+	return ready;
+}
+
+/* Wait until QEMU has started up (its main loop answers QMP, so the machine, its disks and
+ * its kernel are set up), has exited, or QEMU_START_WAIT_S have passed. */
+static int qemu_wait_ready(struct vm *vm, const char *log_path, struct zb_error *err)
+{
+	static const char hello[] = "{\"execute\":\"qmp_capabilities\"}\n"
+				    "{\"execute\":\"query-status\",\"id\":\"zb-ready\"}\n";
+	double deadline = now_monotonic() + QEMU_START_WAIT_S;
+	char buf[8192];
+	size_t len = 0;
+	int ready = 0, gone = send(vm->qmp, hello, sizeof(hello) - 1, MSG_NOSIGNAL) < 0;
+
+	while (!ready && !gone) {
+		struct pollfd p = { vm->qmp, POLLIN, 0 };
+		ssize_t n;
+
+		if (now_monotonic() > deadline) {
+			qemu_stop(vm, 1);
+			return error_set(err, ETIMEDOUT, "qemu did not start up in %d s",
+					 QEMU_START_WAIT_S);
+		}
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		n = recv(vm->qmp, buf + len, sizeof(buf) - 1 - len, MSG_DONTWAIT);
+		if (n <= 0) {
+			gone = !(n < 0 && (errno == EAGAIN || errno == EINTR));
+			continue;
+		}
+		len += (size_t)n;
+		ready = qmp_ready(buf, &len, err);
+		if (len == sizeof(buf) - 1)
+			len = 0; /* no line that long is the answer */
+	}
+	if (ready > 0)
+		return 0;
+	/* QEMU closed QMP (or refused the query): it is on its way out */
+	for (int i = 0; i < 100 && !qemu_exited(vm, NULL); i++)
+		usleep(20 * 1000);
+	if (qemu_exited(vm, NULL)) {
+		char *tail = log_tail(log_path, 800);
+
+		error_set(err, 0, "qemu exited during start-up (status %d): %s",
+			  WIFEXITED(vm->status) ? WEXITSTATUS(vm->status) : -1, tail);
+		free(tail);
+		return -1;
+	}
+	qemu_stop(vm, 1);
+	return ready < 0 ? -1 : error_set(err, EPROTO, "qemu closed QMP during start-up");
+}
+
+static void write_cmdline(const struct args *a, const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return;
+	for (int i = 0; i < a->n; i++)
+		fprintf(f, "%s%s", a->v[i], i + 1 < a->n ? " \\\n  " : "\n");
+	fclose(f);
+}
+
 static int qemu_start(const struct vm_spec *s, struct vm **out, struct zb_error *err)
 {
+	static struct vm_qemu_user user;
+	static int have_user;
 	struct vm *vm = xcalloc(1, sizeof(*vm));
-	struct args a = { .n = 0 };
-	char *sock, *cmdline_path, *log_path;
-	FILE *f;
-	double deadline;
-	int logfd;
+	struct launch l = { .chan = -1, .qmp = -1, .user = &user };
+	char *cmdline_path = xasprintf("%s/qemu.cmdline", s->dir);
+	char *log_path = xasprintf("%s/qemu.log", s->dir);
+	int logfd = -1;
 
-	vm->chan = -1;
-	vm->pidfd = -1;
+	vm->chan = vm->qmp = vm->pidfd = -1;
 	vm->dir = xstrdup(s->dir);
 	vm->console_path = xasprintf("%s/console.log", s->dir);
-	vm->qmp_path = xasprintf("%s/qmp.sock", s->dir);
-	sock = xasprintf("%s/channel.sock", s->dir);
-	cmdline_path = xasprintf("%s/qemu.cmdline", s->dir);
-	log_path = xasprintf("%s/qemu.log", s->dir);
-	build_args(s, vm, &a);
-
-	f = fopen(cmdline_path, "w");
-	if (f) {
-		for (int i = 0; i < a.n; i++)
-			fprintf(f, "%s%s", a.v[i], i + 1 < a.n ? " \\\n  " : "\n");
-		fclose(f);
-	}
-	logfd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (!have_user && vm_qemu_user(&user, err) < 0)
+		goto fail;
+	have_user = 1;
+	if (launch_build(&l, s, vm->console_path, err) < 0)
+		goto fail;
+	write_cmdline(&l.a, cmdline_path);
+	logfd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (logfd < 0) {
 		error_sys(err, errno, "creating '%s'", log_path);
 		goto fail;
@@ -396,54 +869,31 @@ static int qemu_start(const struct vm_spec *s, struct vm **out, struct zb_error 
 	vm->pid = fork();
 	if (vm->pid < 0) {
 		error_sys(err, errno, "forking for qemu");
-		close(logfd);
 		goto fail;
 	}
-	if (vm->pid == 0) {
-		int devnull = open("/dev/null", O_RDONLY);
-
-		/* Own process group: a Ctrl-C on the terminal reaches zbench, which stops the VM
-		 * in order, instead of killing QEMU under it. */
-		setpgid(0, 0);
-		dup2(devnull, 0);
-		dup2(logfd, 1);
-		dup2(logfd, 2);
-		execvp(a.v[0], a.v);
-		fprintf(stderr, "cannot run %s: %s\n", a.v[0], strerror(errno));
-		_exit(127);
-	}
-	close(logfd);
+	if (vm->pid == 0)
+		child_exec(&l, logfd);
 	vm->pidfd = (int)syscall(SYS_pidfd_open, vm->pid, 0);
-
-	/* QEMU creates the channel socket during start-up; connect as soon as it is there. */
-	deadline = now_monotonic() + 30;
-	while ((vm->chan = unix_connect(sock)) < 0) {
-		if (qemu_exited(vm, NULL)) {
-			char *tail = log_tail(log_path, 800);
-
-			error_set(err, 0, "qemu exited during start-up (status %d): %s",
-				  WIFEXITED(vm->status) ? WEXITSTATUS(vm->status) : -1, tail);
-			free(tail);
-			goto fail;
-		}
-		if (now_monotonic() > deadline) {
-			error_set(err, ETIMEDOUT,
-				  "qemu did not open its channel socket '%s' in 30 s", sock);
-			qemu_stop(vm, 1);
-			goto fail;
-		}
-		usleep(10 * 1000);
-	}
+	vm->chan = l.chan;
+	vm->qmp = l.qmp;
+	l.chan = l.qmp = -1;
+	launch_release(&l); /* QEMU has its copies */
+	if (qemu_wait_ready(vm, log_path, err) < 0)
+		goto fail;
 	fcntl(vm->chan, F_SETFL, fcntl(vm->chan, F_GETFL) | O_NONBLOCK);
-	args_free(&a);
-	free(sock);
+	close(logfd);
 	free(cmdline_path);
 	free(log_path);
 	*out = vm;
 	return 0;
 fail:
-	args_free(&a);
-	free(sock);
+	if (logfd >= 0)
+		close(logfd);
+	if (l.chan >= 0)
+		close(l.chan);
+	if (l.qmp >= 0)
+		close(l.qmp);
+	launch_release(&l);
 	free(cmdline_path);
 	free(log_path);
 	qemu_free(vm);
