@@ -762,14 +762,14 @@ static int check_claim_rho(const char *key, const json_t *v, char *msg, size_t l
 }
 
 /* A libvirt URI zbench can drive (builder/libvirt_uri.c): checked when the matrix loads, not
- * when the first cell would connect. */
+ * when the first cell would connect, as a URI from a file (it may not run programs). */
 static int check_libvirt_uri(const char *key, const json_t *v, char *msg, size_t len)
 {
 	struct libvirt_uri u;
 	char m[1536];
 
 	(void)key;
-	if (libvirt_uri_parse(json_string_value(v), &u, m, sizeof(m)) < 0) {
+	if (libvirt_uri_check(json_string_value(v), LIBVIRT_URI_FILE, &u, m, sizeof(m)) < 0) {
 		snprintf(msg, len, "%s", m);
 		return SCHEMA_BAD_VALUE;
 	}
