@@ -9,7 +9,7 @@
 # fast instead of booting its appliance. Prints "qcow2: N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-ZBENCH=$(pwd)/zbench
+ZBENCH=${ZBENCH:-$(pwd)/zbench}
 t=$(mktemp -d /tmp/zbench-sec-qcow2.XXXXXX)
 passed=0 failed=0
 check() {

@@ -11,7 +11,7 @@
 # Prints "uri: N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-ZBENCH=$(pwd)/zbench
+ZBENCH=${ZBENCH:-$(pwd)/zbench}
 t=$(mktemp -d /tmp/zbench-sec-uri.XXXXXX)
 passed=0 failed=0
 check() {
