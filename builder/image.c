@@ -358,21 +358,37 @@ char *image_guest_binary(const char *name)
 	return xasprintf("%s/guest/zbench-%s", exe, name);
 }
 
-char *image_recipe_locate(const char *path)
+char *image_recipe_locate(const char *path, const char *matrix_path)
 {
-	char exe[PATH_MAX], *slash;
+	char exe[PATH_MAX], *slash, *repo = NULL, *beside = NULL;
 	ssize_t n;
 
-	if (path[0] == '/' || access(path, F_OK) == 0)
+	if (path[0] == '/')
 		return xstrdup(path);
+	/* the repository: the zbench executable's directory */
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return xstrdup(path);
-	exe[n] = '\0';
-	slash = strrchr(exe, '/');
-	if (slash)
-		*slash = '\0';
-	return xasprintf("%s/%s", exe, path);
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash)
+			*slash = '\0';
+		repo = xasprintf("%s/%s", exe, path);
+		if (access(repo, F_OK) == 0)
+			return repo;
+	}
+	/* the matrix file's directory (never the current directory as such) */
+	if (matrix_path) {
+		slash = strrchr(matrix_path, '/');
+		beside = slash ? xasprintf("%.*s/%s", (int)(slash - matrix_path), matrix_path, path)
+			       : xasprintf("./%s", path);
+		if (access(beside, F_OK) == 0) {
+			free(repo);
+			return beside;
+		}
+	}
+	/* neither: the repository's, for the error message */
+	free(beside);
+	return repo ? repo : xstrdup(path);
 }
 
 void image_release(struct image *img)

@@ -1537,7 +1537,8 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 	if (!recipe) {
 		const char *named = json_string_value(json_object_get(ctx.m->json, "image"));
 
-		recipe = named ? (matrix_recipe = image_recipe_locate(named)) : RUN_DEFAULT_RECIPE;
+		recipe = named ? (matrix_recipe = image_recipe_locate(named, matrix_path))
+			       : RUN_DEFAULT_RECIPE;
 	}
 	if (image_resolve(recipe, o->cache_dir, 1, &ctx.img, err) < 0) {
 		error_wrap(err, "image '%s'", recipe);

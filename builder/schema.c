@@ -795,7 +795,8 @@ static const struct schema_key matrix_keys[] = {
 	  .check = check_recipe_path,
 	  .typename = "path",
 	  .help = "image recipe for `zbench run` without -i: absolute, or relative to the "
-		  "repository (default images/debian12-zfs.json)" },
+		  "repository, else to the matrix file's directory (default "
+		  "images/debian12-zfs.json)" },
 	{ .path = "backend",
 	  .type = SCHEMA_ENUM,
 	  .choices = "qemu|libvirt",
