@@ -109,12 +109,27 @@ static int check_release(const char *path, const char *key, json_t *arr, const s
 
 int recipe_load(const char *path, struct recipe *r, struct zb_error *err)
 {
+	char *text;
+	size_t len;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (read_file(path, RECIPE_FILE_MAX, &text, &len, err) < 0)
+		return error_wrap(err, "recipe '%s'", path);
+	rc = recipe_load_buffer(path, text, len, r, err);
+	free(text);
+	return rc;
+}
+
+int recipe_load_buffer(const char *path, const char *text, size_t len, struct recipe *r,
+		       struct zb_error *err)
+{
 	json_error_t je;
 	json_t *j, *root_part;
 	char *canon;
 
 	memset(r, 0, sizeof(*r));
-	j = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	j = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
 	if (!j)
 		return error_set(err, EINVAL, "'%s': line %d, column %d: %s", path, je.line,
 				 je.column, je.text);
@@ -404,56 +419,73 @@ void image_release(struct image *img)
 	memset(img, 0, sizeof(*img));
 }
 
+/* A name in a cache entry's manifest for a file of that entry: a plain file name. */
+static int entry_name(const char *s)
+{
+	return s && *s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..");
+}
+
+int image_manifest_parse(const char *dir, const char *hash, const char *text, size_t len,
+			 struct image *out, struct zb_error *err)
+{
+	json_error_t je;
+	json_t *m, *boot;
+	const char *kernel = NULL, *initrd, *disk, *cmdline;
+
+	memset(out, 0, sizeof(*out));
+	m = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	if (!m)
+		return error_set(err, EINVAL,
+				 "cached manifest in '%s': %s (remove it to rebuild it)", dir,
+				 je.text);
+	if (json_unpack(m, "{s:{s:s}}", "boot", "kernel", &kernel) < 0 || !entry_name(kernel)) {
+		json_decref(m);
+		return error_set(err, EINVAL,
+				 "cached manifest in '%s' has no boot.kernel (remove '%s')", dir,
+				 dir);
+	}
+	/* A cloud image (image_cloud.c) names its initrd, disk and root arguments. */
+	boot = json_object_get(m, "boot");
+	initrd = json_string_value(json_object_get(boot, "initramfs"));
+	disk = json_string_value(json_object_get(boot, "disk"));
+	cmdline = json_string_value(json_object_get(boot, "cmdline"));
+	if ((initrd && !entry_name(initrd)) || (disk && !entry_name(disk))) {
+		initrd = disk = NULL;
+		cmdline = NULL;
+	}
+	out->dir = xstrdup(dir);
+	out->kernel = xasprintf("%s/%s", dir, kernel);
+	out->bzimage = xasprintf("%s/bzImage", dir);
+	out->initramfs = xasprintf("%s/%s", dir, initrd ? initrd : "initramfs.img");
+	if (disk)
+		out->disk = xasprintf("%s/%s", dir, disk);
+	out->cmdline = cmdline ? xstrdup(cmdline) : NULL;
+	out->flavor = disk ? "cloud" : "appliance";
+	out->manifest_path = xasprintf("%s/manifest.json", dir);
+	out->manifest = m;
+	snprintf(out->hash, sizeof(out->hash), "%s", hash);
+	return 0;
+}
+
 /* Fill `out` from a finished cache entry. Returns 1 if there is none. */
 static int image_open(const char *dir, const char *hash, struct image *out, struct zb_error *err)
 {
-	char *manifest_path = xasprintf("%s/manifest.json", dir);
-	json_error_t je;
-	json_t *m;
-	const char *kernel = NULL;
+	char *manifest_path = xasprintf("%s/manifest.json", dir), *text;
+	size_t len;
+	int rc;
 
 	if (!path_exists(manifest_path)) {
 		free(manifest_path);
 		return 1;
 	}
-	m = json_load_file(manifest_path, 0, &je);
-	if (!m) {
-		error_set(err, EINVAL, "cached manifest '%s': %s (remove '%s' to rebuild it)",
-			  manifest_path, je.text, dir);
-		free(manifest_path);
+	rc = read_file(manifest_path, IMAGE_MANIFEST_MAX, &text, &len, err);
+	free(manifest_path);
+	if (rc < 0)
 		return -1;
-	}
-	if (json_unpack(m, "{s:{s:s}}", "boot", "kernel", &kernel) < 0 || strchr(kernel, '/')) {
-		error_set(err, EINVAL, "cached manifest '%s' has no boot.kernel (remove '%s')",
-			  manifest_path, dir);
-		json_decref(m);
-		free(manifest_path);
+	rc = image_manifest_parse(dir, hash, text, len, out, err);
+	free(text);
+	if (rc < 0)
 		return -1;
-	}
-	memset(out, 0, sizeof(*out));
-	out->dir = xstrdup(dir);
-	out->kernel = xasprintf("%s/%s", dir, kernel);
-	out->bzimage = xasprintf("%s/bzImage", dir);
-	{
-		/* A cloud image (image_cloud.c) names its initrd, disk and root arguments. */
-		json_t *boot = json_object_get(m, "boot");
-		const char *initrd = json_string_value(json_object_get(boot, "initramfs"));
-		const char *disk = json_string_value(json_object_get(boot, "disk"));
-		const char *cmdline = json_string_value(json_object_get(boot, "cmdline"));
-
-		if ((initrd && strchr(initrd, '/')) || (disk && strchr(disk, '/'))) {
-			initrd = disk = NULL;
-			cmdline = NULL;
-		}
-		out->initramfs = xasprintf("%s/%s", dir, initrd ? initrd : "initramfs.img");
-		if (disk)
-			out->disk = xasprintf("%s/%s", dir, disk);
-		out->cmdline = cmdline ? xstrdup(cmdline) : NULL;
-		out->flavor = disk ? "cloud" : "appliance";
-	}
-	out->manifest_path = manifest_path;
-	out->manifest = m;
-	snprintf(out->hash, sizeof(out->hash), "%s", hash);
 	if (!path_exists(out->kernel) || !path_exists(out->initramfs) ||
 	    (out->disk && !path_exists(out->disk))) {
 		error_set(err, ENOENT, "cache entry '%s' is incomplete (remove it to rebuild)",
