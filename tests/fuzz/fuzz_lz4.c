@@ -3,8 +3,8 @@
  * bzImage comes from a downloaded root or a user's qcow2: never crash, never read or write out of
  * bounds, and what is accepted keeps its promises (a payload inside the image, exactly the
  * expected bytes decoded); a broken promise aborts. First byte: 0 (even) the decoder, with the
- * last 4 bytes as the expected size (mod 1 MiB, to keep runs fast: the decoder allocates it); odd,
- * the header. */
+ * last 4 bytes as the expected size (mod 64 KiB: the output is written byte by byte, so its size
+ * sets the speed); odd, the header. */
 #include <stdlib.h>
 #include <string.h>
 
