@@ -166,32 +166,61 @@ static int vdev_min_disks(const char *type)
 	return 1;
 }
 
-/* One disk named in the pool at `path`: it must exist (`names` maps each disk's name, a hash
- * lookup: a pool of n disks costs n lookups, not n^2 comparisons) and not be used yet. `used`
- * maps each disk name to the path that used it first. */
+/* Where a name was seen, as a number, spelled as a path only for a message (a configuration
+ * of n disks then costs n map entries, not n formatted paths). A reference to a disk: its group
+ * (vdevs, log, special, cache), vdev and place; a name: its array (disks, datasets, zvols) and
+ * index. */
+static const char *const ref_groups[] = { "vdevs", "log", "special", "cache" };
+static const char *const name_arrays[] = { "disks", "datasets", "zvols" };
+
+static json_int_t ref_code(size_t group, size_t i, size_t j)
+{
+	return (json_int_t)(group << 56 | (i & 0xffffff) << 28 | (j & 0xfffffff));
+}
+
+static void ref_path(json_int_t code, char *buf, size_t len)
+{
+	uint64_t c = (uint64_t)code;
+	size_t group = (size_t)(c >> 56) % ARRAY_SIZE(ref_groups);
+
+	if (!strcmp(ref_groups[group], "cache"))
+		bprintf(buf, len, "pool.cache[%llu]", (unsigned long long)(c & 0xfffffff));
+	else
+		bprintf(buf, len, "pool.%s[%llu].disks[%llu]", ref_groups[group],
+			(unsigned long long)(c >> 28 & 0xffffff),
+			(unsigned long long)(c & 0xfffffff));
+}
+
+/* One disk named in the pool at reference `code`: it must exist (`names` maps each disk's name,
+ * a hash lookup: a pool of n disks costs n lookups, not n^2 comparisons) and not be used yet.
+ * `used` maps each disk name to the reference that used it first. */
 static int check_disk_ref(json_t *disks, json_t *names, json_t *used, const char *name,
-			  const char *path, struct schema_error *e)
+			  json_int_t code, struct schema_error *e)
 {
 	json_t *prev;
-	char list[512];
+	char list[512], path[JSON_POS_PATH_MAX], first[JSON_POS_PATH_MAX];
 
 	if (!json_object_get(names, name)) {
 		list_names(disks, "name", list, sizeof(list));
+		ref_path(code, path, sizeof(path));
 		return seterr(e, path, JSON_POS_VALUE, "no disk named \"%s\"; disks: %s", name,
 			      list);
 	}
 	prev = json_object_get(used, name);
-	if (prev)
+	if (prev) {
+		ref_path(code, path, sizeof(path));
+		ref_path(json_integer_value(prev), first, sizeof(first));
 		return seterr(e, path, JSON_POS_VALUE, "disk \"%s\" is already used at %s", name,
-			      json_string_value(prev));
-	json_object_set_new(used, name, json_string(path));
+			      first);
+	}
+	json_object_set_new(used, name, json_integer(code));
 	return 0;
 }
 
-static int check_vdevs(json_t *cfg, json_t *names, json_t *used, const char *group,
+static int check_vdevs(json_t *cfg, json_t *names, json_t *used, size_t group,
 		       struct schema_error *e)
 {
-	json_t *vdevs = json_object_get(json_object_get(cfg, "pool"), group);
+	json_t *vdevs = json_object_get(json_object_get(cfg, "pool"), ref_groups[group]);
 	json_t *disks = json_object_get(cfg, "disks");
 	json_t *v, *d;
 	size_t i, j;
@@ -203,37 +232,44 @@ static int check_vdevs(json_t *cfg, json_t *names, json_t *used, const char *gro
 		int min = vdev_min_disks(type);
 
 		if (json_array_size(refs) < (size_t)min) {
-			bprintf(path, sizeof(path), "pool.%s[%zu].disks", group, i);
+			bprintf(path, sizeof(path), "pool.%s[%zu].disks", ref_groups[group], i);
 			return seterr(e, path, JSON_POS_VALUE,
 				      "%s needs at least %d disk%s, got %zu", type, min,
 				      min == 1 ? "" : "s", json_array_size(refs));
 		}
 		json_array_foreach (refs, j, d) {
-			bprintf(path, sizeof(path), "pool.%s[%zu].disks[%zu]", group, i, j);
-			if (check_disk_ref(disks, names, used, json_string_value(d), path, e) < 0)
+			if (check_disk_ref(disks, names, used, json_string_value(d),
+					   ref_code(group, i, j), e) < 0)
 				return -1;
 		}
 	}
 	return 0;
 }
 
-static int check_unique(json_t *arr, const char *what, const char *key, json_t *seen,
+/* The names of the items of name_arrays[array] are unique, also with the names already in
+ * `seen` (name -> (index << 2 | array)). */
+static int check_unique(json_t *arr, const char *what, size_t array, json_t *seen,
 			struct schema_error *e)
 {
 	json_t *it;
 	size_t i;
-	char path[JSON_POS_PATH_MAX];
+	char path[JSON_POS_PATH_MAX], first[JSON_POS_PATH_MAX];
 
 	json_array_foreach (arr, i, it) {
 		const char *name = json_string_value(json_object_get(it, "name"));
 		json_t *prev = json_object_get(seen, name);
 
-		bprintf(path, sizeof(path), "%s[%zu].name", key, i);
-		if (prev)
+		if (prev) {
+			json_int_t c = json_integer_value(prev);
+
+			bprintf(path, sizeof(path), "%s[%zu].name", name_arrays[array], i);
+			bprintf(first, sizeof(first), "%s[%lld].name",
+				name_arrays[(size_t)(c & 3) % ARRAY_SIZE(name_arrays)],
+				(long long)(c >> 2));
 			return seterr(e, path, JSON_POS_VALUE,
-				      "duplicate %s name \"%s\" (also at %s)", what, name,
-				      json_string_value(prev));
-		json_object_set_new(seen, name, json_string(path));
+				      "duplicate %s name \"%s\" (also at %s)", what, name, first);
+		}
+		json_object_set_new(seen, name, json_integer((json_int_t)(i << 2 | array)));
 	}
 	return 0;
 }
@@ -347,7 +383,7 @@ static int config_check_refs(json_t *cfg, struct schema_error *e)
 	int rc = -1;
 
 	/* `seen`: every disk name, for the pool's references; then the datasets' */
-	if (check_unique(disks, "disk", "disks", seen, e) < 0)
+	if (check_unique(disks, "disk", 0, seen, e) < 0)
 		goto out;
 	json_array_foreach (disks, i, d) {
 		json_t *lbs = json_object_get(d, "logical_block_size");
@@ -365,20 +401,17 @@ static int config_check_refs(json_t *cfg, struct schema_error *e)
 		if (check_disk(counts, &ncounts, d, i, e) < 0)
 			goto out;
 	}
-	if (check_vdevs(cfg, seen, used, "vdevs", e) < 0 ||
-	    check_vdevs(cfg, seen, used, "log", e) < 0 ||
-	    check_vdevs(cfg, seen, used, "special", e) < 0)
+	if (check_vdevs(cfg, seen, used, 0, e) < 0 || check_vdevs(cfg, seen, used, 1, e) < 0 ||
+	    check_vdevs(cfg, seen, used, 2, e) < 0)
 		goto out;
 	json_array_foreach (json_object_get(pool, "cache"), i, d) {
-		char path[64];
-
-		bprintf(path, sizeof(path), "pool.cache[%zu]", i);
-		if (check_disk_ref(disks, seen, used, json_string_value(d), path, e) < 0)
+		if (check_disk_ref(disks, seen, used, json_string_value(d), ref_code(3, 0, i), e) <
+		    0)
 			goto out;
 	}
 	json_object_clear(seen);
-	if (check_unique(json_object_get(cfg, "datasets"), "dataset", "datasets", seen, e) < 0 ||
-	    check_unique(json_object_get(cfg, "zvols"), "dataset or zvol", "zvols", seen, e) < 0)
+	if (check_unique(json_object_get(cfg, "datasets"), "dataset", 1, seen, e) < 0 ||
+	    check_unique(json_object_get(cfg, "zvols"), "dataset or zvol", 2, seen, e) < 0)
 		goto out;
 	target = json_string_value(json_object_get(json_object_get(cfg, "workload"), "target"));
 	if (target && !json_object_get(seen, target)) {
