@@ -44,7 +44,7 @@ HOST_SRCS += builder/image_cache.c \
 	builder/image_appliance.c builder/image_cloud.c builder/image_import.c builder/image_root.c \
 	builder/image.c builder/image_steps.c builder/image_stage.c builder/image_modules.c \
 	builder/image_inspect.c builder/guestfs_util.c builder/initramfs.c builder/elf_deps.c \
-	builder/vmlinux.c
+	builder/vmlinux.c builder/qcow2.c
 # the run pipeline: cells -> disks -> VM -> channel -> results
 HOST_SRCS += builder/run.c builder/disk.c builder/disk_models.c builder/passthrough.c builder/vm.c builder/vm_qemu.c builder/cloud_seed.c builder/results.c \
 	builder/cmd_run.c builder/cmd_replay.c builder/cmd_merge.c builder/cmd_doctor.c

@@ -62,8 +62,10 @@ static int check_paths(const char *path, const char *key, json_t *arr, struct zb
 		return -1;
 	json_array_foreach (arr, i, v) {
 		const char *s = json_string_value(v);
+		size_t n = strlen(s);
 
-		if (s[0] != '/' || strstr(s, "/../") || !strcmp(s + strlen(s) - 3, "/.."))
+		/* "/" and "/a" are shorter than "/..": no look before the string (fuzz_recipe) */
+		if (s[0] != '/' || strstr(s, "/../") || (n >= 3 && !strcmp(s + n - 3, "/..")))
 			return error_set(err, EINVAL,
 					 "'%s': \"%s\"[%zu] '%s' must be an absolute path without "
 					 "'..'",
@@ -109,12 +111,27 @@ static int check_release(const char *path, const char *key, json_t *arr, const s
 
 int recipe_load(const char *path, struct recipe *r, struct zb_error *err)
 {
+	char *text;
+	size_t len;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (read_file(path, RECIPE_FILE_MAX, &text, &len, err) < 0)
+		return error_wrap(err, "recipe '%s'", path);
+	rc = recipe_load_buffer(path, text, len, r, err);
+	free(text);
+	return rc;
+}
+
+int recipe_load_buffer(const char *path, const char *text, size_t len, struct recipe *r,
+		       struct zb_error *err)
+{
 	json_error_t je;
 	json_t *j, *root_part;
 	char *canon;
 
 	memset(r, 0, sizeof(*r));
-	j = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	j = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
 	if (!j)
 		return error_set(err, EINVAL, "'%s': line %d, column %d: %s", path, je.line,
 				 je.column, je.text);
@@ -247,21 +264,37 @@ char *image_guest_binary(const char *name)
 	return xasprintf("%s/guest/zbench-%s", exe, name);
 }
 
-char *image_recipe_locate(const char *path)
+char *image_recipe_locate(const char *path, const char *matrix_path)
 {
-	char exe[PATH_MAX], *slash;
+	char exe[PATH_MAX], *slash, *repo = NULL, *beside = NULL;
 	ssize_t n;
 
-	if (path[0] == '/' || access(path, F_OK) == 0)
+	if (path[0] == '/')
 		return xstrdup(path);
+	/* the repository: the zbench executable's directory */
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return xstrdup(path);
-	exe[n] = '\0';
-	slash = strrchr(exe, '/');
-	if (slash)
-		*slash = '\0';
-	return xasprintf("%s/%s", exe, path);
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash)
+			*slash = '\0';
+		repo = xasprintf("%s/%s", exe, path);
+		if (access(repo, F_OK) == 0)
+			return repo;
+	}
+	/* the matrix file's directory (never the current directory as such) */
+	if (matrix_path) {
+		slash = strrchr(matrix_path, '/');
+		beside = slash ? xasprintf("%.*s/%s", (int)(slash - matrix_path), matrix_path, path)
+			       : xasprintf("./%s", path);
+		if (access(beside, F_OK) == 0) {
+			free(repo);
+			return beside;
+		}
+	}
+	/* neither: the repository's, for the error message */
+	free(beside);
+	return repo ? repo : xstrdup(path);
 }
 
 void image_release(struct image *img)
@@ -277,55 +310,72 @@ void image_release(struct image *img)
 	memset(img, 0, sizeof(*img));
 }
 
+/* A name in a cache entry's manifest for a file of that entry: a plain file name. */
+static int entry_name(const char *s)
+{
+	return s && *s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..");
+}
+
+int image_manifest_parse(const char *dir, const char *hash, const char *text, size_t len,
+			 struct image *out, struct zb_error *err)
+{
+	json_error_t je;
+	json_t *m, *boot;
+	const char *kernel = NULL, *initrd, *disk, *cmdline;
+
+	memset(out, 0, sizeof(*out));
+	m = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	if (!m)
+		return error_set(err, EINVAL,
+				 "cached manifest in '%s': %s (remove it to rebuild it)", dir,
+				 je.text);
+	if (json_unpack(m, "{s:{s:s}}", "boot", "kernel", &kernel) < 0 || !entry_name(kernel)) {
+		json_decref(m);
+		return error_set(err, EINVAL,
+				 "cached manifest in '%s' has no boot.kernel (remove '%s')", dir,
+				 dir);
+	}
+	/* A cloud image (image_cloud.c) names its initrd, disk and root arguments. */
+	boot = json_object_get(m, "boot");
+	initrd = json_string_value(json_object_get(boot, "initramfs"));
+	disk = json_string_value(json_object_get(boot, "disk"));
+	cmdline = json_string_value(json_object_get(boot, "cmdline"));
+	if ((initrd && !entry_name(initrd)) || (disk && !entry_name(disk))) {
+		initrd = disk = NULL;
+		cmdline = NULL;
+	}
+	out->dir = xstrdup(dir);
+	out->kernel = xasprintf("%s/%s", dir, kernel);
+	out->bzimage = xasprintf("%s/bzImage", dir);
+	out->initramfs = xasprintf("%s/%s", dir, initrd ? initrd : "initramfs.img");
+	if (disk)
+		out->disk = xasprintf("%s/%s", dir, disk);
+	out->cmdline = cmdline ? xstrdup(cmdline) : NULL;
+	out->flavor = disk ? "cloud" : "appliance";
+	out->manifest_path = xasprintf("%s/manifest.json", dir);
+	out->manifest = m;
+	snprintf(out->hash, sizeof(out->hash), "%s", hash);
+	return 0;
+}
+
 int image_open(const char *dir, const char *hash, struct image *out, struct zb_error *err)
 {
-	char *manifest_path = xasprintf("%s/manifest.json", dir);
-	json_error_t je;
-	json_t *m;
-	const char *kernel = NULL;
+	char *manifest_path = xasprintf("%s/manifest.json", dir), *text;
+	size_t len;
+	int rc;
 
 	if (!path_exists(manifest_path)) {
 		free(manifest_path);
 		return 1;
 	}
-	m = json_load_file(manifest_path, 0, &je);
-	if (!m) {
-		error_set(err, EINVAL, "cached manifest '%s': %s (remove '%s' to rebuild it)",
-			  manifest_path, je.text, dir);
-		free(manifest_path);
+	rc = read_file(manifest_path, IMAGE_MANIFEST_MAX, &text, &len, err);
+	free(manifest_path);
+	if (rc < 0)
 		return -1;
-	}
-	if (json_unpack(m, "{s:{s:s}}", "boot", "kernel", &kernel) < 0 || strchr(kernel, '/')) {
-		error_set(err, EINVAL, "cached manifest '%s' has no boot.kernel (remove '%s')",
-			  manifest_path, dir);
-		json_decref(m);
-		free(manifest_path);
+	rc = image_manifest_parse(dir, hash, text, len, out, err);
+	free(text);
+	if (rc < 0)
 		return -1;
-	}
-	memset(out, 0, sizeof(*out));
-	out->dir = xstrdup(dir);
-	out->kernel = xasprintf("%s/%s", dir, kernel);
-	out->bzimage = xasprintf("%s/bzImage", dir);
-	{
-		/* A cloud image (image_cloud.c) names its initrd, disk and root arguments. */
-		json_t *boot = json_object_get(m, "boot");
-		const char *initrd = json_string_value(json_object_get(boot, "initramfs"));
-		const char *disk = json_string_value(json_object_get(boot, "disk"));
-		const char *cmdline = json_string_value(json_object_get(boot, "cmdline"));
-
-		if ((initrd && strchr(initrd, '/')) || (disk && strchr(disk, '/'))) {
-			initrd = disk = NULL;
-			cmdline = NULL;
-		}
-		out->initramfs = xasprintf("%s/%s", dir, initrd ? initrd : "initramfs.img");
-		if (disk)
-			out->disk = xasprintf("%s/%s", dir, disk);
-		out->cmdline = cmdline ? xstrdup(cmdline) : NULL;
-		out->flavor = disk ? "cloud" : "appliance";
-	}
-	out->manifest_path = manifest_path;
-	out->manifest = m;
-	snprintf(out->hash, sizeof(out->hash), "%s", hash);
 	if (!path_exists(out->kernel) || !path_exists(out->initramfs) ||
 	    (out->disk && !path_exists(out->disk))) {
 		error_set(err, ENOENT, "cache entry '%s' is incomplete (remove it to rebuild)",

@@ -87,10 +87,13 @@ int image_has_bus(const struct image *img, const char *bus);
 char *image_recipe_with_buses(const char *recipe_path, const char *cache_dir,
 			      const char *const *buses, size_t nbuses);
 
-/* A recipe path as a matrix's "image" names it: absolute; else relative to the current
- * directory when it exists there; else relative to the zbench executable's directory (the
- * repository, in the build tree). Malloc'd. */
-char *image_recipe_locate(const char *path);
+/* A recipe path as the "image" of the matrix at `matrix_path` names it (docs/matrix.md): absolute
+ * as it is; else relative to the zbench executable's directory (the repository, in the build
+ * tree) when it exists there; else relative to the matrix file's directory when it exists there;
+ * else the repository's (for the error message). Never the current directory first: a recipe
+ * planted where zbench happens to run is not picked up (issue 12). `matrix_path` may be NULL.
+ * Malloc'd. */
+char *image_recipe_locate(const char *path, const char *matrix_path);
 
 /* The guest binaries that go into every image: `name` is "agent" or "engine". Their path is
  * $ZBENCH_AGENT / $ZBENCH_ENGINE if set, else guest/zbench-<name> beside the zbench executable

@@ -49,8 +49,21 @@ struct recipe {
 	char root_hash[65];	  /* the keys that shape the root, plus IMAGE_ROOT_VERSION */
 };
 
-/* Load and check a recipe, computing both hashes. recipe_release() frees what it holds. */
+#define RECIPE_FILE_MAX	   (1u << 20)  /* bytes of a recipe file */
+#define IMAGE_MANIFEST_MAX (16u << 20) /* bytes of a cached image's manifest.json */
+
+/* Load and check a recipe, computing both hashes. recipe_release() frees what it holds. A
+ * recipe may be someone else's: every value is checked before it reaches a command line. */
 int recipe_load(const char *path, struct recipe *r, struct zb_error *err);
+/* The same from `len` bytes of text; `path` names it in messages (tests/fuzz/fuzz_recipe.c). */
+int recipe_load_buffer(const char *path, const char *text, size_t len, struct recipe *r,
+		       struct zb_error *err);
+
+/* Read a cache entry's manifest.json text into `out` (the paths of its files under `dir`, its
+ * flavor, its boot arguments; every file name a plain name in `dir`), without looking at the
+ * files. 0, or -1 with err (out is then empty). image_release() frees what it holds. */
+int image_manifest_parse(const char *dir, const char *hash, const char *text, size_t len,
+			 struct image *out, struct zb_error *err);
 void recipe_release(struct recipe *r);
 
 /* Fill `out` from the finished cache entry `dir` (its manifest.json, whose boot files must all

@@ -23,6 +23,7 @@
 #include "guestfs_util.h"
 #include "image_flavor.h"
 #include "image_inspect.h"
+#include "qcow2.h"
 #include "util.h"
 #include "version.h"
 
@@ -60,39 +61,6 @@ static const char cloud_cfg[] =
     "network: {config: disabled}\n";
 
 /* --- the source file --------------------------------------------------------------------- */
-
-/* A qcow2 file without a backing file: the key must cover every byte the guest sees. */
-static int source_check(const char *file, uint64_t *size, struct zb_error *err)
-{
-	unsigned char h[16];
-	uint64_t backing = 0;
-	struct stat st;
-	ssize_t n;
-	int fd = open(file, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return error_sys(err, errno, "'%s'", file);
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return error_set(err, EINVAL, "'%s' is not a regular file", file);
-	}
-	n = read(fd, h, sizeof(h));
-	close(fd);
-	if (n != (ssize_t)sizeof(h) || memcmp(h, "QFI\xfb", 4))
-		return error_set(err, EINVAL,
-				 "'%s' is not a qcow2 image (convert it first: qemu-img convert -O "
-				 "qcow2 '%s' NEW.qcow2)",
-				 file, file);
-	for (int i = 8; i < 16; i++)
-		backing = backing << 8 | h[i];
-	if (backing)
-		return error_set(err, EINVAL,
-				 "'%s' has a backing file: flatten it first (qemu-img convert -O "
-				 "qcow2 '%s' NEW.qcow2)",
-				 file, file);
-	*size = (uint64_t)st.st_size;
-	return 0;
-}
 
 int image_file_is_qcow2(const char *path)
 {
@@ -372,7 +340,9 @@ static int import_load(struct image_job *job, struct zb_error *err)
 
 	job->state = ij;
 	guest_files_init(&ij->in);
-	if (source_check(job->path, &ij->source_size, err) < 0)
+	/* no backing or data file: the file is data, and the key covers every byte the guest
+	 * sees; checked before anything else opens it (builder/qcow2.h) */
+	if (qcow2_check_file(job->path, &ij->source_size, err) < 0)
 		return -1;
 	ij->file = realpath(job->path, NULL);
 	if (!ij->file)

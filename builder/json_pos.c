@@ -10,9 +10,15 @@ struct scanner {
 	const char *s;
 	size_t len, i;
 	int line, col;
-	struct json_pos *pos;
+	/* the lookup: NULL target for a plain check of the text (no paths built) */
+	const char *target;
+	size_t target_len;
+	enum json_pos_kind kind;
+	struct json_pos_entry *hit;
+	int found; /* the target was seen: stop scanning (the scan "fails" on purpose) */
+	struct json_pos *count; /* json_pos_scan(): count the values here */
 	char path[JSON_POS_PATH_MAX];
-	int truncated; /* the current path did not fit: record nothing below it */
+	int truncated; /* the current path did not fit: nothing below it can match */
 };
 
 static int peek(const struct scanner *sc)
@@ -45,21 +51,22 @@ static void skip_ws(struct scanner *sc)
 		advance(sc);
 }
 
-static void record(struct scanner *sc, enum json_pos_kind kind, int line, int col)
+/* A value or key starts at line:col under the current path: is it the one looked for? */
+static int record(struct scanner *sc, enum json_pos_kind kind, int line, int col)
 {
-	struct json_pos *p = sc->pos;
-
-	if (sc->truncated)
-		return;
-	if (p->n == p->cap) {
-		p->cap = p->cap ? p->cap * 2 : 64;
-		p->v = xrealloc(p->v, p->cap * sizeof(*p->v));
+	if (sc->count && kind == JSON_POS_VALUE && ++sc->count->values == sc->count->limit + 1) {
+		sc->count->over.kind = kind;
+		sc->count->over.line = line;
+		sc->count->over.col = col;
 	}
-	p->v[p->n].path = xstrdup(sc->path);
-	p->v[p->n].kind = kind;
-	p->v[p->n].line = line;
-	p->v[p->n].col = col;
-	p->n++;
+	if (!sc->target || sc->truncated || kind != sc->kind ||
+	    strlen(sc->path) != sc->target_len || memcmp(sc->path, sc->target, sc->target_len))
+		return 0;
+	sc->hit->kind = kind;
+	sc->hit->line = line;
+	sc->hit->col = col;
+	sc->found = 1;
+	return -1;
 }
 
 static void put_utf8(char *buf, size_t len, size_t *n, unsigned long cp)
@@ -209,11 +216,12 @@ static int scan_object(struct scanner *sc, int depth)
 		skip_ws(sc);
 		line = sc->line;
 		col = sc->col;
-		if (scan_string(sc, key, sizeof(key)) < 0)
+		if (scan_string(sc, sc->target ? key : NULL, sizeof(key)) < 0)
 			return -1;
-		if (json_path_append_key(sc->path, sizeof(sc->path), key) < 0)
+		if (sc->target && json_path_append_key(sc->path, sizeof(sc->path), key) < 0)
 			sc->truncated = 1;
-		record(sc, JSON_POS_KEY, line, col);
+		if (record(sc, JSON_POS_KEY, line, col) < 0)
+			return -1;
 		skip_ws(sc);
 		if (peek(sc) != ':')
 			return -1;
@@ -246,7 +254,7 @@ static int scan_array(struct scanner *sc, int depth)
 		return 0;
 	}
 	for (size_t index = 0;; index++) {
-		if (json_path_append_index(sc->path, sizeof(sc->path), index) < 0)
+		if (sc->target && json_path_append_index(sc->path, sizeof(sc->path), index) < 0)
 			sc->truncated = 1;
 		if (scan_value(sc, depth + 1) < 0)
 			return -1;
@@ -271,7 +279,8 @@ static int scan_value(struct scanner *sc, int depth)
 	if (depth > JSON_POS_DEPTH_MAX)
 		return -1;
 	skip_ws(sc);
-	record(sc, JSON_POS_VALUE, sc->line, sc->col);
+	if (record(sc, JSON_POS_VALUE, sc->line, sc->col) < 0)
+		return -1;
 	c = peek(sc);
 	if (c == '{')
 		return scan_object(sc, depth);
@@ -290,24 +299,37 @@ static int scan_value(struct scanner *sc, int depth)
 
 int json_pos_scan(struct json_pos *pos, const char *text, size_t len)
 {
-	struct scanner sc = { .s = text, .len = len, .line = 1, .col = 1, .pos = pos };
+	struct scanner sc = { .s = text, .len = len, .line = 1, .col = 1, .count = pos };
+	size_t limit = pos->limit;
 
+	memset(pos, 0, sizeof(*pos));
+	pos->limit = limit;
 	if (!text)
 		return -1;
+	pos->text = text;
+	pos->len = len;
 	if (scan_value(&sc, 0) < 0)
 		return -1;
 	skip_ws(&sc);
 	return sc.i == sc.len ? 0 : -1;
 }
 
-const struct json_pos_entry *json_pos_find(const struct json_pos *pos, const char *path,
+const struct json_pos_entry *json_pos_find(struct json_pos *pos, const char *path,
 					   enum json_pos_kind kind)
 {
-	for (size_t i = 0; i < pos->n; i++) {
-		if (pos->v[i].kind == kind && !strcmp(pos->v[i].path, path))
-			return &pos->v[i];
-	}
-	return NULL;
+	struct scanner sc = { .s = pos->text,
+			      .len = pos->len,
+			      .line = 1,
+			      .col = 1,
+			      .target = path,
+			      .target_len = strlen(path),
+			      .kind = kind,
+			      .hit = &pos->hit };
+
+	if (!pos->text || sc.target_len >= JSON_POS_PATH_MAX)
+		return NULL;
+	scan_value(&sc, 0);
+	return sc.found ? &pos->hit : NULL;
 }
 
 /* Drop the last component of a path in place: "a.b[2]" -> "a.b" -> "a" -> "". */
@@ -350,7 +372,7 @@ static void path_parent(char *path)
 	path[0] = '\0';
 }
 
-const struct json_pos_entry *json_pos_find_near(const struct json_pos *pos, const char *path,
+const struct json_pos_entry *json_pos_find_near(struct json_pos *pos, const char *path,
 						enum json_pos_kind kind)
 {
 	char buf[JSON_POS_PATH_MAX];
@@ -358,23 +380,17 @@ const struct json_pos_entry *json_pos_find_near(const struct json_pos *pos, cons
 
 	snprintf(buf, sizeof(buf), "%s", path);
 	e = json_pos_find(pos, buf, kind);
-	while (!e) {
-		if (!buf[0])
-			return pos->n ? &pos->v[0] : NULL;
+	while (!e && buf[0]) {
 		path_parent(buf);
 		/* Ancestors are reported where their value starts, whatever was asked for. */
 		e = json_pos_find(pos, buf, JSON_POS_VALUE);
 	}
-	return e;
+	return e ? e : json_pos_find(pos, "", JSON_POS_VALUE);
 }
 
 void json_pos_release(struct json_pos *pos)
 {
-	for (size_t i = 0; i < pos->n; i++)
-		free(pos->v[i].path);
-	free(pos->v);
-	pos->v = NULL;
-	pos->n = pos->cap = 0;
+	memset(pos, 0, sizeof(*pos));
 }
 
 static int plain_key(const char *key)

@@ -22,7 +22,8 @@ static int in_list(const char *s, const char *const *list, size_t n)
 	return 0;
 }
 
-int libvirt_uri_parse(const char *uri, struct libvirt_uri *u, char *msg, size_t len)
+/* The syntax, and what the command line may choose. */
+static int uri_parse(const char *uri, struct libvirt_uri *u, char *msg, size_t len)
 {
 	const char *sep = strstr(uri, "://"), *auth, *slash, *q;
 	size_t n;
@@ -132,7 +133,203 @@ int libvirt_uri_parse(const char *uri, struct libvirt_uri *u, char *msg, size_t 
 	return 0;
 }
 
-int libvirt_hosts_parse(const char *list, struct libvirt_host **hosts, struct zb_error *err)
+/* ---- URIs from files ------------------------------------------------------------------------ */
+
+/* libvirt's remote driver reads these query parameters (libvirt's "Connection URIs" page and
+ * src/remote/remote_driver.c): command= (ext) and netcat= (the remote helper) run programs;
+ * socket=, keyfile=, pkipath=, known_hosts= name host files; no_verify=, known_hosts_verify=,
+ * sshauth=, tls_priority= weaken the checks of the connection; name= hands the remote daemon a
+ * URI of its own. A file may give only those that choose among fixed behaviours, with exactly
+ * the values libvirt knows: an allow-list, so a parameter libvirt adds later is refused too. */
+static const struct {
+	const char *name, *const values[4];
+} file_params[] = {
+	{ "no_tty", { "0", "1" } },
+	{ "mode", { "auto", "legacy", "direct" } },
+	{ "proxy", { "auto", "netcat", "native" } },
+};
+
+/* Transports that run no program chosen by the URI (ssh runs ssh, with fixed arguments). */
+static const char *const file_transports[] = {
+	"", "unix", "ssh", "libssh", "libssh2", "tcp", "tls"
+};
+
+#define FILE_ONLY_CL                                                                               \
+	"only the command line (--libvirt-uri, --hosts, $ZBENCH_LIBVIRT_URI) may choose"
+
+/* A user or host name as ssh and libvirt take it: letters, digits, '.', '_', '-', not starting
+ * with '-' (ssh would read it as an option). */
+static int plain_name(const char *s, size_t n)
+{
+	if (n == 0 || s[0] == '-')
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!isalnum((unsigned char)s[i]) && !strchr("._-", s[i]))
+			return 0;
+	}
+	return 1;
+}
+
+/* [USER@]HOST[:PORT], HOST a plain name or [IPv6]. */
+static int file_authority(const char *uri, const char *a, size_t n, char *msg, size_t len)
+{
+	const char *at = memchr(a, '@', n), *h = at ? at + 1 : a, *end = a + n, *port;
+
+	if (at && !plain_name(a, (size_t)(at - a))) {
+		snprintf(msg, len,
+			 "libvirt URI '%s' from a file: the user name '%.*s' is not a plain name "
+			 "([A-Za-z0-9._-], not starting with '-'); " FILE_ONLY_CL " another",
+			 uri, (int)(at - a), a);
+		return -1;
+	}
+	if (h < end && *h == '[') {
+		const char *close = memchr(h, ']', (size_t)(end - h));
+
+		port = close ? close + 1 : NULL;
+		if (!close || close == h + 1 ||
+		    strspn(h + 1, "0123456789abcdefABCDEF:.") != (size_t)(close - h - 1))
+			port = NULL;
+	} else {
+		port = memchr(h, ':', (size_t)(end - h));
+		if (!port)
+			port = end;
+		if (!plain_name(h, (size_t)(port - h)))
+			port = NULL;
+	}
+	if (!port || (port < end && (*port != ':' || end - port < 2 || end - port > 6 ||
+				     strspn(port + 1, "0123456789") != (size_t)(end - port - 1)))) {
+		snprintf(msg, len,
+			 "libvirt URI '%s' from a file: the host '%.*s' is not a plain host name "
+			 "or [IPv6 address] with an optional :PORT; " FILE_ONLY_CL " another",
+			 uri, (int)(end - h), h);
+		return -1;
+	}
+	return 0;
+}
+
+/* Every NAME=VALUE of the query on the allow-list. libvirt splits at '&' and ';'; '%' is
+ * refused before this, so no name is decoded into another. */
+static int file_query(const char *uri, const char *q, char *msg, size_t len)
+{
+	while (q && *q) {
+		size_t n = strcspn(q, "&;"), k = strcspn(q, "=");
+		size_t i, j;
+
+		if (n == 0) { /* an empty parameter: libvirt skips it */
+			q++;
+			continue;
+		}
+		for (i = 0; i < ARRAY_SIZE(file_params); i++) {
+			if (k < n && strlen(file_params[i].name) == k &&
+			    !memcmp(q, file_params[i].name, k))
+				break;
+		}
+		if (i == ARRAY_SIZE(file_params)) {
+			snprintf(msg, len,
+				 "libvirt URI '%s' from a file: the parameter '%.*s' may run a "
+				 "program, read a host file or weaken the connection's "
+				 "checks; " FILE_ONLY_CL
+				 " it (a file may give no_tty, mode and proxy)",
+				 uri, (int)(k < n ? k : n), q);
+			return -1;
+		}
+		for (j = 0; j < ARRAY_SIZE(file_params[i].values) && file_params[i].values[j];
+		     j++) {
+			if (strlen(file_params[i].values[j]) == n - k - 1 &&
+			    !memcmp(q + k + 1, file_params[i].values[j], n - k - 1))
+				break;
+		}
+		if (j == ARRAY_SIZE(file_params[i].values) || !file_params[i].values[j]) {
+			snprintf(msg, len,
+				 "libvirt URI '%s' from a file: the parameter '%s' has the value "
+				 "'%.*s', not one libvirt knows; " FILE_ONLY_CL " other values",
+				 uri, file_params[i].name, (int)(n - k - (k < n)), q + k + (k < n));
+			return -1;
+		}
+		q += n + (q[n] != '\0');
+	}
+	return 0;
+}
+
+/* Printable ASCII, no escapes (libvirt decodes them: a name could become another after our
+ * check) and no fragment. Before uri_parse(), so the message says why. */
+static int file_chars(const char *uri, char *msg, size_t len)
+{
+	for (const char *p = uri; *p; p++) {
+		if (*p == '%' || *p == '#') {
+			snprintf(msg, len,
+				 "libvirt URI '%s' from a file: '%c' is refused (no escapes or "
+				 "fragments); " FILE_ONLY_CL " it",
+				 uri, *p);
+			return -1;
+		}
+		if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f) {
+			snprintf(msg, len,
+				 "libvirt URI '%s' from a file: the character 0x%02x is refused "
+				 "(printable ASCII only); " FILE_ONLY_CL " it",
+				 uri, (unsigned char)*p);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* What a URI from a file may choose, on top of uri_parse(). */
+static int file_check(const char *uri, const struct libvirt_uri *u, char *msg, size_t len)
+{
+	const char *auth = strstr(uri, "://") + 3, *slash = strchr(auth, '/');
+
+	if (!in_list(u->transport, file_transports, ARRAY_SIZE(file_transports))) {
+		snprintf(msg, len,
+			 "libvirt URI '%s' from a file: the transport '%s' runs a program the URI "
+			 "names; " FILE_ONLY_CL " it",
+			 uri, u->transport);
+		return -1;
+	}
+	if (!strcmp(u->path, "embed")) {
+		snprintf(
+		    msg, len,
+		    "libvirt URI '%s' from a file: the embedded driver writes under its root as "
+		    "the user running zbench; " FILE_ONLY_CL " a root (without libvirt_uri, "
+		    "the embedded driver keeps its root in the run directory)",
+		    uri);
+		return -1;
+	}
+	if (!strcmp(u->transport, "unix") && slash != auth) {
+		snprintf(msg, len,
+			 "libvirt URI '%s' from a file: the unix transport is local: no host "
+			 "(qemu+unix:///system); " FILE_ONLY_CL " another",
+			 uri);
+		return -1;
+	}
+	if (slash != auth && file_authority(uri, auth, (size_t)(slash - auth), msg, len) < 0)
+		return -1;
+	return file_query(uri, strchr(slash, '?') ? strchr(slash, '?') + 1 : NULL, msg, len);
+}
+
+int libvirt_uri_check(const char *uri, enum libvirt_uri_source source, struct libvirt_uri *u,
+		      char *msg, size_t len)
+{
+	if (source == LIBVIRT_URI_FILE && file_chars(uri, msg, len) < 0) {
+		memset(u, 0, sizeof(*u));
+		return -1;
+	}
+	if (uri_parse(uri, u, msg, len) < 0)
+		return -1;
+	if (source == LIBVIRT_URI_FILE && file_check(uri, u, msg, len) < 0) {
+		memset(u, 0, sizeof(*u));
+		return -1;
+	}
+	return 0;
+}
+
+int libvirt_uri_parse(const char *uri, struct libvirt_uri *u, char *msg, size_t len)
+{
+	return libvirt_uri_check(uri, LIBVIRT_URI_COMMAND_LINE, u, msg, len);
+}
+
+int libvirt_hosts_parse(const char *list, enum libvirt_uri_source source,
+			struct libvirt_host **hosts, struct zb_error *err)
 {
 	struct libvirt_host *h = NULL;
 	int n = 0, total = 0;
@@ -179,7 +376,7 @@ int libvirt_hosts_parse(const char *list, struct libvirt_host **hosts, struct zb
 			cur->slots = (int)v;
 			cur->uri[eq - cur->uri] = '\0';
 		}
-		if (libvirt_uri_parse(cur->uri, &cur->parsed, msg, sizeof(msg)) < 0) {
+		if (libvirt_uri_check(cur->uri, source, &cur->parsed, msg, sizeof(msg)) < 0) {
 			error_set(err, EINVAL, "--hosts: %s", msg);
 			free(h);
 			return -1;

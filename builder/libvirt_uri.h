@@ -21,9 +21,33 @@ struct libvirt_uri {
 	char root[1024];    /* qemu:///embed?root=DIR: DIR; else "" */
 };
 
-/* Parse `uri` (qemu[+TRANSPORT]://[HOST]/PATH[?QUERY]). Returns 0, or -1 with a one-line
- * message in msg naming the URI and what is wrong with it: an unknown scheme (zbench drives
- * QEMU only), an unknown transport or path, an embedded root that is missing or relative. */
+/* Where a URI came from, which decides what it may choose (docs/libvirt.md, "URIs from files").
+ * The person running zbench is trusted; files from others are not (docs/security.md). */
+enum libvirt_uri_source {
+	/* --libvirt-uri, --hosts, $ZBENCH_LIBVIRT_URI: any transport and parameter libvirt has,
+	 * including those that run a program (ext, ?command=), read host files (?keyfile=,
+	 * ?socket=) or write under a directory (qemu:///embed?root=) */
+	LIBVIRT_URI_COMMAND_LINE,
+	/* a matrix's libvirt_uri, a run manifest's options.libvirt_uri and hosts (--resume,
+	 * replay): transports none, unix, ssh, libssh, libssh2, tcp, tls; paths system and
+	 * session (not embed); parameters no_tty, mode and proxy with their fixed values; a
+	 * plain host name or [IPv6] with an optional port; a plain user name; printable ASCII
+	 * without '%' or '#'. Nothing else, so no connection a file chooses runs a program. */
+	LIBVIRT_URI_FILE,
+};
+
+/* The one check every URI passes before it reaches libvirt. Parse `uri`
+ * (qemu[+TRANSPORT]://[[USER@]HOST[:PORT]]/PATH[?QUERY]) into *u and judge it by where it came
+ * from. Returns 0, or -1 with a one-line message in msg naming the URI and what is wrong: an
+ * unknown scheme (zbench drives QEMU only), transport or path, an embedded root that is missing
+ * or relative; from a file, anything outside the list above, saying that only the command line
+ * may choose it. */
+int libvirt_uri_check(const char *uri, enum libvirt_uri_source source, struct libvirt_uri *u,
+		      char *msg, size_t len);
+
+/* libvirt_uri_check(uri, LIBVIRT_URI_COMMAND_LINE, ...): for re-reading a URI that the runner
+ * has already checked with its true source (the libvirt backend reads the host, the remote flag
+ * and the embedded root from it). Never the first check of a URI read from a file. */
 int libvirt_uri_parse(const char *uri, struct libvirt_uri *u, char *msg, size_t len);
 
 struct libvirt_host {
@@ -32,11 +56,13 @@ struct libvirt_host {
 	struct libvirt_uri parsed;
 };
 
-/* Parse a --hosts list: comma-separated URIs, each optionally followed by "=N" (N digits,
- * 1..LIBVIRT_SLOTS_MAX). A trailing "=" followed by anything but digits belongs to the URI
+/* Parse a --hosts list (or a manifest's, on --resume: source LIBVIRT_URI_FILE, each URI
+ * checked as libvirt_uri_check() does): comma-separated URIs, each optionally followed by "=N" (N
+ * digits, 1..LIBVIRT_SLOTS_MAX). A trailing "=" followed by anything but digits belongs to the URI
  * (qemu:///embed?root=/x). Refuses an empty list, N=0, a URI given twice, more than one slot on
  * an embedded root (a root is usable by one process only) and more than LIBVIRT_SLOTS_MAX slots
  * in all. *hosts is malloc'd (free it); returns the number of hosts, or -1 with err set. */
-int libvirt_hosts_parse(const char *list, struct libvirt_host **hosts, struct zb_error *err);
+int libvirt_hosts_parse(const char *list, enum libvirt_uri_source source,
+			struct libvirt_host **hosts, struct zb_error *err);
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "disk.h"
 #include "json_pos.h"
+#include "proto.h"
 #include "schema.h"
 #include "units.h"
 #include "util.h"
@@ -21,6 +22,7 @@ struct origin {
 	const char *cfg;
 	char file[JSON_POS_PATH_MAX];
 	int from_value; /* 1: an axis value, 2: a case value (name the config path in messages) */
+	const json_t *value; /* the axis or case value, or NULL (the base) */
 };
 
 struct loader {
@@ -164,36 +166,61 @@ static int vdev_min_disks(const char *type)
 	return 1;
 }
 
-/* One disk named in the pool at `path`: it must exist and not be used yet. `used` maps each disk
- * name to the path that used it first. */
-static int check_disk_ref(json_t *disks, json_t *used, const char *name, const char *path,
-			  struct schema_error *e)
-{
-	json_t *d, *prev;
-	char list[512];
-	size_t i;
-	int found = 0;
+/* Where a name was seen, as a number, spelled as a path only for a message (a configuration
+ * of n disks then costs n map entries, not n formatted paths). A reference to a disk: its group
+ * (vdevs, log, special, cache), vdev and place; a name: its array (disks, datasets, zvols) and
+ * index. */
+static const char *const ref_groups[] = { "vdevs", "log", "special", "cache" };
+static const char *const name_arrays[] = { "disks", "datasets", "zvols" };
 
-	json_array_foreach (disks, i, d) {
-		if (!strcmp(json_string_value(json_object_get(d, "name")), name))
-			found = 1;
-	}
-	if (!found) {
+static json_int_t ref_code(size_t group, size_t i, size_t j)
+{
+	return (json_int_t)(group << 56 | (i & 0xffffff) << 28 | (j & 0xfffffff));
+}
+
+static void ref_path(json_int_t code, char *buf, size_t len)
+{
+	uint64_t c = (uint64_t)code;
+	size_t group = (size_t)(c >> 56) % ARRAY_SIZE(ref_groups);
+
+	if (!strcmp(ref_groups[group], "cache"))
+		bprintf(buf, len, "pool.cache[%llu]", (unsigned long long)(c & 0xfffffff));
+	else
+		bprintf(buf, len, "pool.%s[%llu].disks[%llu]", ref_groups[group],
+			(unsigned long long)(c >> 28 & 0xffffff),
+			(unsigned long long)(c & 0xfffffff));
+}
+
+/* One disk named in the pool at reference `code`: it must exist (`names` maps each disk's name,
+ * a hash lookup: a pool of n disks costs n lookups, not n^2 comparisons) and not be used yet.
+ * `used` maps each disk name to the reference that used it first. */
+static int check_disk_ref(json_t *disks, json_t *names, json_t *used, const char *name,
+			  json_int_t code, struct schema_error *e)
+{
+	json_t *prev;
+	char list[512], path[JSON_POS_PATH_MAX], first[JSON_POS_PATH_MAX];
+
+	if (!json_object_get(names, name)) {
 		list_names(disks, "name", list, sizeof(list));
+		ref_path(code, path, sizeof(path));
 		return seterr(e, path, JSON_POS_VALUE, "no disk named \"%s\"; disks: %s", name,
 			      list);
 	}
 	prev = json_object_get(used, name);
-	if (prev)
+	if (prev) {
+		ref_path(code, path, sizeof(path));
+		ref_path(json_integer_value(prev), first, sizeof(first));
 		return seterr(e, path, JSON_POS_VALUE, "disk \"%s\" is already used at %s", name,
-			      json_string_value(prev));
-	json_object_set_new(used, name, json_string(path));
+			      first);
+	}
+	json_object_set_new(used, name, json_integer(code));
 	return 0;
 }
 
-static int check_vdevs(json_t *cfg, json_t *used, const char *group, struct schema_error *e)
+static int check_vdevs(json_t *cfg, json_t *names, json_t *used, size_t group,
+		       struct schema_error *e)
 {
-	json_t *vdevs = json_object_get(json_object_get(cfg, "pool"), group);
+	json_t *vdevs = json_object_get(json_object_get(cfg, "pool"), ref_groups[group]);
 	json_t *disks = json_object_get(cfg, "disks");
 	json_t *v, *d;
 	size_t i, j;
@@ -201,47 +228,64 @@ static int check_vdevs(json_t *cfg, json_t *used, const char *group, struct sche
 
 	json_array_foreach (vdevs, i, v) {
 		const char *type = json_string_value(json_object_get(v, "type"));
-		json_t *names = json_object_get(v, "disks");
+		json_t *refs = json_object_get(v, "disks");
 		int min = vdev_min_disks(type);
 
-		if (json_array_size(names) < (size_t)min) {
-			bprintf(path, sizeof(path), "pool.%s[%zu].disks", group, i);
+		if (json_array_size(refs) < (size_t)min) {
+			bprintf(path, sizeof(path), "pool.%s[%zu].disks", ref_groups[group], i);
 			return seterr(e, path, JSON_POS_VALUE,
 				      "%s needs at least %d disk%s, got %zu", type, min,
-				      min == 1 ? "" : "s", json_array_size(names));
+				      min == 1 ? "" : "s", json_array_size(refs));
 		}
-		json_array_foreach (names, j, d) {
-			bprintf(path, sizeof(path), "pool.%s[%zu].disks[%zu]", group, i, j);
-			if (check_disk_ref(disks, used, json_string_value(d), path, e) < 0)
+		json_array_foreach (refs, j, d) {
+			if (check_disk_ref(disks, names, used, json_string_value(d),
+					   ref_code(group, i, j), e) < 0)
 				return -1;
 		}
 	}
 	return 0;
 }
 
-static int check_unique(json_t *arr, const char *what, const char *key, json_t *seen,
+/* The names of the items of name_arrays[array] are unique, also with the names already in
+ * `seen` (name -> (index << 2 | array)). */
+static int check_unique(json_t *arr, const char *what, size_t array, json_t *seen,
 			struct schema_error *e)
 {
 	json_t *it;
 	size_t i;
-	char path[JSON_POS_PATH_MAX];
+	char path[JSON_POS_PATH_MAX], first[JSON_POS_PATH_MAX];
 
 	json_array_foreach (arr, i, it) {
 		const char *name = json_string_value(json_object_get(it, "name"));
 		json_t *prev = json_object_get(seen, name);
 
-		bprintf(path, sizeof(path), "%s[%zu].name", key, i);
-		if (prev)
+		if (prev) {
+			json_int_t c = json_integer_value(prev);
+
+			bprintf(path, sizeof(path), "%s[%zu].name", name_arrays[array], i);
+			bprintf(first, sizeof(first), "%s[%lld].name",
+				name_arrays[(size_t)(c & 3) % ARRAY_SIZE(name_arrays)],
+				(long long)(c >> 2));
 			return seterr(e, path, JSON_POS_VALUE,
-				      "duplicate %s name \"%s\" (also at %s)", what, name,
-				      json_string_value(prev));
-		json_object_set_new(seen, name, json_string(path));
+				      "duplicate %s name \"%s\" (also at %s)", what, name, first);
+		}
+		json_object_set_new(seen, name, json_integer((json_int_t)(i << 2 | array)));
 	}
 	return 0;
 }
 
-/* What a disk's bus can show the guest, and size or device (exactly one). */
-static int check_disk(const json_t *disks, json_t *d, size_t i, struct schema_error *e)
+/* Disks per bus so far, to hold each bus to its controller's ports in one pass. */
+struct bus_count {
+	const struct disk_bus *bus;
+	size_t n;
+};
+
+#define BUS_COUNT_MAX 32 /* more than disk.c's buses */
+
+/* What a disk's bus can show the guest, and size or device (exactly one). `counts` (of `ncounts`
+ * buses, grown here) holds the disks before this one per bus. */
+static int check_disk(struct bus_count *counts, size_t *ncounts, json_t *d, size_t i,
+		      struct schema_error *e)
 {
 	const char *busname = json_string_value(json_object_get(d, "bus"));
 	const struct disk_bus *bus = disk_bus_find(busname ? busname : "virtio-blk");
@@ -276,14 +320,16 @@ static int check_disk(const json_t *disks, json_t *d, size_t i, struct schema_er
 	if (!bus)
 		return 0; /* the schema has reported it */
 	if (bus->max_disks) {
-		size_t same = 0, j;
-		json_t *o;
+		size_t k = 0, same;
 
-		json_array_foreach ((json_t *)disks, j, o) {
-			const char *ob = json_string_value(json_object_get(o, "bus"));
-
-			same += j < i && disk_bus_find(ob ? ob : "virtio-blk") == bus;
+		while (k < *ncounts && counts[k].bus != bus)
+			k++;
+		if (k == *ncounts) {
+			counts[k].bus = bus;
+			counts[k].n = 0;
+			++*ncounts;
 		}
+		same = counts[k].n++;
 		if (same >= (size_t)bus->max_disks) {
 			bprintf(path, sizeof(path), "disks[%zu].bus", i);
 			return seterr(e, path, JSON_POS_VALUE,
@@ -330,11 +376,14 @@ static int config_check_refs(json_t *cfg, struct schema_error *e)
 	json_t *disks = json_object_get(cfg, "disks");
 	json_t *pool = json_object_get(cfg, "pool");
 	json_t *seen = json_object(), *used = json_object(), *d;
+	struct bus_count counts[BUS_COUNT_MAX];
+	size_t ncounts = 0;
 	const char *target;
 	size_t i;
 	int rc = -1;
 
-	if (check_unique(disks, "disk", "disks", seen, e) < 0)
+	/* `seen`: every disk name, for the pool's references; then the datasets' */
+	if (check_unique(disks, "disk", 0, seen, e) < 0)
 		goto out;
 	json_array_foreach (disks, i, d) {
 		json_t *lbs = json_object_get(d, "logical_block_size");
@@ -349,22 +398,20 @@ static int config_check_refs(json_t *cfg, struct schema_error *e)
 			       (long long)json_integer_value(lbs));
 			goto out;
 		}
-		if (check_disk(json_object_get(cfg, "disks"), d, i, e) < 0)
+		if (check_disk(counts, &ncounts, d, i, e) < 0)
 			goto out;
 	}
-	if (check_vdevs(cfg, used, "vdevs", e) < 0 || check_vdevs(cfg, used, "log", e) < 0 ||
-	    check_vdevs(cfg, used, "special", e) < 0)
+	if (check_vdevs(cfg, seen, used, 0, e) < 0 || check_vdevs(cfg, seen, used, 1, e) < 0 ||
+	    check_vdevs(cfg, seen, used, 2, e) < 0)
 		goto out;
 	json_array_foreach (json_object_get(pool, "cache"), i, d) {
-		char path[64];
-
-		bprintf(path, sizeof(path), "pool.cache[%zu]", i);
-		if (check_disk_ref(disks, used, json_string_value(d), path, e) < 0)
+		if (check_disk_ref(disks, seen, used, json_string_value(d), ref_code(3, 0, i), e) <
+		    0)
 			goto out;
 	}
 	json_object_clear(seen);
-	if (check_unique(json_object_get(cfg, "datasets"), "dataset", "datasets", seen, e) < 0 ||
-	    check_unique(json_object_get(cfg, "zvols"), "dataset or zvol", "zvols", seen, e) < 0)
+	if (check_unique(json_object_get(cfg, "datasets"), "dataset", 1, seen, e) < 0 ||
+	    check_unique(json_object_get(cfg, "zvols"), "dataset or zvol", 2, seen, e) < 0)
 		goto out;
 	target = json_string_value(json_object_get(json_object_get(cfg, "workload"), "target"));
 	if (target && !json_object_get(seen, target)) {
@@ -589,15 +636,60 @@ void matrix_free(struct matrix *m)
 	free(m);
 }
 
-/* Check the axes' and cases' paths, names and overlaps before expanding. */
+/* Two configuration paths overlap when one is the other or lies under it (path_under). To find
+ * that in one pass, `paths` maps each axis path to its axis and `under` maps each proper prefix
+ * of an axis path ("a", "a.b", "a.b[2]" of "a.b[2].c") to the first axis it leads to: a path P
+ * overlaps an axis when P or one of its prefixes is in `paths`, or P is in `under`. Returns the
+ * axis index, or -1. */
+static long long overlapping_axis(json_t *paths, json_t *under, const char *p)
+{
+	char prefix[JSON_POS_PATH_MAX];
+	json_t *hit = json_object_get(paths, p);
+
+	if (!hit)
+		hit = json_object_get(under, p);
+	for (size_t i = 0; p[i] && !hit && i < sizeof(prefix); i++) {
+		if (i && (p[i] == '.' || p[i] == '[')) {
+			memcpy(prefix, p, i);
+			prefix[i] = '\0';
+			hit = json_object_get(paths, prefix);
+		}
+	}
+	return hit ? json_integer_value(hit) : -1;
+}
+
+static void axis_path_add(json_t *paths, json_t *under, const char *p, size_t index)
+{
+	char prefix[JSON_POS_PATH_MAX];
+
+	json_object_set_new(paths, p, json_integer((json_int_t)index));
+	for (size_t i = 1; p[i] && i < sizeof(prefix); i++) {
+		if (p[i] == '.' || p[i] == '[') {
+			memcpy(prefix, p, i);
+			prefix[i] = '\0';
+			if (!json_object_get(under, prefix))
+				json_object_set_new(under, prefix, json_integer((json_int_t)index));
+		}
+	}
+}
+
+/* Check the axes' and cases' paths, names, overlaps and counts before expanding. */
 static int check_axes_cases(struct loader *L, json_t *axes, json_t *cases)
 {
-	json_t *a, *b, *c, *names = json_object();
-	size_t i, j;
+	json_t *a, *c, *names = json_object(), *paths = json_object(), *under = json_object();
+	size_t i;
+	long long j;
 	const char *key;
 	char fp[JSON_POS_PATH_MAX], msg[1200];
 	int rc = -1;
 
+	if (json_array_size(axes) > MATRIX_AXES_MAX) {
+		bprintf(fp, sizeof(fp), "axes[%d]", MATRIX_AXES_MAX);
+		bprintf(msg, sizeof(msg), "more than %d axes (each cell sets every one)",
+			MATRIX_AXES_MAX);
+		report_at(L, fp, JSON_POS_VALUE, msg);
+		goto out;
+	}
 	json_array_foreach (axes, i, a) {
 		const char *name = json_string_value(json_object_get(a, "name"));
 		const char *path = json_string_value(json_object_get(a, "path"));
@@ -615,17 +707,15 @@ static int check_axes_cases(struct loader *L, json_t *axes, json_t *cases)
 			report_at(L, fp, JSON_POS_VALUE, msg);
 			goto out;
 		}
-		for (j = 0; j < i; j++) {
-			const char *other =
-			    json_string_value(json_object_get(json_array_get(axes, j), "path"));
-
-			if (path_under(path, other) || path_under(other, path)) {
-				bprintf(msg, sizeof(msg), "\"%s\" overlaps axes[%zu].path \"%s\"",
-					path, j, other);
-				report_at(L, fp, JSON_POS_VALUE, msg);
-				goto out;
-			}
+		j = overlapping_axis(paths, under, path);
+		if (j >= 0) {
+			bprintf(msg, sizeof(msg), "\"%s\" overlaps axes[%lld].path \"%s\"", path, j,
+				json_string_value(
+				    json_object_get(json_array_get(axes, (size_t)j), "path")));
+			report_at(L, fp, JSON_POS_VALUE, msg);
+			goto out;
 		}
+		axis_path_add(paths, under, path, i);
 	}
 	json_object_clear(names);
 	json_array_foreach (cases, i, c) {
@@ -639,6 +729,14 @@ static int check_axes_cases(struct loader *L, json_t *axes, json_t *cases)
 			goto out;
 		}
 		json_object_set_new(names, name, json_true());
+		if (json_object_size(json_object_get(c, "set")) > MATRIX_CASE_SET_MAX) {
+			bprintf(fp, sizeof(fp), "cases[%zu].set", i);
+			bprintf(msg, sizeof(msg),
+				"more than %d paths in one case (each of its cells sets every one)",
+				MATRIX_CASE_SET_MAX);
+			report_at(L, fp, JSON_POS_VALUE, msg);
+			goto out;
+		}
 		json_object_foreach (json_object_get(c, "set"), key, v) {
 			bprintf(fp, sizeof(fp), "cases[%zu].set", i);
 			json_path_append_key(fp, sizeof(fp), key);
@@ -646,71 +744,100 @@ static int check_axes_cases(struct loader *L, json_t *axes, json_t *cases)
 				report_at(L, fp, JSON_POS_KEY, msg);
 				goto out;
 			}
-			json_array_foreach (axes, j, b) {
-				const char *other = json_string_value(json_object_get(b, "path"));
-
-				if (path_under(key, other) || path_under(other, key)) {
-					bprintf(msg, sizeof(msg),
-						"\"%s\" overlaps axes[%zu].path \"%s\"", key, j,
-						other);
-					report_at(L, fp, JSON_POS_KEY, msg);
-					goto out;
-				}
+			j = overlapping_axis(paths, under, key);
+			if (j >= 0) {
+				bprintf(msg, sizeof(msg), "\"%s\" overlaps axes[%lld].path \"%s\"",
+					key, j,
+					json_string_value(json_object_get(
+					    json_array_get(axes, (size_t)j), "path")));
+				report_at(L, fp, JSON_POS_KEY, msg);
+				goto out;
 			}
 		}
 	}
 	rc = 0;
 out:
 	json_decref(names);
+	json_decref(paths);
+	json_decref(under);
 	return rc;
 }
 
 /* ---- references and claims (docs/matrix.md, "References" and "Claims") ---------------------- */
 
+/* What the claims are checked against: the axes, the cases, and built as needed the case names
+ * and, per axis, the set of its values (keyed by their canonical text: a claim's value is
+ * looked up, not compared with every value, so n claims on an axis of m values cost n + m). */
+struct claim_ctx {
+	json_t *axes, *cases;
+	json_t *case_names; /* the cases' names, as an axis "case" */
+	json_t *sets;	    /* axis name -> { canonical value -> true } */
+};
+
+/* The canonical text of a value: equal JSON values (json_equal: 1 and 1.0 differ) have equal
+ * texts. Malloc'd. */
+static char *claim_key(const json_t *v)
+{
+	char *k = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+
+	return k ? k : xstrdup("");
+}
+
 /* The axis named `name` ("case" when the matrix has cases is the case names), or NULL. */
-static const json_t *claim_axis_values(json_t *axes, json_t *cases, const char *name,
-				       json_t **case_names)
+static const json_t *claim_axis_values(struct claim_ctx *cc, const char *name)
 {
 	json_t *a;
 	size_t i;
 
-	if (!strcmp(name, "case") && json_array_size(cases) > 0) {
-		if (!*case_names) {
-			*case_names = json_array();
-			json_array_foreach (cases, i, a)
-				json_array_append(*case_names, json_object_get(a, "name"));
+	if (!strcmp(name, "case") && json_array_size(cc->cases) > 0) {
+		if (!cc->case_names) {
+			cc->case_names = json_array();
+			json_array_foreach (cc->cases, i, a)
+				json_array_append(cc->case_names, json_object_get(a, "name"));
 		}
-		return *case_names;
+		return cc->case_names;
 	}
-	json_array_foreach (axes, i, a) {
+	json_array_foreach (cc->axes, i, a) {
 		if (!strcmp(json_string_value(json_object_get(a, "name")), name))
 			return json_object_get(a, "values");
 	}
 	return NULL;
 }
 
-static int claim_value_in(const json_t *values, const json_t *v)
+/* Whether `v` is one of `values`, the values of axis `name`. */
+static int claim_value_in(struct claim_ctx *cc, const char *name, const json_t *values,
+			  const json_t *v)
 {
-	const json_t *x;
+	json_t *set = json_object_get(cc->sets, name), *x;
+	char *k;
 	size_t i;
+	int in;
 
-	json_array_foreach (values, i, x) {
-		if (json_equal(x, v))
-			return 1;
+	if (!set) {
+		set = json_object();
+		json_array_foreach (values, i, x) {
+			k = claim_key(x);
+			json_object_set_new(set, k, json_true());
+			free(k);
+		}
+		json_object_set_new(cc->sets, name, set);
 	}
-	return 0;
+	k = claim_key(v);
+	in = json_object_get(set, k) != NULL;
+	free(k);
+	return in;
 }
 
 /* "ashift, bs, case" */
-static void claim_axis_list(json_t *axes, json_t *cases, char *buf, size_t len)
+static void claim_axis_list(const struct claim_ctx *cc, char *buf, size_t len)
 {
 	size_t o = 0, i;
 	json_t *a;
 
 	buf[0] = '\0';
-	if (json_array_size(cases) > 0)
+	if (json_array_size(cc->cases) > 0)
 		o += (size_t)snprintf(buf, len, "case");
-	json_array_foreach (axes, i, a) {
+	json_array_foreach (cc->axes, i, a) {
 		if (o < len)
 			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? ", " : "",
 					      json_string_value(json_object_get(a, "name")));
@@ -721,20 +848,19 @@ static void claim_axis_list(json_t *axes, json_t *cases, char *buf, size_t len)
 
 /* The axis value `v` (at file path fp) of axis `name`: the axis must exist, v must be one of its
  * values. */
-static int claim_check_value(struct loader *L, json_t *axes, json_t *cases, json_t **case_names,
-			     const char *fp, const char *name, const json_t *v,
-			     enum json_pos_kind at)
+static int claim_check_value(struct loader *L, struct claim_ctx *cc, const char *fp,
+			     const char *name, const json_t *v, enum json_pos_kind at)
 {
-	const json_t *values = claim_axis_values(axes, cases, name, case_names);
+	const json_t *values = claim_axis_values(cc, name);
 	char msg[1200], list[600];
 	char *dump;
 
 	if (!values) {
-		claim_axis_list(axes, cases, list, sizeof(list));
+		claim_axis_list(cc, list, sizeof(list));
 		bprintf(msg, sizeof(msg), "no axis \"%s\" (axes: %s)", name, list);
 		return report_at(L, fp, at, msg);
 	}
-	if (claim_value_in(values, v))
+	if (claim_value_in(cc, name, values, v))
 		return 0;
 	dump = json_dumps(values, JSON_COMPACT | JSON_ENCODE_ANY);
 	{
@@ -750,8 +876,8 @@ static int claim_check_value(struct loader *L, json_t *axes, json_t *cases, json
 
 /* A match object ({"ashift": 12, "case": "hdd"}) at file path `base`: every key an axis, every
  * value one of its values, no key also in `where`. */
-static int claim_check_match(struct loader *L, json_t *axes, json_t *cases, json_t **case_names,
-			     const char *base, json_t *match, json_t *where)
+static int claim_check_match(struct loader *L, struct claim_ctx *cc, const char *base,
+			     json_t *match, json_t *where)
 {
 	char fp[JSON_POS_PATH_MAX], msg[600];
 	const char *key;
@@ -760,7 +886,7 @@ static int claim_check_match(struct loader *L, json_t *axes, json_t *cases, json
 	json_object_foreach (match, key, v) {
 		bprintf(fp, sizeof(fp), "%s", base);
 		json_path_append_key(fp, sizeof(fp), key);
-		if (claim_check_value(L, axes, cases, case_names, fp, key, v, JSON_POS_KEY) < 0)
+		if (claim_check_value(L, cc, fp, key, v, JSON_POS_KEY) < 0)
 			return -1;
 		if (where && json_object_get(where, key)) {
 			bprintf(msg, sizeof(msg), "axis \"%s\" is also fixed by \"where\"", key);
@@ -799,8 +925,7 @@ static int claim_check_sides(struct loader *L, const char *fp, json_t *a, json_t
 	return 0;
 }
 
-static int check_references(struct loader *L, json_t *refs, json_t *axes, json_t *cases,
-			    json_t **case_names)
+static int check_references(struct loader *L, struct claim_ctx *cc, json_t *refs)
 {
 	char fp[JSON_POS_PATH_MAX], msg[1200], list[600];
 	json_t *r, *val, *a;
@@ -811,19 +936,19 @@ static int check_references(struct loader *L, json_t *refs, json_t *axes, json_t
 			json_t *match = json_object_get(val, "match");
 
 			bprintf(fp, sizeof(fp), "reference[%zu].values[%zu].match", i, j);
-			if (claim_check_match(L, axes, cases, case_names, fp, match, NULL) < 0)
+			if (claim_check_match(L, cc, fp, match, NULL) < 0)
 				return -1;
 			/* one published value is for one cell: every axis named */
-			if (json_array_size(cases) > 0 && !json_object_get(match, "case")) {
+			if (json_array_size(cc->cases) > 0 && !json_object_get(match, "case")) {
 				bprintf(msg, sizeof(msg),
 					"names no case: a published value is for one cell");
 				return report_at(L, fp, JSON_POS_VALUE, msg);
 			}
-			json_array_foreach (axes, k, a) {
+			json_array_foreach (cc->axes, k, a) {
 				const char *name = json_string_value(json_object_get(a, "name"));
 
 				if (!json_object_get(match, name)) {
-					claim_axis_list(axes, cases, list, sizeof(list));
+					claim_axis_list(cc, list, sizeof(list));
 					bprintf(
 					    msg, sizeof(msg),
 					    "names no value for axis \"%s\": a published value is "
@@ -837,12 +962,38 @@ static int check_references(struct loader *L, json_t *refs, json_t *axes, json_t
 	return 0;
 }
 
-static int check_expect(struct loader *L, json_t *claims, json_t *axes, json_t *cases,
-			json_t **case_names)
+/* A ranking's or peak's "values" (at file path `sub`.values): each a value of `axis`, none
+ * listed twice (a set of what was seen: linear). */
+static int claim_check_list(struct loader *L, struct claim_ctx *cc, const char *sub,
+			    const char *axis, json_t *list)
+{
+	char fp[JSON_POS_PATH_MAX], *k;
+	json_t *seen = json_object(), *v;
+	size_t j;
+	int rc = 0;
+
+	json_array_foreach (list, j, v) {
+		bprintf(fp, sizeof(fp), "%s.values[%zu]", sub, j);
+		rc = claim_check_value(L, cc, fp, axis, v, JSON_POS_VALUE);
+		if (rc < 0)
+			break;
+		k = claim_key(v);
+		if (json_object_get(seen, k))
+			rc = report_at(L, fp, JSON_POS_VALUE, "listed twice");
+		json_object_set_new(seen, k, json_true());
+		free(k);
+		if (rc < 0)
+			break;
+	}
+	json_decref(seen);
+	return rc;
+}
+
+static int check_expect(struct loader *L, struct claim_ctx *cc, json_t *claims)
 {
 	static const char *const forms[] = { "compare", "ratio", "ranking", "peak" };
 	char fp[JSON_POS_PATH_MAX], sub[JSON_POS_PATH_MAX], msg[600];
-	json_t *c, *v;
+	json_t *c;
 	size_t i, j;
 
 	json_array_foreach (claims, i, c) {
@@ -868,7 +1019,7 @@ static int check_expect(struct loader *L, json_t *claims, json_t *axes, json_t *
 			return report_at(L, fp, JSON_POS_VALUE, msg);
 		}
 		bprintf(sub, sizeof(sub), "%s.where", fp);
-		if (where && claim_check_match(L, axes, cases, case_names, sub, where, NULL) < 0)
+		if (where && claim_check_match(L, cc, sub, where, NULL) < 0)
 			return -1;
 		bprintf(sub, sizeof(sub), "%s.%s", fp, fname);
 		if (!strcmp(fname, "compare") || !strcmp(fname, "ratio")) {
@@ -878,10 +1029,10 @@ static int check_expect(struct loader *L, json_t *claims, json_t *axes, json_t *
 			char side[JSON_POS_PATH_MAX];
 
 			bprintf(side, sizeof(side), "%s.%s", sub, an);
-			if (claim_check_match(L, axes, cases, case_names, side, a, where) < 0)
+			if (claim_check_match(L, cc, side, a, where) < 0)
 				return -1;
 			bprintf(side, sizeof(side), "%s.%s", sub, bn);
-			if (claim_check_match(L, axes, cases, case_names, side, b, where) < 0)
+			if (claim_check_match(L, cc, side, b, where) < 0)
 				return -1;
 			if (claim_check_sides(L, sub, a, b, an, bn) < 0)
 				return -1;
@@ -895,13 +1046,13 @@ static int check_expect(struct loader *L, json_t *claims, json_t *axes, json_t *
 						 "\"min\" is greater than \"max\"");
 		} else {
 			const char *axis = json_string_value(json_object_get(form, "axis"));
-			const json_t *values = claim_axis_values(axes, cases, axis, case_names);
+			const json_t *values = claim_axis_values(cc, axis);
 			json_t *list = json_object_get(form, "values");
 			char list_s[600];
 
 			bprintf(fp, sizeof(fp), "%s.axis", sub);
 			if (!values) {
-				claim_axis_list(axes, cases, list_s, sizeof(list_s));
+				claim_axis_list(cc, list_s, sizeof(list_s));
 				bprintf(msg, sizeof(msg), "no axis \"%s\" (axes: %s)", axis,
 					list_s);
 				return report_at(L, fp, JSON_POS_VALUE, msg);
@@ -917,21 +1068,12 @@ static int check_expect(struct loader *L, json_t *claims, json_t *axes, json_t *
 			}
 			if (!strcmp(fname, "peak")) {
 				bprintf(fp, sizeof(fp), "%s.at", sub);
-				if (claim_check_value(L, axes, cases, case_names, fp, axis,
-						      json_object_get(form, "at"),
+				if (claim_check_value(L, cc, fp, axis, json_object_get(form, "at"),
 						      JSON_POS_VALUE) < 0)
 					return -1;
 			}
-			json_array_foreach (list, j, v) {
-				bprintf(fp, sizeof(fp), "%s.values[%zu]", sub, j);
-				if (claim_check_value(L, axes, cases, case_names, fp, axis, v,
-						      JSON_POS_VALUE) < 0)
-					return -1;
-				for (size_t k = 0; k < j; k++)
-					if (json_equal(json_array_get(list, k), v))
-						return report_at(L, fp, JSON_POS_VALUE,
-								 "listed twice");
-			}
+			if (claim_check_list(L, cc, sub, axis, list) < 0)
+				return -1;
 			if (list && json_array_size(list) < 2) {
 				bprintf(fp, sizeof(fp), "%s.values", sub);
 				return report_at(L, fp, JSON_POS_VALUE,
@@ -945,20 +1087,62 @@ static int check_expect(struct loader *L, json_t *claims, json_t *axes, json_t *
 /* The references and claims name axes, cases and values the matrix has. */
 static int check_claims(struct loader *L, json_t *root)
 {
-	json_t *axes = json_object_get(root, "axes"), *cases = json_object_get(root, "cases");
-	json_t *case_names = NULL;
+	struct claim_ctx cc = { .axes = json_object_get(root, "axes"),
+				.cases = json_object_get(root, "cases"),
+				.sets = json_object() };
 	int rc;
 
-	rc = check_references(L, json_object_get(root, "reference"), axes, cases, &case_names);
+	rc = check_references(L, &cc, json_object_get(root, "reference"));
 	if (rc == 0)
-		rc = check_expect(L, json_object_get(root, "expect"), axes, cases, &case_names);
-	json_decref(case_names);
+		rc = check_expect(L, &cc, json_object_get(root, "expect"));
+	json_decref(cc.case_names);
+	json_decref(cc.sets);
 	return rc;
+}
+
+/* The bytes of the job frame that carries configuration `cfg` (`n` bytes of compact JSON) to
+ * its guest, at most: the configuration, each disk's entry, the envelope (matrix.h). */
+static size_t job_frame_bytes(const json_t *cfg, size_t n)
+{
+	return n + json_array_size(json_object_get(cfg, "disks")) * MATRIX_JOB_DISK_BYTES +
+	       MATRIX_JOB_ENVELOPE;
+}
+
+/* A cell whose job frame would not fit one frame is refused now, not when its VM has booted:
+ * pointed at its largest axis or case value (what most likely made it too big). The base alone
+ * was checked before expanding. */
+static int cell_frame_check(struct loader *L, const struct origin *origins, size_t n,
+			    const struct cell *cell, const json_t *cfg, size_t bytes)
+{
+	size_t job = job_frame_bytes(cfg, bytes), best_size = 0;
+	const struct origin *best = NULL;
+	char msg[1200];
+
+	if (job <= PROTO_MAX_PAYLOAD)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char *d = origins[i].value
+			      ? json_dumps(origins[i].value, JSON_COMPACT | JSON_ENCODE_ANY)
+			      : NULL;
+
+		if (d && strlen(d) >= best_size) {
+			best_size = strlen(d);
+			best = &origins[i];
+		}
+		free(d);
+	}
+	bprintf(msg, sizeof(msg),
+		"cell %d (%.200s): its job frame would be %zu bytes (%zu of configuration, %d per "
+		"disk for %zu disks), more than a frame's %u (docs/protocol.md): the guest could "
+		"not receive it",
+		cell->index, cell->summary, job, bytes, MATRIX_JOB_DISK_BYTES,
+		json_array_size(json_object_get(cfg, "disks")), PROTO_MAX_PAYLOAD);
+	return report_at(L, best ? best->file : "base", JSON_POS_VALUE, msg);
 }
 
 /* Build cell `index`: case `ci` (or none when there are no cases), axis value choice `pick[]`. */
 static int build_cell(struct loader *L, struct matrix *m, json_t *base, json_t *axes, json_t *cases,
-		      size_t ci, const size_t *pick, struct cell *cell)
+		      size_t ci, const size_t *pick, struct cell *cell, size_t *bytes)
 {
 	size_t n_axes = json_array_size(axes), n_set, k = 0, i;
 	struct origin *origins;
@@ -984,6 +1168,7 @@ static int build_cell(struct loader *L, struct matrix *m, json_t *base, json_t *
 			}
 			origins[k].cfg = key;
 			origins[k].from_value = 2;
+			origins[k].value = v;
 			bprintf(origins[k++].file, sizeof(origins[0].file), "%s", fp);
 			i++;
 		}
@@ -1001,6 +1186,7 @@ static int build_cell(struct loader *L, struct matrix *m, json_t *base, json_t *
 		}
 		origins[k].cfg = path;
 		origins[k].from_value = 1;
+		origins[k].value = v;
 		bprintf(origins[k++].file, sizeof(origins[0].file), "axes[%zu].values[%zu]", i,
 			pick[i]);
 	}
@@ -1014,12 +1200,16 @@ static int build_cell(struct loader *L, struct matrix *m, json_t *base, json_t *
 	schema_fill_defaults(&schema_config, NULL, cfg);
 	{
 		char *dump = json_dumps(cfg, JSON_COMPACT | JSON_SORT_KEYS);
+		size_t n = strlen(dump);
 		char hex[65];
 
-		sha256_hex(dump, strlen(dump), hex);
+		sha256_hex(dump, n, hex);
 		memcpy(cell->id, hex, 16);
 		cell->id[16] = '\0';
 		free(dump);
+		*bytes = n + strlen(cell->summary);
+		if (cell_frame_check(L, origins, k, cell, cfg, n) < 0)
+			goto out;
 	}
 	cell->config = cfg;
 	cfg = NULL;
@@ -1029,6 +1219,42 @@ out:
 	json_decref(cfg);
 	free(origins);
 	return rc;
+}
+
+/* The base alone, before defaults: if its job frame does not fit, no cell's does. */
+static int base_frame_check(struct loader *L, const json_t *base)
+{
+	char *d = json_dumps(base, JSON_COMPACT);
+	size_t n = d ? strlen(d) : 0, job = job_frame_bytes(base, n);
+	char msg[600];
+
+	free(d);
+	if (job <= PROTO_MAX_PAYLOAD)
+		return 0;
+	bprintf(msg, sizeof(msg),
+		"the base configuration's job frame would be %zu bytes (%zu of configuration, %d "
+		"per disk for %zu disks), more than a frame's %u (docs/protocol.md): the guest "
+		"could not receive it",
+		job, n, MATRIX_JOB_DISK_BYTES, json_array_size(json_object_get(base, "disks")),
+		PROTO_MAX_PAYLOAD);
+	return report_at(L, "base", JSON_POS_VALUE, msg);
+}
+
+/* Values in a JSON tree (objects and arrays count as one each, plus their members). */
+static size_t json_values(const json_t *v)
+{
+	size_t n = 1, i;
+	const char *k;
+	json_t *x;
+
+	if (json_is_object(v)) {
+		json_object_foreach ((json_t *)v, k, x)
+			n += json_values(x);
+	} else if (json_is_array(v)) {
+		json_array_foreach (v, i, x)
+			n += json_values(x);
+	}
+	return n;
 }
 
 static int expand(struct loader *L, struct matrix *m, json_t *base, json_t *axes, json_t *cases)
@@ -1051,12 +1277,14 @@ static int expand(struct loader *L, struct matrix *m, json_t *base, json_t *axes
 		}
 		total *= nv;
 	}
+	if (base_frame_check(L, base) < 0)
+		return -1;
 	m->cells = xcalloc(total, sizeof(*m->cells));
 	pick = xcalloc(n_axes + 1, sizeof(*pick));
 	ids = json_object();
-	for (size_t idx = 0; idx < total; idx++) {
+	for (size_t idx = 0, bytes = 0, values = L->pos.values; idx < total; idx++) {
 		/* idx = case, then axes, last axis fastest */
-		size_t rest = idx, ci;
+		size_t rest = idx, ci, cell_bytes = 0;
 		struct cell *cell = &m->cells[idx];
 		json_t *prev;
 
@@ -1070,8 +1298,35 @@ static int expand(struct loader *L, struct matrix *m, json_t *base, json_t *axes
 		ci = rest;
 		cell->index = (int)idx;
 		m->n_cells = idx + 1;
-		if (build_cell(L, m, base, axes, n_cases ? cases : NULL, ci, pick, cell) < 0)
+		if (build_cell(L, m, base, axes, n_cases ? cases : NULL, ci, pick, cell,
+			       &cell_bytes) < 0)
 			goto out;
+		/* what the cells hold in all: checked as they are built, so the work done before a
+		 * refusal is bounded by the limit too */
+		bytes += cell_bytes;
+		values += json_values(cell->config);
+		if (values > MATRIX_VALUES_MAX) {
+			char msg[512];
+
+			bprintf(msg, sizeof(msg),
+				"the matrix's %zu cells would hold more than %u values with the "
+				"file's %zu (cell %zu brings them to %zu): fewer cells or smaller "
+				"configurations",
+				total, MATRIX_VALUES_MAX, L->pos.values, idx, values);
+			report_at(L, n_axes ? "axes" : "cases", JSON_POS_VALUE, msg);
+			goto out;
+		}
+		if (bytes > MATRIX_EXPANDED_MAX) {
+			char msg[512];
+
+			bprintf(
+			    msg, sizeof(msg),
+			    "the matrix's %zu cells would hold more than %u MiB of configuration "
+			    "(cell %zu brings it to %zu bytes): fewer cells or smaller values",
+			    total, MATRIX_EXPANDED_MAX >> 20, idx, bytes);
+			report_at(L, n_axes ? "axes" : "cases", JSON_POS_VALUE, msg);
+			goto out;
+		}
 		prev = json_object_get(ids, cell->id);
 		if (prev) {
 			char msg[1024];
@@ -1105,6 +1360,15 @@ int matrix_load_buffer(const char *path, const char *text, size_t len, struct ma
 	int rc = -1;
 
 	*out = NULL;
+	/* Count the values before jansson builds a tree of them (a 4 MiB file of zeros is 2M
+	 * values, ~180 MB as a tree): positions for messages come from the same text. */
+	L.pos.limit = MATRIX_VALUES_MAX;
+	if (json_pos_scan(&L.pos, text, len) == 0 && L.pos.values > MATRIX_VALUES_MAX)
+		return error_set(err, 0,
+				 "%s:%d:%d: more than %u values in the file (a matrix and its "
+				 "cells hold at most %u)",
+				 path, L.pos.over.line, L.pos.over.col, MATRIX_VALUES_MAX,
+				 MATRIX_VALUES_MAX);
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
 		/* jansson says "duplicate object key near '"bs"'": say it as we say the rest */
@@ -1125,7 +1389,6 @@ int matrix_load_buffer(const char *path, const char *text, size_t len, struct ma
 					 jerr.text);
 		return error_set(err, 0, "%s: %s", path, jerr.text);
 	}
-	json_pos_scan(&L.pos, text, len); /* best effort: without positions, messages lack them */
 
 	if (schema_validate(&schema_matrix, NULL, root, "", &se) < 0) {
 		report(&L, &top, 1, &se, NULL);

@@ -1250,10 +1250,13 @@ static int choose_backend(struct run_ctx *ctx, struct zb_error *err)
 	const char *name = json_string_value(json_object_get(man, "backend"));
 	const char *hosts = o->hosts, *uri = o->libvirt_uri;
 	int shared = o->shared_paths || json_is_true(json_object_get(opts, "shared_paths"));
+	/* a URI from a manifest or a matrix may not choose a connection that runs a program */
+	enum libvirt_uri_source src = LIBVIRT_URI_COMMAND_LINE;
 
 	if (man && !hosts && !uri) {
 		hosts = json_string_value(json_object_get(opts, "hosts"));
 		uri = json_string_value(json_object_get(opts, "libvirt_uri"));
+		src = LIBVIRT_URI_FILE;
 	}
 	if (!name && (o->hosts || o->libvirt_uri) && o->backend && strcmp(o->backend, "libvirt"))
 		return error_set(err, EINVAL, "%s is for the libvirt backend, not --backend %s",
@@ -1287,20 +1290,26 @@ static int choose_backend(struct run_ctx *ctx, struct zb_error *err)
 	if (hosts && o->libvirt_uri)
 		return error_set(err, EINVAL,
 				 "--hosts and --libvirt-uri: the hosts' URIs are the connections");
-	if (!hosts && !uri && getenv("ZBENCH_LIBVIRT_URI") && *getenv("ZBENCH_LIBVIRT_URI"))
+	if (!hosts && !uri && getenv("ZBENCH_LIBVIRT_URI") && *getenv("ZBENCH_LIBVIRT_URI")) {
 		uri = getenv("ZBENCH_LIBVIRT_URI");
-	if (!hosts && !uri)
+		src = LIBVIRT_URI_COMMAND_LINE;
+	}
+	if (!hosts && !uri) {
 		uri = json_string_value(json_object_get(ctx->m->json, "libvirt_uri"));
+		src = LIBVIRT_URI_FILE;
+	}
 	if (hosts) {
-		ctx->nhosts = libvirt_hosts_parse(hosts, &ctx->hosts, err);
+		ctx->nhosts = libvirt_hosts_parse(hosts, src, &ctx->hosts, err);
 		if (ctx->nhosts < 0) {
 			ctx->nhosts = 0;
-			return -1;
+			return src == LIBVIRT_URI_FILE ? error_wrap(err, "run '%s'", o->resume_dir)
+						       : -1;
 		}
 	} else if (uri) {
 		ctx->hosts = xcalloc(1, sizeof(*ctx->hosts));
 		snprintf(ctx->hosts[0].uri, sizeof(ctx->hosts[0].uri), "%s", uri);
-		if (libvirt_uri_parse(uri, &ctx->hosts[0].parsed, err->msg, sizeof(err->msg)) < 0)
+		if (libvirt_uri_check(uri, src, &ctx->hosts[0].parsed, err->msg, sizeof(err->msg)) <
+		    0)
 			return -1;
 		ctx->uri = ctx->hosts[0].uri;
 	}
@@ -1549,7 +1558,8 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 	if (!recipe) {
 		const char *named = json_string_value(json_object_get(ctx.m->json, "image"));
 
-		recipe = named ? (matrix_recipe = image_recipe_locate(named)) : RUN_DEFAULT_RECIPE;
+		recipe = named ? (matrix_recipe = image_recipe_locate(named, matrix_path))
+			       : RUN_DEFAULT_RECIPE;
 	}
 	if (image_resolve(recipe, o->cache_dir, 1, &ctx.img, err) < 0) {
 		error_wrap(err, "image '%s'", recipe);

@@ -762,14 +762,14 @@ static int check_claim_rho(const char *key, const json_t *v, char *msg, size_t l
 }
 
 /* A libvirt URI zbench can drive (builder/libvirt_uri.c): checked when the matrix loads, not
- * when the first cell would connect. */
+ * when the first cell would connect, as a URI from a file (it may not run programs). */
 static int check_libvirt_uri(const char *key, const json_t *v, char *msg, size_t len)
 {
 	struct libvirt_uri u;
 	char m[1536];
 
 	(void)key;
-	if (libvirt_uri_parse(json_string_value(v), &u, m, sizeof(m)) < 0) {
+	if (libvirt_uri_check(json_string_value(v), LIBVIRT_URI_FILE, &u, m, sizeof(m)) < 0) {
 		snprintf(msg, len, "%s", m);
 		return SCHEMA_BAD_VALUE;
 	}
@@ -795,7 +795,8 @@ static const struct schema_key matrix_keys[] = {
 	  .check = check_recipe_path,
 	  .typename = "path",
 	  .help = "image recipe for `zbench run` without -i: absolute, or relative to the "
-		  "repository (default images/debian12-zfs.json)" },
+		  "repository, else to the matrix file's directory (default "
+		  "images/debian12-zfs.json)" },
 	{ .path = "backend",
 	  .type = SCHEMA_ENUM,
 	  .choices = "qemu|libvirt",
@@ -1308,17 +1309,79 @@ const struct schema_key *schema_find(const struct schema *s, const char *pattern
 	return NULL;
 }
 
-static const struct schema_key *find_member(const struct schema *s, const char *parent,
+/* Per schema, built at its first lookup: each key's direct members (in table order) and, for an
+ * array, its "[]" item, and each default parsed once. A lookup then reads one key's members (a
+ * few dozen at most) instead of the whole table for every value of every cell (issue 12:
+ * 10^4 cells spent most of their time in that scan). The two schemas are static: so is this. */
+struct schema_index {
+	const struct schema *s;
+	size_t *first, *next, *item; /* key index, SIZE_MAX: none */
+	json_t **def;		     /* parsed `def`, or NULL */
+};
+
+static struct schema_index *schema_index(const struct schema *s)
+{
+	static struct schema_index idx[4];
+	struct schema_index *x = NULL;
+	size_t *last;
+
+	for (size_t i = 0; i < ARRAY_SIZE(idx); i++) {
+		if (idx[i].s == s)
+			return &idx[i];
+		if (!idx[i].s && !x)
+			x = &idx[i];
+	}
+	if (!x)
+		abort(); /* more schemas than slots: a programming error */
+	x->first = xmalloc(s->n * sizeof(size_t));
+	x->next = xmalloc(s->n * sizeof(size_t));
+	x->item = xmalloc(s->n * sizeof(size_t));
+	x->def = xcalloc(s->n, sizeof(json_t *));
+	last = xmalloc(s->n * sizeof(size_t));
+	for (size_t i = 0; i < s->n; i++)
+		x->first[i] = x->next[i] = x->item[i] = last[i] = SIZE_MAX;
+	for (size_t i = 0; i < s->n; i++) {
+		const char *p = s->keys[i].path, *dot = strrchr(p, '.');
+		size_t n = strlen(p), plen;
+		const struct schema_key *parent;
+		char buf[256];
+
+		if (s->keys[i].def)
+			x->def[i] = json_loads(s->keys[i].def, JSON_DECODE_ANY, NULL);
+		if (!*p)
+			continue;
+		if (n >= 2 && !strcmp(p + n - 2, "[]")) {
+			snprintf(buf, sizeof(buf), "%.*s", (int)(n - 2), p);
+			parent = schema_find(s, buf);
+			if (parent)
+				x->item[parent - s->keys] = i;
+			continue;
+		}
+		plen = dot ? (size_t)(dot - p) : 0;
+		snprintf(buf, sizeof(buf), "%.*s", (int)plen, p);
+		parent = schema_find(s, buf);
+		if (!parent)
+			continue;
+		if (last[parent - s->keys] == SIZE_MAX)
+			x->first[parent - s->keys] = i;
+		else
+			x->next[last[parent - s->keys]] = i;
+		last[parent - s->keys] = i;
+	}
+	free(last);
+	x->s = s;
+	return x;
+}
+
+/* The member `key` of object key `parent` (exactly: "*" finds the open entry), or NULL. */
+static const struct schema_key *find_member(const struct schema *s, const struct schema_key *parent,
 					    const char *key)
 {
-	size_t n = strlen(parent);
+	const struct schema_index *x = schema_index(s);
+	size_t n = strlen(parent->path);
 
-	for (size_t i = 0; i < s->n; i++) {
-		const char *p = s->keys[i].path;
-
-		if (n && (strncmp(p, parent, n) || p[n] != '.'))
-			continue;
-		if (!strcmp(p + (n ? n + 1 : 0), key))
+	for (size_t i = x->first[parent - s->keys]; i != SIZE_MAX; i = x->next[i]) {
+		if (!strcmp(s->keys[i].path + (n ? n + 1 : 0), key))
 			return &s->keys[i];
 	}
 	return NULL;
@@ -1331,32 +1394,30 @@ const struct schema_key *schema_child(const struct schema *s, const struct schem
 
 	if (parent->type != SCHEMA_OBJECT || !strcmp(key, "*"))
 		return NULL;
-	sk = find_member(s, parent->path, key);
-	return sk ? sk : find_member(s, parent->path, "*");
+	sk = find_member(s, parent, key);
+	return sk ? sk : find_member(s, parent, "*");
 }
 
 const struct schema_key *schema_item(const struct schema *s, const struct schema_key *parent)
 {
-	char buf[256];
+	size_t i;
 
 	if (parent->type != SCHEMA_ARRAY)
 		return NULL;
-	snprintf(buf, sizeof(buf), "%s[]", parent->path);
-	return schema_find(s, buf);
+	i = schema_index(s)->item[parent - s->keys];
+	return i == SIZE_MAX ? NULL : &s->keys[i];
 }
 
 /* The exact (non-"*") member names of an object entry, for did-you-mean. */
 static size_t member_names(const struct schema *s, const struct schema_key *parent,
 			   const char **names, size_t max)
 {
+	const struct schema_index *x = schema_index(s);
 	size_t n = strlen(parent->path), k = 0;
 
-	for (size_t i = 0; i < s->n && k < max; i++) {
-		const char *p = s->keys[i].path, *rest;
+	for (size_t i = x->first[parent - s->keys]; i != SIZE_MAX && k < max; i = x->next[i]) {
+		const char *rest = s->keys[i].path + (n ? n + 1 : 0);
 
-		if (!*p || (n && (strncmp(p, parent->path, n) || p[n] != '.')))
-			continue;
-		rest = p + (n ? n + 1 : 0);
 		if (!strpbrk(rest, ".[*"))
 			names[k++] = rest;
 	}
@@ -1588,7 +1649,7 @@ static int walk(const struct schema *s, const struct schema_key *sk, const char 
 		}
 		n = member_names(s, sk, names, ARRAY_SIZE(names));
 		for (size_t i = 0; i < n; i++) {
-			const struct schema_key *child = find_member(s, sk->path, names[i]);
+			const struct schema_key *child = find_member(s, sk, names[i]);
 
 			if ((child->flags & SCHEMA_REQUIRED) && !json_object_get(v, names[i])) {
 				snprintf(e->msg, sizeof(e->msg), "missing required key \"%s\"",
@@ -1644,14 +1705,12 @@ void schema_fill_defaults(const struct schema *s, const struct schema_key *root,
 		json_t *member;
 
 		for (size_t i = 0; i < n; i++) {
-			const struct schema_key *child = find_member(s, root->path, names[i]);
+			const struct schema_key *child = find_member(s, root, names[i]);
+			json_t *d = schema_index(s)->def[child - s->keys];
 
-			if (child->def && !json_object_get(v, names[i])) {
-				json_t *d = json_loads(child->def, JSON_DECODE_ANY, NULL);
-
-				if (d)
-					json_object_set_new(v, names[i], d);
-			}
+			/* a copy: a cell's configuration is its own */
+			if (d && !json_object_get(v, names[i]))
+				json_object_set_new(v, names[i], json_deep_copy(d));
 		}
 		json_object_foreach (v, k, member) {
 			const struct schema_key *child = schema_child(s, root, k);

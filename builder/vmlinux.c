@@ -72,10 +72,8 @@ static int lz4_block(const unsigned char *in, size_t n, unsigned char *out, size
 	return 0;
 }
 
-/* LZ4 legacy format: magic, then blocks of [le32 compressed size][data]; a repeated magic
- * starts a concatenated frame. `expect` is the decompressed size the kernel build appended. */
-static int lz4_legacy(const unsigned char *in, size_t n, size_t expect, unsigned char **out,
-		      size_t *outlen, struct zb_error *err)
+int vmlinux_lz4_legacy(const unsigned char *in, size_t n, size_t expect, unsigned char **out,
+		       size_t *outlen, struct zb_error *err)
 {
 	unsigned char *buf;
 	size_t i = 4, len = 0;
@@ -103,6 +101,21 @@ static int lz4_legacy(const unsigned char *in, size_t n, size_t expect, unsigned
 	}
 	*out = buf;
 	*outlen = len;
+	return 0;
+}
+
+int vmlinux_payload(const unsigned char *k, size_t len, size_t *start, size_t *plen)
+{
+	unsigned setup_sects;
+
+	/* Boot protocol header: "HdrS" at 0x202, version at 0x206, payload fields at 0x248. */
+	if (len < 0x250 || memcmp(k + 0x202, "HdrS", 4) || (k[0x206] | k[0x207] << 8) < 0x208)
+		return -1;
+	setup_sects = k[0x1f1] ? k[0x1f1] : 4;
+	*start = (size_t)(setup_sects + 1) * 512 + le32(k + 0x248);
+	*plen = le32(k + 0x24c);
+	if (*start > len || *plen > len - *start || *plen < 8)
+		return -1;
 	return 0;
 }
 
@@ -135,19 +148,12 @@ int vmlinux_extract(const char *bzimage, const char *out_path, const char *log_p
 	char *buf = NULL;
 	size_t len = 0, start, plen, n;
 	const unsigned char *k, *p;
-	unsigned setup_sects;
 	int rc = 1;
 
 	if (read_file(bzimage, KERNEL_MAX, &buf, &len, err) < 0)
 		return -1;
 	k = (const unsigned char *)buf;
-	/* Boot protocol header: "HdrS" at 0x202, version at 0x206, payload fields at 0x248. */
-	if (len < 0x250 || memcmp(k + 0x202, "HdrS", 4) || (k[0x206] | k[0x207] << 8) < 0x208)
-		goto out;
-	setup_sects = k[0x1f1] ? k[0x1f1] : 4;
-	start = (size_t)(setup_sects + 1) * 512 + le32(k + 0x248);
-	plen = le32(k + 0x24c);
-	if (start > len || plen > len - start || plen < 8)
+	if (vmlinux_payload(k, len, &start, &plen) < 0)
 		goto out;
 	p = k + start;
 	n = plen;
@@ -157,7 +163,7 @@ int vmlinux_extract(const char *bzimage, const char *out_path, const char *log_p
 		size_t elen = 0;
 
 		/* The kernel build appends the decompressed size (le32) after the stream. */
-		rc = lz4_legacy(p, n - 4, le32(p + n - 4), &elf, &elen, err);
+		rc = vmlinux_lz4_legacy(p, n - 4, le32(p + n - 4), &elf, &elen, err);
 		if (rc == 0) {
 			rc = write_file_atomic(out_path, elf, elen, 0644, err);
 			free(elf);

@@ -48,8 +48,13 @@ check "each host's own embedded root holds its domains' logs" \
 	[ "$(ls "$out"/h1/log/qemu/*.log "$out"/h2/log/qemu/*.log 2>/dev/null | wc -l)" -eq 4 ]
 check "no QEMU process left running for the run" [ -z "$(pgrep -f "qemu-system.*$out/run/" 2>/dev/null)" ]
 
-# Resuming the finished run: the same hosts from the manifest, nothing left to run.
-$ZBENCH run --resume "$out/run" >/dev/null 2>"$out/resume.log"
+# Resuming the finished run: embedded roots are a connection a manifest (a file) may not choose
+# (docs/libvirt.md, "URIs from files"), so the same hosts are given again; nothing left to run.
+$ZBENCH run --resume "$out/run" >/dev/null 2>"$out/resume-refused.log"
+rc=$?
+check "--resume without --hosts: the manifest's embedded roots refused, exit 2" \
+	[ "$rc" -eq 2 -a "$(grep -c 'embedded driver writes under its root' "$out/resume-refused.log")" -eq 1 ]
+$ZBENCH run --resume "$out/run" --hosts "$h1,$h2" >/dev/null 2>"$out/resume.log"
 rc=$?
 check "--resume of the finished run: the hosts kept, no cell run again, exit 0" \
 	[ "$rc" -eq 0 -a "$(wc -l < "$out/run/cells.jsonl")" -eq 4 -a "$(jq -r '.hosts | length' "$out/run/manifest.json")" -eq 2 ]

@@ -37,7 +37,8 @@ static void test_uris(void)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct libvirt_uri u;
-		int rc = libvirt_uri_parse(cases[i].uri, &u, msg, sizeof(msg));
+		int rc =
+		    libvirt_uri_check(cases[i].uri, LIBVIRT_URI_COMMAND_LINE, &u, msg, sizeof(msg));
 
 		if ((rc == 0) != cases[i].ok)
 			fprintf(stderr, "case '%s': rc %d (%s)\n", cases[i].uri, rc, msg);
@@ -84,7 +85,7 @@ static void test_hosts(void)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct libvirt_host *h = NULL;
 		struct zb_error err = { 0 };
-		int n = libvirt_hosts_parse(cases[i].list, &h, &err);
+		int n = libvirt_hosts_parse(cases[i].list, LIBVIRT_URI_COMMAND_LINE, &h, &err);
 
 		if (n != cases[i].n)
 			fprintf(stderr, "case '%s': %d hosts (%s)\n", cases[i].list, n, err.msg);
@@ -104,9 +105,105 @@ static void test_hosts(void)
 	}
 }
 
+/* A URI from a file (a matrix, a run manifest on --resume or replay) must not choose a
+ * connection that runs a program, reads host files or writes outside the run: the same check with
+ * source LIBVIRT_URI_FILE refuses what the command line may still choose. */
+static void test_file_uris(void)
+{
+	static const struct {
+		const char *uri;
+		int file_ok;	 /* accepted from a file */
+		const char *msg; /* refusal from a file: a part of the message */
+	} cases[] = {
+		{ "qemu:///system", 1, NULL },
+		{ "qemu:///session", 1, NULL },
+		{ "qemu+unix:///system", 1, NULL },
+		{ "qemu+ssh://bench-1/system", 1, NULL },
+		{ "qemu+ssh://me@bench-1:2222/system?no_tty=1", 1, NULL },
+		{ "qemu+tls://10.0.0.2/system", 1, NULL },
+		{ "qemu+tcp://[fe80::1]:16509/system", 1, NULL },
+		{ "qemu+libssh2://b/system?mode=direct&proxy=native", 1, NULL },
+		/* programs */
+		{ "qemu+ext:///system?command=/tmp/x", 0, "transport 'ext'" },
+		{ "qemu+ext:///system", 0, "transport 'ext'" },
+		{ "qemu+ssh://h/system?command=/tmp/x", 0, "parameter 'command'" },
+		{ "qemu+ssh://h/system?netcat=/tmp/nc", 0, "parameter 'netcat'" },
+		{ "qemu+ssh://h/system?no_tty=1&command=/tmp/x", 0, "parameter 'command'" },
+		{ "qemu+ssh://h/system?no_tty=1;command=/tmp/x", 0, "parameter 'command'" },
+		{ "qemu+ssh://h/system?no_tty=1x", 0, "parameter 'no_tty'" },
+		{ "qemu+ssh://h/system?command", 0, "parameter 'command'" },
+		{ "qemu+ssh://h/system?comm%61nd=/tmp/x", 0, "'%'" },
+		{ "qemu+ssh://h/system?name=qemu+ext:///system", 0, "parameter 'name'" },
+		/* host files, weaker checks */
+		{ "qemu+unix:///system?socket=/run/x.sock", 0, "parameter 'socket'" },
+		{ "qemu+ssh://h/system?keyfile=/root/.ssh/id_rsa", 0, "parameter 'keyfile'" },
+		{ "qemu+tls://h/system?pkipath=/etc", 0, "parameter 'pkipath'" },
+		{ "qemu+tls://h/system?no_verify=1", 0, "parameter 'no_verify'" },
+		{ "qemu+ssh://h/system?known_hosts_verify=ignore", 0,
+		  "parameter 'known_hosts_verify'" },
+		/* the embedded driver writes under its root, as root */
+		{ "qemu:///embed?root=/", 0, "embedded driver" },
+		{ "qemu:///embed?root=/var/tmp/r", 0, "embedded driver" },
+		/* names that ssh or the URI parser would read as something else */
+		{ "qemu+ssh://-oProxyCommand=x/system", 0, "host" },
+		{ "qemu+ssh://-l@h/system", 0, "user" },
+		{ "qemu+ssh://h?command=x/system", 0, "host" },
+		{ "qemu+ssh://h:22x/system", 0, "host" },
+		{ "qemu+ssh://h/system#x", 0, "'#'" },
+		{ "qemu+ssh://h/system?no_tty=1 x", 0, "character" },
+		{ "qemu+unix://h/system", 0, "unix" },
+	};
+	char msg[1536];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct libvirt_uri u;
+		int rc = libvirt_uri_check(cases[i].uri, LIBVIRT_URI_FILE, &u, msg, sizeof(msg));
+
+		if ((rc == 0) != cases[i].file_ok)
+			fprintf(stderr, "file case '%s': rc %d (%s)\n", cases[i].uri, rc,
+				rc ? msg : "accepted");
+		CHECK((rc == 0) == cases[i].file_ok);
+		if (rc < 0 && !cases[i].file_ok) {
+			if (!strstr(msg, cases[i].msg))
+				fprintf(stderr, "file case '%s': message '%s'\n", cases[i].uri,
+					msg);
+			CHECK(strstr(msg, cases[i].msg) != NULL);
+			CHECK(strstr(msg, "command line") != NULL); /* says who may */
+		}
+	}
+	/* the command line is trusted: it may still choose any of them */
+	CHECK(libvirt_uri_check("qemu+ext:///system?command=/bin/true", LIBVIRT_URI_COMMAND_LINE,
+				&(struct libvirt_uri){ 0 }, msg, sizeof(msg)) == 0);
+	CHECK(libvirt_uri_check("qemu:///embed?root=/var/tmp/r", LIBVIRT_URI_COMMAND_LINE,
+				&(struct libvirt_uri){ 0 }, msg, sizeof(msg)) == 0);
+}
+
+/* --hosts from a manifest (resume) passes the same file check, host by host. */
+static void test_file_hosts(void)
+{
+	struct libvirt_host *h = NULL;
+	struct zb_error err = { 0 };
+
+	CHECK(libvirt_hosts_parse("qemu+ssh://a/system=2,qemu+ssh://b/system", LIBVIRT_URI_FILE, &h,
+				  &err) == 2);
+	free(h);
+	h = NULL;
+	CHECK(libvirt_hosts_parse("qemu:///system,qemu+ext:///system?command=/tmp/x=2",
+				  LIBVIRT_URI_FILE, &h, &err) == -1);
+	CHECK(h == NULL);
+	CHECK(strstr(err.msg, "transport 'ext'") != NULL);
+	CHECK(libvirt_hosts_parse("qemu:///embed?root=/a", LIBVIRT_URI_FILE, &h, &err) == -1);
+	CHECK(strstr(err.msg, "embedded driver") != NULL);
+	CHECK(libvirt_hosts_parse("qemu:///embed?root=/a", LIBVIRT_URI_COMMAND_LINE, &h, &err) ==
+	      1);
+	free(h);
+}
+
 int main(void)
 {
 	test_uris();
 	test_hosts();
+	test_file_uris();
+	test_file_hosts();
 	return check_summary("libvirt_uri");
 }

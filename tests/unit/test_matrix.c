@@ -3,7 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "check.h"
+#include "image.h"
 #include "matrix.h"
 #include "util.h"
 
@@ -254,6 +257,45 @@ static void test_robust(void)
 	CHECK(bad == 0);
 }
 
+/* A matrix's relative "image" resolves against the repository, then the matrix file's
+ * directory, never the current directory first (issue 12): a recipe planted where zbench runs
+ * is not picked up. */
+static void test_image_locate(void)
+{
+	char dir[] = "/tmp/zbench-test-locate.XXXXXX", *cmd, *got, *want, cwd[4096];
+
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK(getcwd(cwd, sizeof(cwd)) != NULL);
+	cmd = xasprintf("mkdir -p %s/study %s/here && echo '{}' > %s/study/r.json && "
+			"echo '{}' > %s/here/r.json && echo '{}' > %s/here/only-here.json",
+			dir, dir, dir, dir, dir);
+	CHECK(system(cmd) == 0);
+	free(cmd);
+	CHECK(chdir(dir) == 0 && chdir("here") == 0);
+
+	cmd = xasprintf("%s/study/m.json", dir);
+	want = xasprintf("%s/study/r.json", dir);
+	got = image_recipe_locate("r.json", cmd);
+	CHECK_STR(got, want); /* the matrix's directory, not the current one's r.json */
+	free(got);
+	free(want);
+	got = image_recipe_locate("only-here.json", cmd);
+	CHECK(strcmp(got, "only-here.json") != 0 && got[0] == '/'); /* not the cwd's */
+	free(got);
+	got = image_recipe_locate("/abs/r.json", cmd);
+	CHECK_STR(got, "/abs/r.json");
+	free(got);
+	free(cmd);
+	got = image_recipe_locate("r.json", "m.json"); /* a matrix in the cwd: its directory */
+	CHECK_STR(got, "./r.json");
+	free(got);
+
+	CHECK(chdir(cwd) == 0);
+	cmd = xasprintf("rm -rf %s", dir);
+	CHECK(system(cmd) == 0);
+	free(cmd);
+}
+
 int main(void)
 {
 	struct zb_error err = { 0 };
@@ -262,6 +304,7 @@ int main(void)
 	test_cases();
 	test_expansion();
 	test_robust();
+	test_image_locate();
 	CHECK(matrix_load("/nonexistent/m.json", &m, &err) < 0 && m == NULL);
 	CHECK(strstr(err.msg, "/nonexistent/m.json") != NULL);
 	return check_summary("matrix");

@@ -1,0 +1,301 @@
+#include "qcow2.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/* The header fields we judge (QEMU's docs/interop/qcow2.txt), as byte offsets. */
+enum {
+	H_MAGIC = 0,
+	H_VERSION = 4,
+	H_BACKING_OFFSET = 8,
+	H_BACKING_SIZE = 16,
+	H_CLUSTER_BITS = 20,
+	H_CRYPT_METHOD = 32,
+	H_V2_LENGTH = 72, /* a version 2 header ends here, and its extensions start */
+	H_INCOMPATIBLE = 72,
+	H_COMPATIBLE = 80,
+	H_AUTOCLEAR = 88,
+	H_HEADER_LENGTH = 100,
+	H_V3_LENGTH_MIN = 104,
+};
+
+#define QCOW2_MAGIC 0x514649fbu /* "QFI\xfb" */
+
+/* Incompatible feature bits: QEMU refuses to open an image with a bit it does not know; we
+ * know these, and accept only those that change nothing about which files are read. */
+#define INCOMPAT_DIRTY	     (1ull << 0)
+#define INCOMPAT_CORRUPT     (1ull << 1)
+#define INCOMPAT_DATA_FILE   (1ull << 2)
+#define INCOMPAT_COMPRESSION (1ull << 3)
+#define INCOMPAT_EXTL2	     (1ull << 4)
+#define INCOMPAT_ACCEPTED    (INCOMPAT_DIRTY | INCOMPAT_COMPRESSION | INCOMPAT_EXTL2)
+
+/* Header extension types */
+#define EXT_END		0x00000000u
+#define EXT_BACKING_FMT 0xe2792acau
+#define EXT_DATA_FILE	0x44415441u
+
+#define FLATTEN_HINT "qemu-img convert -O qcow2 FILE NEW.qcow2"
+
+/* Big-endian reads; bytes past len are zeros (QEMU reads past the end of a file as zeros). */
+static uint64_t be(const unsigned char *buf, size_t len, size_t off, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < n; i++)
+		v = v << 8 | (off + (size_t)i < len ? buf[off + (size_t)i] : 0);
+	return v;
+}
+
+/* Walk the extensions from `off` to the end of the header cluster, as QEMU does
+ * (qcow2_read_extensions): type and length, the data padded to 8 bytes, until type 0 or the
+ * end. At most cluster/8 steps. */
+static int check_extensions(const unsigned char *buf, size_t len, uint64_t off, uint64_t end,
+			    char *msg, size_t msglen)
+{
+	while (off < end) {
+		uint32_t type = (uint32_t)be(buf, len, (size_t)off, 4);
+		uint64_t n = be(buf, len, (size_t)off + 4, 4);
+
+		if (end - off < 8 || n > end - off - 8) {
+			snprintf(
+			    msg, msglen,
+			    "a header extension (type 0x%08x, %llu bytes at %llu) runs past the "
+			    "header cluster: not a valid qcow2 image",
+			    type, (unsigned long long)n, (unsigned long long)off);
+			return -1;
+		}
+		off += 8;
+		if (type == EXT_END)
+			return 0;
+		if (type == EXT_DATA_FILE) {
+			snprintf(
+			    msg, msglen,
+			    "it names an external data file (header extension 0x%08x): QEMU "
+			    "would read a file of this machine; refused (make a self-contained "
+			    "copy where you trust the file: " FLATTEN_HINT ")",
+			    type);
+			return -1;
+		}
+		if (type == EXT_BACKING_FMT) {
+			snprintf(
+			    msg, msglen,
+			    "it names a backing file format (header extension 0x%08x): a backing "
+			    "file is refused (flatten it first: " FLATTEN_HINT ")",
+			    type);
+			return -1;
+		}
+		off += (n + 7) & ~7ull;
+	}
+	return 0;
+}
+
+int qcow2_header_check(const unsigned char *buf, size_t len, char *msg, size_t msglen)
+{
+	uint64_t version, cluster_bits, cluster, hlen, incompat;
+
+	if (len < H_V2_LENGTH || be(buf, len, H_MAGIC, 4) != QCOW2_MAGIC) {
+		snprintf(msg, msglen,
+			 "not a qcow2 image (convert it first: qemu-img convert -O qcow2 FILE "
+			 "NEW.qcow2)");
+		return -1;
+	}
+	version = be(buf, len, H_VERSION, 4);
+	if (version != 2 && version != 3) {
+		snprintf(msg, msglen, "qcow2 version %llu: zbench reads versions 2 and 3",
+			 (unsigned long long)version);
+		return -1;
+	}
+	if (be(buf, len, H_BACKING_OFFSET, 8) || be(buf, len, H_BACKING_SIZE, 4)) {
+		snprintf(
+		    msg, msglen,
+		    "it has a backing file: QEMU would read a file of this machine; flatten it "
+		    "first (" FLATTEN_HINT ")");
+		return -1;
+	}
+	cluster_bits = be(buf, len, H_CLUSTER_BITS, 4);
+	if (cluster_bits < QCOW2_CLUSTER_BITS_MIN || cluster_bits > QCOW2_CLUSTER_BITS_MAX) {
+		snprintf(msg, msglen,
+			 "cluster_bits %llu is outside %d..%d: not a valid qcow2 image",
+			 (unsigned long long)cluster_bits, QCOW2_CLUSTER_BITS_MIN,
+			 QCOW2_CLUSTER_BITS_MAX);
+		return -1;
+	}
+	cluster = 1ull << cluster_bits;
+	if (be(buf, len, H_CRYPT_METHOD, 4)) {
+		snprintf(msg, msglen,
+			 "it is encrypted: zbench cannot inspect it (decrypt it first: qemu-img "
+			 "convert --object secret,... -O qcow2)");
+		return -1;
+	}
+	if (version == 2)
+		return check_extensions(buf, len, H_V2_LENGTH, cluster, msg, msglen);
+	hlen = be(buf, len, H_HEADER_LENGTH, 4);
+	if (hlen < H_V3_LENGTH_MIN || hlen > cluster) {
+		snprintf(msg, msglen,
+			 "header_length %llu is outside %d..%llu (the cluster size): not a valid "
+			 "qcow2 image",
+			 (unsigned long long)hlen, H_V3_LENGTH_MIN, (unsigned long long)cluster);
+		return -1;
+	}
+	incompat = be(buf, len, H_INCOMPATIBLE, 8);
+	if (incompat & INCOMPAT_DATA_FILE) {
+		snprintf(msg, msglen,
+			 "it has an external data file (incompatible feature bit 2): QEMU would "
+			 "read a file of this machine as the disk's contents; refused (make a "
+			 "self-contained copy where you trust the file: " FLATTEN_HINT ")");
+		return -1;
+	}
+	if (incompat & INCOMPAT_CORRUPT) {
+		snprintf(msg, msglen,
+			 "it is marked corrupt (incompatible feature bit 1): repair it first "
+			 "(qemu-img check -r all FILE)");
+		return -1;
+	}
+	if (incompat & ~INCOMPAT_ACCEPTED) {
+		snprintf(msg, msglen,
+			 "it has incompatible features zbench does not know (0x%llx): refused",
+			 (unsigned long long)(incompat & ~INCOMPAT_ACCEPTED));
+		return -1;
+	}
+	return check_extensions(buf, len, hlen, cluster, msg, msglen);
+}
+
+int qcow2_info_check(const char *text, char *msg, size_t msglen)
+{
+	static const char *const backing[] = { "backing-filename", "full-backing-filename",
+					       "backing-filename-format", "backing-image" };
+	json_error_t jerr;
+	json_t *info = json_loads(text, JSON_REJECT_DUPLICATES, &jerr), *data, *child;
+	const char *fmt;
+	size_t i;
+	int rc = -1;
+
+	if (!json_is_object(info)) {
+		snprintf(msg, msglen, "qemu-img info printed no JSON object (%s)",
+			 info ? "another value" : jerr.text);
+		goto out;
+	}
+	fmt = json_string_value(json_object_get(info, "format"));
+	if (!fmt || strcmp(fmt, "qcow2")) {
+		snprintf(msg, msglen, "qemu-img info says the format is '%s', not qcow2",
+			 fmt ? fmt : "?");
+		goto out;
+	}
+	for (i = 0; i < ARRAY_SIZE(backing); i++) {
+		if (json_object_get(info, backing[i])) {
+			snprintf(
+			    msg, msglen,
+			    "qemu-img info names a backing file ('%s'): QEMU would read a file "
+			    "of this machine; flatten it first (" FLATTEN_HINT ")",
+			    backing[i]);
+			goto out;
+		}
+	}
+	/* QEMU 7.2 and later list the image's children: its file, and a backing or data file */
+	json_array_foreach (json_object_get(info, "children"), i, child) {
+		const char *name = json_string_value(json_object_get(child, "name"));
+
+		if (!name || strcmp(name, "file")) {
+			snprintf(msg, msglen,
+				 "qemu-img info lists a child node '%s': QEMU would read another "
+				 "file; refused (" FLATTEN_HINT ")",
+				 name ? name : "?");
+			goto out;
+		}
+	}
+	data = json_object_get(json_object_get(info, "format-specific"), "data");
+	if (json_object_get(data, "data-file") || json_object_get(data, "data-file-raw")) {
+		snprintf(
+		    msg, msglen,
+		    "qemu-img info names an external data file: QEMU would read a file of this "
+		    "machine as the disk's contents; refused (" FLATTEN_HINT ")");
+		goto out;
+	}
+	rc = 0;
+out:
+	json_decref(info);
+	return rc;
+}
+
+/* The first cluster (or the whole file, if shorter), through an fd that is a regular file. */
+static int read_header(const char *path, unsigned char **buf, size_t *len, uint64_t *size,
+		       struct zb_error *err)
+{
+	unsigned char head[H_CLUSTER_BITS + 4];
+	struct stat st;
+	size_t want;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0)
+		return error_sys(err, errno, "opening it");
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return error_set(err, EINVAL, "not a regular file");
+	}
+	n = pread(fd, head, sizeof(head), 0);
+	want = n == (ssize_t)sizeof(head) &&
+		       be(head, sizeof(head), H_CLUSTER_BITS, 4) <= QCOW2_CLUSTER_BITS_MAX
+		   ? (size_t)1 << be(head, sizeof(head), H_CLUSTER_BITS, 4)
+		   : 4096;
+	if (want < 4096)
+		want = 4096;
+	if ((uint64_t)st.st_size < want)
+		want = (size_t)st.st_size;
+	*buf = xmalloc(want ? want : 1);
+	*len = 0;
+	while (*len < want) {
+		n = pread(fd, *buf + *len, want - *len, (off_t)*len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		*len += (size_t)n;
+	}
+	close(fd);
+	*size = (uint64_t)st.st_size;
+	return 0;
+}
+
+int qcow2_check_file(const char *path, uint64_t *size, struct zb_error *err)
+{
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	char msg[512], *out = NULL;
+	/* "./" keeps QEMU from reading a relative name as a protocol (nbd:..., json:{...}) */
+	char *arg = path[0] == '/' ? xstrdup(path) : xasprintf("./%s", path);
+	char *argv[] = { "qemu-img", "info", "-U", "--output=json", "-f", "qcow2", arg, NULL };
+	int rc = -1;
+
+	if (read_header(path, &buf, &len, size, err) < 0)
+		goto out;
+	if (qcow2_header_check(buf, len, msg, sizeof(msg)) < 0) {
+		error_set(err, EINVAL, "%s", msg);
+		goto out;
+	}
+	rc = run_capture(argv, NULL, 1 << 20, &out, err);
+	if (rc != 0) {
+		if (rc > 0)
+			error_set(err, EINVAL, "qemu-img info exited with status %d", rc);
+		rc = -1;
+		goto out;
+	}
+	if (qcow2_info_check(out, msg, sizeof(msg)) < 0) {
+		error_set(err, EINVAL, "%s", msg);
+		rc = -1;
+	}
+out:
+	free(buf);
+	free(out);
+	free(arg);
+	return rc;
+}
