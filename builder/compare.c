@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "outdir.h"
 #include "util.h"
 
 const char *const compare_ignored_paths[] = { "image", "vm.image", NULL };
@@ -234,84 +235,76 @@ static const struct {
 
 /* % change against the first axis, one series per metric and value of the other axes (seed
  * 001's "% change vs threads"). */
-static void section_plots(struct report_doc *d, const struct compare *c, const char *outdir)
+/* The plot of one figure: % change against the first axis, one series per metric and values of
+ * the other axes. */
+static void figure_plot(const struct compare *c, size_t f, struct report_plot *p)
 {
-	const struct report_run *a = c->a;
-	const struct report_axis *ax;
-	char *plotdir;
-	struct zb_error err = { 0 };
-	int dir_ok;
+	for (size_t i = 0; i < c->n_pairs; i++) {
+		const struct report_cell *ca = c->pairs[i].a;
+		char *others;
 
-	if (a->n_axes == 0)
+		if (!ca->axis_label || !ca->axis_label[0])
+			continue;
+		others = report_cell_others(c->a, ca, 0);
+		for (size_t j = 0; j < figures[f].n; j++) {
+			enum report_metric m = figures[f].metrics[j];
+			struct change ch = change_of(&c->pairs[i], m);
+			char *series;
+
+			if (!ch.present || isnan(ch.pct))
+				continue;
+			series = *others ? xasprintf("%s, %s", report_metrics[m].title, others)
+					 : xstrdup(report_metrics[m].title);
+			report_series_add(p, series, ca->axis_x[0], ch.pct, 0);
+			free(series);
+		}
+		free(others);
+	}
+}
+
+/* % change against the first axis (seed 001's "% change vs threads"). */
+static void section_plots(struct report_doc *d, const struct compare *c, const struct outdir *out)
+{
+	const struct report_axis *ax;
+	struct zb_error why = { 0 };
+	struct outdir plots;
+	char *axis_file;
+
+	if (c->a->n_axes == 0)
 		return;
-	ax = &a->axes[0];
-	plotdir = xasprintf("%s/compare-plots", outdir);
-	dir_ok = mkdir_p(plotdir, 0755, &err) == 0;
+	ax = &c->a->axes[0];
+	report_plots_dir(out, "compare-plots", &plots, &why);
 	report_doc_heading(d, 2, "Plots");
 	report_doc_para(d, "%% change from A to B against %s; points above 0 are higher in B.",
 			ax->name);
+	axis_file = outdir_name_from(ax->name);
 	for (size_t f = 0; f < ARRAY_SIZE(figures); f++) {
 		char *title = xasprintf("%s: %% change vs %s", figures[f].title, ax->name);
-		char *file = xasprintf("%s-%s.svg", figures[f].stem, ax->name);
-		char *rel = xasprintf("compare-plots/%s", file), *svg = NULL;
+		char *file = xasprintf("%s-%s.svg", figures[f].stem, axis_file);
 		struct report_plot p = {
 			.title = title, .ylabel = "% change (B vs A)", .xaxis = ax, .zero_line = 1
 		};
 
-		for (size_t i = 0; i < c->n_pairs; i++) {
-			const struct report_cell *ca = c->pairs[i].a;
-			char *others;
-
-			if (!ca->axis_label || !ca->axis_label[0])
-				continue;
-			others = report_cell_others(a, ca, 0);
-			for (size_t j = 0; j < figures[f].n; j++) {
-				enum report_metric m = figures[f].metrics[j];
-				struct change ch = change_of(&c->pairs[i], m);
-				char *series;
-
-				if (!ch.present || isnan(ch.pct))
-					continue;
-				series = *others
-					     ? xasprintf("%s, %s", report_metrics[m].title, others)
-					     : xstrdup(report_metrics[m].title);
-				report_series_add(&p, series, ca->axis_x[0], ch.pct, 0);
-				free(series);
-			}
-			free(others);
-		}
-		if (p.n_series > 0) {
-			struct zb_error perr = { 0 };
-
-			if (!dir_ok) {
-				report_doc_plot(d, title, rel, NULL, err.msg);
-			} else if (report_plot_render(&p, outdir, &svg, &perr) < 0) {
-				report_doc_plot(d, title, rel, NULL, perr.msg);
-			} else {
-				char *path = xasprintf("%s/%s", plotdir, file);
-
-				if (write_file_atomic(path, svg, strlen(svg), 0644, &perr) < 0)
-					report_doc_plot(d, title, rel, NULL, perr.msg);
-				else
-					report_doc_plot(d, title, rel, svg, NULL);
-				free(path);
-			}
-		}
+		figure_plot(c, f, &p);
+		if (p.n_series > 0)
+			report_doc_plot_file(d, &p, &plots, "compare-plots", &why, file);
 		report_plot_release(&p);
-		free(svg);
 		free(title);
 		free(file);
-		free(rel);
 	}
-	free(plotdir);
+	free(axis_file);
+	if (plots.fd >= 0)
+		outdir_close(&plots);
 }
 
 int compare_write(const struct compare *c, const char *outdir, struct zb_error *err)
 {
 	struct report_doc d;
+	struct outdir out;
 	char *title;
+	int rc;
 
-	if (mkdir_p(outdir, 0755, err) < 0)
+	if (outdir_open(&out, outdir, OUTDIR_CREATE, 0755, err) < 0)
 		return error_wrap(err, "comparing '%s' and '%s'", c->a->dir, c->b->dir);
 	title = xasprintf("zbench compare: %s vs %s", c->a->name, c->b->name);
 	report_doc_open(&d, title);
@@ -320,8 +313,10 @@ int compare_write(const struct compare *c, const char *outdir, struct zb_error *
 			c->n_pairs);
 	section_environment(&d, c);
 	section_table(&d, c);
-	section_plots(&d, c, outdir);
-	if (report_doc_write(&d, outdir, "compare", err) < 0)
+	section_plots(&d, c, &out);
+	rc = report_doc_write(&d, &out, "compare", err);
+	outdir_close(&out);
+	if (rc < 0)
 		return error_wrap(err, "comparing '%s' and '%s'", c->a->dir, c->b->dir);
 	return 0;
 }
