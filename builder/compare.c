@@ -263,17 +263,14 @@ static void figure_plot(const struct compare *c, size_t f, struct report_plot *p
 }
 
 /* % change against the first axis (seed 001's "% change vs threads"). */
-static void section_plots(struct report_doc *d, const struct compare *c, const struct outdir *out)
+static void section_plots(struct report_doc *d, const struct compare *c, struct report_plotter *pl)
 {
 	const struct report_axis *ax;
-	struct zb_error why = { 0 };
-	struct outdir plots;
 	char *axis_file;
 
 	if (c->a->n_axes == 0)
 		return;
 	ax = &c->a->axes[0];
-	report_plots_dir(out, "compare-plots", &plots, &why);
 	report_doc_heading(d, 2, "Plots");
 	report_doc_para(d, "%% change from A to B against %s; points above 0 are higher in B.",
 			ax->name);
@@ -287,18 +284,26 @@ static void section_plots(struct report_doc *d, const struct compare *c, const s
 
 		figure_plot(c, f, &p);
 		if (p.n_series > 0)
-			report_doc_plot_file(d, &p, &plots, "compare-plots", &why, file);
+			pl->draw(pl, d, &p, file);
 		report_plot_release(&p);
 		free(title);
 		free(file);
 	}
 	free(axis_file);
-	if (plots.fd >= 0)
-		outdir_close(&plots);
+}
+
+void compare_render(struct report_doc *d, const struct compare *c, struct report_plotter *pl)
+{
+	report_doc_para(d, "A is '%s', B is '%s': %zu cells in both.", c->a->dir, c->b->dir,
+			c->n_pairs);
+	section_environment(d, c);
+	section_table(d, c);
+	section_plots(d, c, pl);
 }
 
 int compare_write(const struct compare *c, const char *outdir, struct zb_error *err)
 {
+	struct report_plotter pl;
 	struct report_doc d;
 	struct outdir out;
 	char *title;
@@ -309,11 +314,9 @@ int compare_write(const struct compare *c, const char *outdir, struct zb_error *
 	title = xasprintf("zbench compare: %s vs %s", c->a->name, c->b->name);
 	report_doc_open(&d, title);
 	free(title);
-	report_doc_para(&d, "A is '%s', B is '%s': %zu cells in both.", c->a->dir, c->b->dir,
-			c->n_pairs);
-	section_environment(&d, c);
-	section_table(&d, c);
-	section_plots(&d, c, &out);
+	report_plotter_files(&pl, &out, "compare-plots");
+	compare_render(&d, c, &pl);
+	report_plotter_release(&pl);
 	rc = report_doc_write(&d, &out, "compare", err);
 	outdir_close(&out);
 	if (rc < 0)

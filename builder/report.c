@@ -533,17 +533,23 @@ int report_run_all_ok(const struct report_run *run)
 
 char *report_cell_others(const struct report_run *run, const struct report_cell *c, size_t skip)
 {
-	char *s = NULL;
-	size_t len = 0, n = 0;
-	FILE *f = open_memstream(&s, &len);
+	size_t len = 1, n = 0;
+	char *s, *p;
 
+	/* called for every pair of cells by the claims: one allocation, no stream */
+	for (size_t k = 0; k < run->n_axes; k++)
+		if (k != skip)
+			len += strlen(run->axes[k].name) + 3 +
+			       strlen(c->axis_label && c->axis_label[k] ? c->axis_label[k] : "?");
+	p = s = xmalloc(len);
 	for (size_t k = 0; k < run->n_axes; k++) {
+		const char *label = c->axis_label && c->axis_label[k] ? c->axis_label[k] : "?";
+
 		if (k == skip)
 			continue;
-		fprintf(f, "%s%s=%s", n++ ? ", " : "", run->axes[k].name,
-			c->axis_label && c->axis_label[k] ? c->axis_label[k] : "?");
+		p += sprintf(p, "%s%s=%s", n++ ? ", " : "", run->axes[k].name, label);
 	}
-	fclose(f);
+	*p = '\0';
 	return s;
 }
 
@@ -794,29 +800,43 @@ int report_doc_write(struct report_doc *d, const struct outdir *out, const char 
 	return rc;
 }
 
-void report_plots_dir(const struct outdir *out, const char *name, struct outdir *plots,
-		      struct zb_error *why)
+/* The files plotter: gnuplot, then OUTDIR/<rel_dir>/<file>. */
+static void draw_to_file(struct report_plotter *pl, struct report_doc *d,
+			 const struct report_plot *p, const char *file)
 {
-	if (outdir_sub(out, name, OUTDIR_CREATE, 0755, plots, why) < 0)
-		plots->fd = -1;
-}
-
-void report_doc_plot_file(struct report_doc *d, const struct report_plot *p,
-			  const struct outdir *plots, const char *rel_dir,
-			  const struct zb_error *why, const char *file)
-{
-	char *rel = xasprintf("%s/%s", rel_dir, file), *svg = NULL;
+	char *rel = xasprintf("%s/%s", pl->rel_dir, file), *svg = NULL;
 	struct zb_error perr = { 0 };
 
-	if (plots->fd < 0)
-		report_doc_plot(d, p->title, rel, NULL, why->msg);
+	if (!pl->opened) {
+		pl->opened = 1;
+		if (outdir_sub(pl->out, pl->rel_dir, OUTDIR_CREATE, 0755, &pl->dir, &pl->why) < 0)
+			pl->dir.fd = -1;
+	}
+	if (pl->dir.fd < 0)
+		report_doc_plot(d, p->title, rel, NULL, pl->why.msg);
 	else if (report_plot_render(p, &svg, &perr) < 0 ||
-		 outdir_write(plots, file, svg, strlen(svg), 0644, &perr) < 0)
+		 outdir_write(&pl->dir, file, svg, strlen(svg), 0644, &perr) < 0)
 		report_doc_plot(d, p->title, rel, NULL, perr.msg);
 	else
 		report_doc_plot(d, p->title, rel, svg, NULL);
 	free(svg);
 	free(rel);
+}
+
+void report_plotter_files(struct report_plotter *pl, const struct outdir *out, const char *rel_dir)
+{
+	memset(pl, 0, sizeof(*pl));
+	pl->draw = draw_to_file;
+	pl->rel_dir = rel_dir;
+	pl->out = out;
+	pl->dir.fd = -1;
+}
+
+void report_plotter_release(struct report_plotter *pl)
+{
+	if (pl->dir.fd >= 0)
+		outdir_close(&pl->dir);
+	pl->dir.fd = -1;
 }
 
 const char *report_fmt_num(double v, char *buf, size_t len)
@@ -1693,6 +1713,13 @@ static void claim_eval_pairs(const struct report_run *run, const json_t *claim, 
 	num_get(cmp, "margin_percent", &margin);
 	num_get(ratio, "min", &lo);
 	num_get(ratio, "max", &hi);
+	if (cmp && !(op && (!strcmp(op, "<") || !strcmp(op, ">")))) {
+		/* a manifest is not a checked matrix: its claim may have any op, or none */
+		(*groups)++;
+		(*nodata)++;
+		fputs("the claim's op is not < or >", f);
+		return;
+	}
 	for (size_t i = 0; i < run->n_cells; i++) {
 		const struct report_cell *a = &run->cells[i], *b = NULL;
 		struct stats_summary sa, sb;
@@ -2051,21 +2078,17 @@ static size_t figure_plot(const struct report_run *run, size_t k, const struct f
 }
 
 static void section_plots(struct report_doc *d, const struct report_run *run,
-			  const struct outdir *out)
+			  struct report_plotter *pl)
 {
-	struct zb_error why = { 0 };
-	struct outdir plots;
-
 	if (run->n_axes == 0)
 		return;
 	report_doc_heading(d, 2, "Plots");
 	report_doc_para(d, "Each point is a cell's mean over its ok repeats; error bars are the "
 			   "95%% confidence interval (none with one repeat).");
-	report_plots_dir(out, "report-plots", &plots, &why);
 	for (size_t k = 0; k < run->n_axes; k++) {
 		const struct report_axis *ax = &run->axes[k];
-		char *h = xasprintf("Against %s", ax->name),
-		     *axis_file = outdir_name_from(ax->name);
+		char *h = xasprintf("Against %s", ax->name);
+		char *axis_file = outdir_name_from(ax->name);
 
 		report_doc_heading(d, 3, h);
 		free(h);
@@ -2077,57 +2100,64 @@ static void section_plots(struct report_doc *d, const struct report_run *run,
 
 			p.title = title;
 			if (figure_plot(run, k, &figures[f], &p) > 0)
-				report_doc_plot_file(d, &p, &plots, "report-plots", &why, file);
+				pl->draw(pl, d, &p, file);
 			free(title);
 			free(file);
 			report_plot_release(&p);
 		}
 		free(axis_file);
 	}
-	if (plots.fd >= 0)
-		outdir_close(&plots);
 }
 
-int report_write(const struct report_run *run, const char *outdir, struct zb_error *err)
+void report_render(struct report_doc *d, const struct report_run *run, struct report_plotter *pl)
 {
 	const json_t *content =
 	    json_object_get(json_object_get(run->manifest, "matrix"), "content");
-	struct report_doc d;
-	struct outdir out;
 	size_t cells_ok = 0;
-	char *title;
-	int rc;
 
-	if (outdir_open(&out, outdir, OUTDIR_CREATE, 0755, err) < 0)
-		return error_wrap(err, "report for '%s'", run->dir);
 	for (size_t i = 0; i < run->n_cells; i++)
 		cells_ok += run->cells[i].n_ok == run->cells[i].n_repeats;
-	title = xasprintf("zbench report: %s", run->name);
-	report_doc_open(&d, title);
-	free(title);
 	if (str_get(content, "description") && *str_get(content, "description"))
-		report_doc_para(&d, "%s", str_get(content, "description"));
+		report_doc_para(d, "%s", str_get(content, "description"));
 	if (run->n_skipped)
-		report_doc_para(&d,
+		report_doc_para(d,
 				"%zu of %zu cells ok (%zu records; %zu without a cell id "
 				"skipped).",
 				cells_ok, run->n_cells, json_array_size(run->records),
 				run->n_skipped);
 	else
-		report_doc_para(&d, "%zu of %zu cells ok (%zu records).", cells_ok, run->n_cells,
+		report_doc_para(d, "%zu of %zu cells ok (%zu records).", cells_ok, run->n_cells,
 				json_array_size(run->records));
 	if (run->skipped.lines)
-		report_doc_para(&d,
+		report_doc_para(d,
 				"%zu line%s of cells.jsonl could not be read as records (too "
 				"long, or not a JSON object) and %s left out.",
 				run->skipped.lines, run->skipped.lines == 1 ? "" : "s",
 				run->skipped.lines == 1 ? "is" : "are");
-	section_environment(&d, run);
-	section_results(&d, run);
-	section_claims(&d, run);
-	section_references(&d, run);
-	section_failures(&d, run);
-	section_plots(&d, run, &out);
+	section_environment(d, run);
+	section_results(d, run);
+	section_claims(d, run);
+	section_references(d, run);
+	section_failures(d, run);
+	section_plots(d, run, pl);
+}
+
+int report_write(const struct report_run *run, const char *outdir, struct zb_error *err)
+{
+	struct report_plotter pl;
+	struct report_doc d;
+	struct outdir out;
+	char *title;
+	int rc;
+
+	if (outdir_open(&out, outdir, OUTDIR_CREATE, 0755, err) < 0)
+		return error_wrap(err, "report for '%s'", run->dir);
+	title = xasprintf("zbench report: %s", run->name);
+	report_doc_open(&d, title);
+	free(title);
+	report_plotter_files(&pl, &out, "report-plots");
+	report_render(&d, run, &pl);
+	report_plotter_release(&pl);
 	rc = report_doc_write(&d, &out, "report", err);
 	outdir_close(&out);
 	if (rc < 0)
@@ -2200,12 +2230,11 @@ static size_t junit_claims(FILE *f, const struct report_run *run, size_t *n_test
 	return failed;
 }
 
-int report_write_junit(const struct report_run *run, const char *path, struct zb_error *err)
+char *report_junit(const struct report_run *run, size_t *len)
 {
 	char *body = NULL, *doc = NULL;
-	size_t body_len = 0, doc_len = 0, tests = 0, failures = 0;
+	size_t body_len = 0, tests = 0, failures = 0;
 	FILE *f = open_memstream(&body, &body_len), *g;
-	int rc;
 
 	for (size_t i = 0; i < run->n_cells; i++) {
 		const struct report_cell *c = &run->cells[i];
@@ -2256,7 +2285,7 @@ int report_write_junit(const struct report_run *run, const char *path, struct zb
 	failures += junit_claims(f, run, &tests);
 	fclose(f);
 
-	g = open_memstream(&doc, &doc_len);
+	g = open_memstream(&doc, len);
 	fputs(
 	    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"zbench.",
 	    g);
@@ -2265,8 +2294,16 @@ int report_write_junit(const struct report_run *run, const char *path, struct zb
 	    g, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\">\n%s  </testsuite>\n</testsuites>\n",
 	    tests, failures, body);
 	fclose(g);
-	rc = write_file_atomic(path, doc, doc_len, 0644, err);
 	free(body);
+	return doc;
+}
+
+int report_write_junit(const struct report_run *run, const char *path, struct zb_error *err)
+{
+	size_t len;
+	char *doc = report_junit(run, &len);
+	int rc = write_file_atomic(path, doc, len, 0644, err);
+
 	free(doc);
 	if (rc < 0)
 		return error_wrap(err, "writing JUnit XML");

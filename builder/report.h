@@ -117,7 +117,9 @@ int report_run_claims_held(const struct report_run *run);
  * names from axis names made safe: outdir_name_from()), through builder/outdir.h. */
 int report_write(const struct report_run *run, const char *outdir, struct zb_error *err);
 
-/* Write JUnit XML to `path`: one testcase per cell, failed cells as failures with their detail. */
+/* JUnit XML: one testcase per cell, failed cells as failures with their detail, one per claim.
+ * report_junit() returns the document (malloc'd, its length in *len). */
+char *report_junit(const struct report_run *run, size_t *len);
 int report_write_junit(const struct report_run *run, const char *path, struct zb_error *err);
 
 /* A cell's value at a config path ("pool.properties.ashift", "disks[1].size"); NULL if absent. */
@@ -154,16 +156,26 @@ int report_doc_write(struct report_doc *d, const struct outdir *out, const char 
 /* Finish without writing: the Markdown and the HTML in *md and *html (malloc'd). */
 void report_doc_finish(struct report_doc *d, char **md, char **html);
 
-/* Open OUTDIR/<name> for plots (created if missing, never through a symlink); on failure
- * plots->fd is -1 and `why` says why. */
-void report_plots_dir(const struct outdir *out, const char *name, struct outdir *plots,
-		      struct zb_error *why);
-/* Draw p, file it as <plots>/<file> (file: a safe name) and put it in the document, or say why
- * there is no plot: `why` when the plot directory could not be opened, else gnuplot's or the
- * write's error. `rel_dir` is the plot directory as the Markdown links it ("report-plots"). */
-void report_doc_plot_file(struct report_doc *d, const struct report_plot *p,
-			  const struct outdir *plots, const char *rel_dir,
-			  const struct zb_error *why, const char *file);
+/* Where a document's plots go. draw() renders p and puts it in the document, filed as `file`
+ * (one safe component) in the plot directory, or says in the document why there is no plot. */
+struct report_plotter {
+	void (*draw)(struct report_plotter *pl, struct report_doc *d, const struct report_plot *p,
+		     const char *file);
+	const char *rel_dir; /* the plot directory as the Markdown links it: "report-plots" */
+	/* the files plotter's own: OUTDIR held, the plot directory opened at the first plot */
+	const struct outdir *out;
+	struct outdir dir;
+	int opened;
+	struct zb_error why; /* why the plot directory could not be opened */
+};
+
+/* The plotter zbench uses: gnuplot, and the SVGs written to OUTDIR/<rel_dir>/ (created at the
+ * first plot, never through a symlink). */
+void report_plotter_files(struct report_plotter *pl, const struct outdir *out, const char *rel_dir);
+void report_plotter_release(struct report_plotter *pl);
+
+/* The report of one run into an open document (report_doc_open()), plots through pl. */
+void report_render(struct report_doc *d, const struct report_run *run, struct report_plotter *pl);
 
 /* A number in 3-4 significant digits without an exponent: "0.0123", "4.56", "123", "12346". */
 const char *report_fmt_num(double v, char *buf, size_t len);
