@@ -77,11 +77,13 @@ int compare_runs(const struct report_run *a, const struct report_run *b, struct 
 	out->only_b = b->n_cells - matched_b;
 	if (out->n_pairs == 0) {
 		compare_release(out);
-		return error_set(err, EINVAL,
-				 "runs '%s' (matrix '%s', %zu cell%s) and '%s' (matrix '%s', %zu "
-				 "cell%s) share no cells: nothing to compare",
-				 a->dir, a->name, a->n_cells, a->n_cells == 1 ? "" : "s", b->dir,
-				 b->name, b->n_cells, b->n_cells == 1 ? "" : "s");
+		error_set(err, EINVAL,
+			  "runs '%s' (matrix '%s', %zu cell%s) and '%s' (matrix '%s', %zu "
+			  "cell%s) share no cells: nothing to compare",
+			  a->dir, a->name, a->n_cells, a->n_cells == 1 ? "" : "s", b->dir, b->name,
+			  b->n_cells, b->n_cells == 1 ? "" : "s");
+		text_printable(err->msg); /* the matrix names come from the manifests */
+		return -1;
 	}
 	return 0;
 }

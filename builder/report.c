@@ -571,8 +571,8 @@ static void md_text(FILE *f, const char *s, int line_start)
 	for (; *s; s++) {
 		char prev = s > start ? s[-1] : ' ', next = s[1];
 
-		if (*s == '\n' || *s == '\r' || *s == '\t')
-			fputc(' ', f);
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			fputc(' ', f); /* line breaks, tabs, and escape sequences for a terminal */
 		else if (strchr("\\`*[]|", *s))
 			fprintf(f, "\\%c", *s);
 		else if (*s == '_' && !(is_word(prev) && is_word(next)))
@@ -730,9 +730,13 @@ void report_doc_pre(struct report_doc *d, const char *text)
 		if (run > longest)
 			longest = run;
 	}
-	fprintf(d->md, "%.*s\n%s%s%.*s\n\n", (int)longest + 1, "````````````````````````````````",
-		text, text[0] && text[strlen(text) - 1] != '\n' ? "\n" : "", (int)longest + 1,
-		"````````````````````````````````");
+	fprintf(d->md, "%.*s\n", (int)longest + 1, "````````````````````````````````");
+	for (const char *p = text; *p; p++) /* as it is, but what a terminal would act on */
+		fputc(((unsigned char)*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f ? '?'
+											   : *p,
+		      d->md);
+	fprintf(d->md, "%s%.*s\n\n", text[0] && text[strlen(text) - 1] != '\n' ? "\n" : "",
+		(int)longest + 1, "````````````````````````````````");
 	fputs("<pre>", d->html);
 	html_text(d->html, text);
 	fputs("</pre>\n", d->html);

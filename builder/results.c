@@ -264,7 +264,7 @@ static void skip_note(struct results_skipped *s, const char *fmt, ...)
 		abort();
 	va_end(ap);
 	s->msgs = xrealloc(s->msgs, (s->n + 1) * sizeof(*s->msgs));
-	s->msgs[s->n++] = msg;
+	s->msgs[s->n++] = text_printable(msg); /* the parser's message quotes the line */
 }
 
 void results_cells_parser_init(struct results_cells_parser *p, const char *label, size_t line_max,
@@ -412,7 +412,8 @@ json_t *results_parse_manifest(const char *label, const char *buf, size_t len, s
 	json_t *m = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
 
 	if (!m) {
-		error_set(err, EINVAL, "'%s':%d:%d: %s", label, jerr.line, jerr.column, jerr.text);
+		error_set(err, EINVAL, "'%s':%d:%d: %s", label, jerr.line, jerr.column,
+			  text_printable(jerr.text));
 		return NULL;
 	}
 	if (!json_is_object(m)) {

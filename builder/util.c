@@ -554,7 +554,18 @@ void xml_escape(FILE *f, const char *s)
 			fputs("&#39;", f);
 			break;
 		default:
-			fputc(*s, f);
+			if (((unsigned char)*s < 0x20 && !strchr("\t\n\r", *s)) || *s == 0x7f)
+				fputc('?', f);
+			else
+				fputc(*s, f);
 		}
 	}
+}
+
+char *text_printable(char *s)
+{
+	for (char *p = s; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return s;
 }

@@ -63,8 +63,13 @@ const char *format_duration(double seconds, char *buf, size_t len);
  * (ENAMETOOLONG if the path does not fit a sockaddr_un). */
 int unix_connect(const char *path);
 
-/* Write `s` to f with &, <, >, " and ' escaped: safe in XML and HTML text and attributes. */
+/* Write `s` to f with &, <, >, " and ' escaped: safe in XML and HTML text and attributes. Control
+ * characters XML 1.0 does not allow (C0 but tab, newline and return; DEL) become '?'. */
 void xml_escape(FILE *f, const char *s);
+
+/* Make text from a file safe to print on one terminal line, in place: control characters (C0
+ * and DEL: escape sequences, line breaks) become '?'. Returns s. */
+char *text_printable(char *s);
 
 /* True if the path exists (any type). */
 int path_exists(const char *path);

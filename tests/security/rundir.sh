@@ -46,9 +46,10 @@ fail() {
 }
 
 # A string that carries the marker ZQM<n> and every character a quoting mistake trips on:
-# gnuplot's quotes and comment, Markdown's table bar, HTML's tags, a newline.
+# gnuplot's quotes and comment, Markdown's table bar, HTML's tags, a newline, a terminal's
+# escape sequence.
 hostile() {
-	printf "ZQM%s'\"\\\\\`;)#@|<i>x</i>&\n]]>y" "$1"
+	printf "ZQM%s'\"\\\\\`;)#@|<i>x</i>&\n]]>\033[31my" "$1"
 }
 
 # fio-shaped result with IOPS, bandwidth and latencies for both directions
@@ -270,6 +271,22 @@ elif ! grep -q 'ZQM' "$T/mark-out/report.html"; then
 	fail "html/xml: no record text in report.html at all" "$T/log-report"
 else
 	pass "html/xml: record text is escaped"
+fi
+
+# escape sequences from records reach neither the documents nor the terminal; a broken line
+# with one is named on stderr without it
+cp -r "$T/mark" "$T/esc-seq"
+printf '{"cell": \033[31m red\n' >>"$T/esc-seq/cells.jsonl"
+"$ZBENCH" report -o "$T/esc-seq-out" "$T/esc-seq" >"$T/log-esc" 2>&1
+esc=$(printf '\033')
+if grep -l "$esc" "$T/mark-out/report.md" "$T/mark-out/report.html" "$T/mark-out/junit.xml" \
+	"$T/mark-cmp/compare.md" "$T/mark-cmp/compare.html" "$T/log-report" "$T/log-compare" \
+	"$T/log-esc" >"$T/log" 2>&1; then
+	fail "terminal: an escape character from a record reached a document or stderr" "$T/log"
+elif ! grep -q "line 10" "$T/log-esc"; then
+	fail "terminal: the broken line was not named" "$T/log-esc"
+else
+	pass "terminal: no escape character from a record in the documents or on stderr"
 fi
 
 # ---- 3. writes never follow a symlink planted in the output directory -------------------------
