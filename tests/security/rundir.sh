@@ -418,6 +418,20 @@ else
 	pass "readers: a FIFO manifest.json is refused without blocking"
 fi
 
+# resume opens cells.jsonl to cut a torn record and append: never through a symlink
+cp -r "$T/tmpl" "$T/resume"
+printf 'line 1\nno newline at the end' >"$T/victim-cells"
+rm "$T/resume/cells.jsonl"
+ln -s "$T/victim-cells" "$T/resume/cells.jsonl"
+"$ZBENCH" run --resume "$T/resume" >"$T/log" 2>&1
+if [ "$(cat "$T/victim-cells")" != "$(printf 'line 1\nno newline at the end')" ]; then
+	fail "resume: a symlinked cells.jsonl was cut or appended to" "$T/log"
+elif ! grep -q symlink "$T/log"; then
+	fail "resume: a symlinked cells.jsonl was not refused" "$T/log"
+else
+	pass "resume: a symlinked cells.jsonl is refused, its target untouched"
+fi
+
 # ---- 8. an oversized or broken record is skipped with a warning, not fatal --------------------
 cp -r "$T/tmpl" "$T/big"
 head -n 1 "$T/tmpl/cells.jsonl" >"$T/big/cells.jsonl"
