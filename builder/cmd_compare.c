@@ -60,6 +60,8 @@ int cmd_compare(int argc, char **argv)
 		report_run_release(&a);
 		return 2;
 	}
+	results_skipped_print(&a.skipped, stderr);
+	results_skipped_print(&b.skipped, stderr);
 	if (!outdir)
 		outdir = b.dir;
 	if (compare_runs(&a, &b, &cmp, &err) < 0 || compare_write(&cmp, outdir, &err) < 0) {

@@ -2,6 +2,7 @@
  * directory that report and compare accept. Refuses shards of different matrices or images. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "outdir.h"
 #include "results.h"
 #include "util.h"
 
@@ -25,138 +27,173 @@ static void usage(FILE *f)
 		"1..N is there and complete.\n");
 }
 
-/* Copy a cell directory's files (console logs, command lines) into OUT/cells/NAME: hard links
- * where the file system allows, else copies. */
-static int copy_cell_dir(const char *src, const char *dst, struct zb_error *err)
-{
-	DIR *d = opendir(src);
-	struct dirent *de;
-	int rc = 0;
+/* One shard: its directory held open (everything under it is read without following a
+ * symlink: builder/outdir.h) and its manifest. */
+struct shard {
+	const char *dir;
+	struct outdir run;
+	json_t *manifest;
+};
 
-	if (!d)
-		return error_sys(err, errno, "opening '%s'", src);
-	if (mkdir(dst, 0700) < 0 && errno != EEXIST) {
-		closedir(d);
-		return error_sys(err, errno, "creating '%s'", dst);
+/* Link (or copy) a cell directory's regular files (console logs, command lines) from the shard
+ * into OUT/cells/NAME. A symlink anywhere on the way, the cell directory or a file in it, is
+ * refused; sockets and the like a killed run left are not files to keep; a shard without the
+ * directory has nothing to copy. */
+static int copy_cell_dir(const struct outdir *src_run, const char *name,
+			 const struct outdir *dst_run, struct zb_error *err)
+{
+	struct outdir src_cells, src, dst_cells, dst;
+	struct dirent *de;
+	DIR *d;
+	int rc;
+
+	if (outdir_sub(src_run, "cells", 0, 0, &src_cells, err) < 0)
+		return err->errnum == ENOENT ? 0 : -1;
+	rc = outdir_sub(&src_cells, name, 0, 0, &src, err);
+	outdir_close(&src_cells);
+	if (rc < 0)
+		return err->errnum == ENOENT ? 0 : -1; /* the record without its logs */
+	if (outdir_sub(dst_run, "cells", 0, 0, &dst_cells, err) < 0) {
+		outdir_close(&src);
+		return -1;
 	}
+	rc = outdir_sub(&dst_cells, name, OUTDIR_CREATE, 0700, &dst, err);
+	outdir_close(&dst_cells);
+	if (rc < 0) {
+		outdir_close(&src);
+		return -1;
+	}
+	d = fdopendir(dup(src.fd));
+	if (!d)
+		rc = error_sys(err, errno, "reading '%s'", src.path);
 	while (rc == 0 && (de = readdir(d))) {
-		char *a, *b;
 		struct stat st;
 
-		if (de->d_name[0] == '.')
+		if (de->d_name[0] == '.' ||
+		    fstatat(src.fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
 			continue;
-		a = xasprintf("%s/%s", src, de->d_name);
-		b = xasprintf("%s/%s", dst, de->d_name);
-		if (lstat(a, &st) == 0 && S_ISREG(st.st_mode) && link(a, b) < 0)
-			rc = copy_file(a, b, err);
-		free(a);
-		free(b);
+		/* a symlink is refused here; a name OUT already has (a shard given twice) stays */
+		if (outdir_link_or_copy(&src, de->d_name, &dst, err) < 0 && err->errnum != EEXIST)
+			rc = -1;
 	}
-	closedir(d);
+	if (d)
+		closedir(d);
+	outdir_close(&src);
+	outdir_close(&dst);
+	return rc;
+}
+
+/* Open the shards and check that they are shards of one run: *complete is cleared when one is
+ * not complete or one is missing. */
+static int shards_open(struct shard *sh, int n, json_t *from, int *complete, struct zb_error *err)
+{
+	int count = 0;
+	unsigned long long have = 0;
+
+	for (int i = 0; i < n; i++) {
+		json_t *m, *s;
+		const char *ms, *ih, *ms0, *ih0;
+		int idx, cnt;
+
+		if (outdir_open(&sh[i].run, sh[i].dir, 0, 0, err) < 0 ||
+		    results_load_manifest(&sh[i].run, &sh[i].manifest, err) < 0)
+			return error_wrap(err, "'%s' is not a run directory", sh[i].dir);
+		m = sh[i].manifest;
+		s = json_object_get(m, "shard");
+		ms = json_string_value(json_object_get(json_object_get(m, "matrix"), "sha256"));
+		ih = json_string_value(json_object_get(json_object_get(m, "image"), "hash"));
+		idx = (int)json_integer_value(json_object_get(s, "index"));
+		cnt = (int)json_integer_value(json_object_get(s, "count"));
+		if (!ms || !ih)
+			return error_set(err, EINVAL, "'%s' is not a run directory", sh[i].dir);
+		if (i == 0)
+			count = cnt;
+		ms0 = json_string_value(
+		    json_object_get(json_object_get(sh[0].manifest, "matrix"), "sha256"));
+		ih0 = json_string_value(
+		    json_object_get(json_object_get(sh[0].manifest, "image"), "hash"));
+		if (strcmp(ms, ms0) || strcmp(ih, ih0) || cnt != count)
+			return error_set(err, EINVAL,
+					 "'%s' and '%s' are not shards of one run: matrix %.12s vs "
+					 "%.12s, image %.12s vs %.12s, shards of %d vs %d",
+					 sh[0].dir, sh[i].dir, ms0, ms, ih0, ih, count, cnt);
+		if (count > 0 && idx >= 1 && idx <= 64)
+			have |= 1ULL << (idx - 1);
+		if (strcmp(json_string_value(json_object_get(m, "status")) ?: "", "complete"))
+			*complete = 0;
+		json_array_append_new(from,
+				      json_pack("{s:s, s:O?, s:O?}", "dir", sh[i].dir, "shard", s,
+						"status", json_object_get(m, "status")));
+	}
+	if (count > 0 && count <= 64 && have != (count == 64 ? ~0ULL : (1ULL << count) - 1)) {
+		*complete = 0;
+		fprintf(stderr, "zbench merge: some of the %d shards are missing\n", count);
+	}
+	return 0;
+}
+
+/* Every record of one shard once (the first shard to have an attempt keeps it), with its cell
+ * directory. Lines that are not records are skipped and named on stderr. */
+static int merge_shard(struct results *res, const struct shard *sh, json_t *seen,
+		       struct zb_error *err)
+{
+	struct results_skipped skipped = { 0 };
+	json_t *cells, *rec;
+	size_t k;
+	int rc = 0;
+
+	if (results_load_cells(&sh->run, &cells, &skipped, err) < 0)
+		return -1;
+	results_skipped_print(&skipped, stderr);
+	results_skipped_release(&skipped);
+	json_array_foreach (cells, k, rec) {
+		char key[96];
+		const char *d = json_string_value(json_object_get(rec, "dir"));
+
+		snprintf(key, sizeof(key), "%s/%lld/%lld",
+			 json_string_value(json_object_get(rec, "cell")) ?: "?",
+			 (long long)json_integer_value(json_object_get(rec, "repeat")),
+			 (long long)json_integer_value(json_object_get(rec, "attempt")));
+		if (json_object_get(seen, key))
+			continue; /* the same attempt in two shards: keep the first */
+		json_object_set_new(seen, key, json_true());
+		rc = results_append(res, rec, err);
+		if (rc == 0 && d && outdir_name_ok(d))
+			rc = copy_cell_dir(&sh->run, d, &res->rundir, err);
+		if (rc < 0)
+			break;
+	}
+	json_decref(cells);
 	return rc;
 }
 
 static int merge(const char *out, char **dirs, int n, struct zb_error *err)
 {
+	struct shard *sh = xcalloc((size_t)n, sizeof(*sh));
 	struct results res;
-	json_t *first = NULL, *from = json_array(), *seen = json_object();
-	int count = 0, complete = 1, rc = -1;
-	unsigned long long have = 0;
+	json_t *from = json_array(), *seen = json_object();
+	int complete = 1, rc = -1;
 
 	for (int i = 0; i < n; i++) {
-		char *path = xasprintf("%s/manifest.json", dirs[i]);
-		json_t *m = json_load_file(path, 0, NULL);
-		json_t *sh = json_object_get(m, "shard");
-		const char *ms =
-		    json_string_value(json_object_get(json_object_get(m, "matrix"), "sha256"));
-		const char *ih =
-		    json_string_value(json_object_get(json_object_get(m, "image"), "hash"));
-		int idx = (int)json_integer_value(json_object_get(sh, "index"));
-		int cnt = (int)json_integer_value(json_object_get(sh, "count"));
-
-		free(path);
-		if (!ms || !ih) {
-			json_decref(m);
-			error_set(err, EINVAL, "'%s' is not a run directory", dirs[i]);
-			goto out;
-		}
-		if (!first) {
-			first = m;
-			count = cnt;
-		} else {
-			const char *ms0 = json_string_value(
-			    json_object_get(json_object_get(first, "matrix"), "sha256"));
-			const char *ih0 = json_string_value(
-			    json_object_get(json_object_get(first, "image"), "hash"));
-
-			if (strcmp(ms, ms0) || strcmp(ih, ih0) || cnt != count) {
-				error_set(
-				    err, EINVAL,
-				    "'%s' and '%s' are not shards of one run: matrix %.12s vs "
-				    "%.12s, image %.12s vs %.12s, shards of %d vs %d",
-				    dirs[0], dirs[i], ms0, ms, ih0, ih, count, cnt);
-				json_decref(m);
-				goto out;
-			}
-		}
-		if (count > 0 && idx >= 1 && idx <= 64)
-			have |= 1ULL << (idx - 1);
-		if (strcmp(json_string_value(json_object_get(m, "status")) ?: "", "complete"))
-			complete = 0;
-		json_array_append_new(from, json_pack("{s:s, s:O?, s:O?}", "dir", dirs[i], "shard",
-						      sh, "status", json_object_get(m, "status")));
-		if (m != first)
-			json_decref(m);
+		sh[i].dir = dirs[i];
+		sh[i].run.fd = -1;
 	}
-	if (count > 0 && count <= 64 && have != (count == 64 ? ~0ULL : (1ULL << count) - 1)) {
-		complete = 0;
-		fprintf(stderr, "zbench merge: some of the %d shards are missing\n", count);
-	}
+	if (shards_open(sh, n, from, &complete, err) < 0)
+		goto out;
 	if (results_create(&res, out, err) < 0)
 		goto out;
-	json_object_update(res.manifest, first);
+	json_object_update(res.manifest, sh[0].manifest);
 	json_object_del(res.manifest, "shard");
 	json_object_del(res.manifest, "resumed");
 	json_object_set_new(res.manifest, "merged_from", json_incref(from));
 	json_object_set_new(res.manifest, "status",
 			    json_string(complete ? "complete" : "incomplete"));
-	for (int i = 0; i < n; i++) {
-		json_t *cells;
-		size_t k;
-		json_t *rec;
-
-		if (results_read_cells(dirs[i], &cells, err) < 0)
+	for (int i = 0; i < n; i++)
+		if (merge_shard(&res, &sh[i], seen, err) < 0) {
+			error_wrap(err, "merging '%s'", sh[i].dir);
 			goto out_res;
-		json_array_foreach (cells, k, rec) {
-			char key[96];
-			const char *d = json_string_value(json_object_get(rec, "dir"));
-
-			snprintf(key, sizeof(key), "%s/%lld/%lld",
-				 json_string_value(json_object_get(rec, "cell")) ?: "?",
-				 (long long)json_integer_value(json_object_get(rec, "repeat")),
-				 (long long)json_integer_value(json_object_get(rec, "attempt")));
-			if (json_object_get(seen, key))
-				continue; /* the same attempt in two shards: keep the first */
-			json_object_set_new(seen, key, json_true());
-			if (results_append(&res, rec, err) < 0) {
-				json_decref(cells);
-				goto out_res;
-			}
-			if (d && !strchr(d, '/') && strcmp(d, "..") && strcmp(d, ".")) {
-				char *src = xasprintf("%s/cells/%s", dirs[i], d);
-				char *dst = xasprintf("%s/cells/%s", out, d);
-				int r = copy_cell_dir(src, dst, err);
-
-				free(src);
-				free(dst);
-				if (r < 0) {
-					json_decref(cells);
-					goto out_res;
-				}
-			}
 		}
-		json_decref(cells);
-	}
 	if (results_write_manifest(&res, err) < 0)
 		goto out_res;
 	fprintf(stderr, "zbench: merged %d run%s, %zu records, into %s (%s)\n", n,
@@ -167,7 +204,12 @@ static int merge(const char *out, char **dirs, int n, struct zb_error *err)
 out_res:
 	results_release(&res);
 out:
-	json_decref(first);
+	for (int i = 0; i < n; i++) {
+		if (sh[i].run.fd >= 0)
+			outdir_close(&sh[i].run);
+		json_decref(sh[i].manifest);
+	}
+	free(sh);
 	json_decref(from);
 	json_decref(seen);
 	return rc;

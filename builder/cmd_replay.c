@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "results.h"
 #include "run.h"
 #include "util.h"
 
@@ -30,7 +31,6 @@ int cmd_replay(int argc, char **argv)
 	};
 	struct run_options o = { 0 };
 	struct zb_error err = { 0 };
-	json_error_t jerr;
 	json_t *man, *mx, *opts;
 	char *text;
 	int c, rc;
@@ -55,12 +55,15 @@ int cmd_replay(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	man = json_load_file(argv[optind], JSON_REJECT_DUPLICATES, &jerr);
+	/* read as every run-directory reader reads: not through a symlink, not a FIFO, bounded */
+	if (results_read_manifest_path(argv[optind], &man, &err) < 0) {
+		die_message(err.msg);
+		return 2;
+	}
 	mx = json_object_get(man, "matrix");
-	if (!man || !json_is_object(json_object_get(mx, "content")) ||
+	if (!json_is_object(json_object_get(mx, "content")) ||
 	    !json_string_value(json_object_get(json_object_get(man, "image"), "recipe"))) {
-		fprintf(stderr, "zbench: '%s' is not a run manifest%s%s\n", argv[optind],
-			man ? "" : ": ", man ? "" : jerr.text);
+		fprintf(stderr, "zbench: '%s' is not a run manifest\n", argv[optind]);
 		json_decref(man);
 		return 2;
 	}

@@ -61,6 +61,7 @@ int cmd_report(int argc, char **argv)
 		die_message(err.msg);
 		return 2;
 	}
+	results_skipped_print(&run.skipped, stderr);
 	if (!outdir)
 		outdir = run.dir;
 	if (report_write(&run, outdir, &err) < 0 ||

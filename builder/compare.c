@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "outdir.h"
 #include "util.h"
 
 const char *const compare_ignored_paths[] = { "image", "vm.image", NULL };
@@ -76,11 +77,13 @@ int compare_runs(const struct report_run *a, const struct report_run *b, struct 
 	out->only_b = b->n_cells - matched_b;
 	if (out->n_pairs == 0) {
 		compare_release(out);
-		return error_set(err, EINVAL,
-				 "runs '%s' (matrix '%s', %zu cell%s) and '%s' (matrix '%s', %zu "
-				 "cell%s) share no cells: nothing to compare",
-				 a->dir, a->name, a->n_cells, a->n_cells == 1 ? "" : "s", b->dir,
-				 b->name, b->n_cells, b->n_cells == 1 ? "" : "s");
+		error_set(err, EINVAL,
+			  "runs '%s' (matrix '%s', %zu cell%s) and '%s' (matrix '%s', %zu "
+			  "cell%s) share no cells: nothing to compare",
+			  a->dir, a->name, a->n_cells, a->n_cells == 1 ? "" : "s", b->dir, b->name,
+			  b->n_cells, b->n_cells == 1 ? "" : "s");
+		text_printable(err->msg); /* the matrix names come from the manifests */
+		return -1;
 	}
 	return 0;
 }
@@ -234,94 +237,91 @@ static const struct {
 
 /* % change against the first axis, one series per metric and value of the other axes (seed
  * 001's "% change vs threads"). */
-static void section_plots(struct report_doc *d, const struct compare *c, const char *outdir)
+/* The plot of one figure: % change against the first axis, one series per metric and values of
+ * the other axes. */
+static void figure_plot(const struct compare *c, size_t f, struct report_plot *p)
 {
-	const struct report_run *a = c->a;
-	const struct report_axis *ax;
-	char *plotdir;
-	struct zb_error err = { 0 };
-	int dir_ok;
+	for (size_t i = 0; i < c->n_pairs; i++) {
+		const struct report_cell *ca = c->pairs[i].a;
+		char *others;
 
-	if (a->n_axes == 0)
+		if (!ca->axis_label || !ca->axis_label[0])
+			continue;
+		others = report_cell_others(c->a, ca, 0);
+		for (size_t j = 0; j < figures[f].n; j++) {
+			enum report_metric m = figures[f].metrics[j];
+			struct change ch = change_of(&c->pairs[i], m);
+			char *series;
+
+			if (!ch.present || isnan(ch.pct))
+				continue;
+			series = *others ? xasprintf("%s, %s", report_metrics[m].title, others)
+					 : xstrdup(report_metrics[m].title);
+			report_series_add(p, series, ca->axis_x[0], ch.pct, 0);
+			free(series);
+		}
+		free(others);
+	}
+}
+
+/* % change against the first axis (seed 001's "% change vs threads"). */
+static void section_plots(struct report_doc *d, const struct compare *c, struct report_plotter *pl)
+{
+	const struct report_axis *ax;
+	char *axis_file;
+
+	if (c->a->n_axes == 0)
 		return;
-	ax = &a->axes[0];
-	plotdir = xasprintf("%s/compare-plots", outdir);
-	dir_ok = mkdir_p(plotdir, 0755, &err) == 0;
+	ax = &c->a->axes[0];
 	report_doc_heading(d, 2, "Plots");
 	report_doc_para(d, "%% change from A to B against %s; points above 0 are higher in B.",
 			ax->name);
+	axis_file = outdir_name_from(ax->name);
 	for (size_t f = 0; f < ARRAY_SIZE(figures); f++) {
 		char *title = xasprintf("%s: %% change vs %s", figures[f].title, ax->name);
-		char *file = xasprintf("%s-%s.svg", figures[f].stem, ax->name);
-		char *rel = xasprintf("compare-plots/%s", file), *svg = NULL;
+		char *file = xasprintf("%s-%s.svg", figures[f].stem, axis_file);
 		struct report_plot p = {
 			.title = title, .ylabel = "% change (B vs A)", .xaxis = ax, .zero_line = 1
 		};
 
-		for (size_t i = 0; i < c->n_pairs; i++) {
-			const struct report_cell *ca = c->pairs[i].a;
-			char *others;
-
-			if (!ca->axis_label || !ca->axis_label[0])
-				continue;
-			others = report_cell_others(a, ca, 0);
-			for (size_t j = 0; j < figures[f].n; j++) {
-				enum report_metric m = figures[f].metrics[j];
-				struct change ch = change_of(&c->pairs[i], m);
-				char *series;
-
-				if (!ch.present || isnan(ch.pct))
-					continue;
-				series = *others
-					     ? xasprintf("%s, %s", report_metrics[m].title, others)
-					     : xstrdup(report_metrics[m].title);
-				report_series_add(&p, series, ca->axis_x[0], ch.pct, 0);
-				free(series);
-			}
-			free(others);
-		}
-		if (p.n_series > 0) {
-			struct zb_error perr = { 0 };
-
-			if (!dir_ok) {
-				report_doc_plot(d, title, rel, NULL, err.msg);
-			} else if (report_plot_render(&p, outdir, &svg, &perr) < 0) {
-				report_doc_plot(d, title, rel, NULL, perr.msg);
-			} else {
-				char *path = xasprintf("%s/%s", plotdir, file);
-
-				if (write_file_atomic(path, svg, strlen(svg), 0644, &perr) < 0)
-					report_doc_plot(d, title, rel, NULL, perr.msg);
-				else
-					report_doc_plot(d, title, rel, svg, NULL);
-				free(path);
-			}
-		}
+		figure_plot(c, f, &p);
+		if (p.n_series > 0)
+			pl->draw(pl, d, &p, file);
 		report_plot_release(&p);
-		free(svg);
 		free(title);
 		free(file);
-		free(rel);
 	}
-	free(plotdir);
+	free(axis_file);
+}
+
+void compare_render(struct report_doc *d, const struct compare *c, struct report_plotter *pl)
+{
+	report_doc_para(d, "A is '%s', B is '%s': %zu cells in both.", c->a->dir, c->b->dir,
+			c->n_pairs);
+	section_environment(d, c);
+	section_table(d, c);
+	section_plots(d, c, pl);
 }
 
 int compare_write(const struct compare *c, const char *outdir, struct zb_error *err)
 {
+	struct report_plotter pl;
 	struct report_doc d;
+	struct outdir out;
 	char *title;
+	int rc;
 
-	if (mkdir_p(outdir, 0755, err) < 0)
+	if (outdir_open(&out, outdir, OUTDIR_CREATE, 0755, err) < 0)
 		return error_wrap(err, "comparing '%s' and '%s'", c->a->dir, c->b->dir);
 	title = xasprintf("zbench compare: %s vs %s", c->a->name, c->b->name);
 	report_doc_open(&d, title);
 	free(title);
-	report_doc_para(&d, "A is '%s', B is '%s': %zu cells in both.", c->a->dir, c->b->dir,
-			c->n_pairs);
-	section_environment(&d, c);
-	section_table(&d, c);
-	section_plots(&d, c, outdir);
-	if (report_doc_write(&d, outdir, "compare", err) < 0)
+	report_plotter_files(&pl, &out, "compare-plots");
+	compare_render(&d, c, &pl);
+	report_plotter_release(&pl);
+	rc = report_doc_write(&d, &out, "compare", err);
+	outdir_close(&out);
+	if (rc < 0)
 		return error_wrap(err, "comparing '%s' and '%s'", c->a->dir, c->b->dir);
 	return 0;
 }

@@ -24,7 +24,11 @@ struct compare {
 int compare_runs(const struct report_run *a, const struct report_run *b, struct compare *out,
 		 struct zb_error *err);
 
-/* Write OUTDIR/compare.md, OUTDIR/compare.html and OUTDIR/compare-plots/. */
+/* The comparison into an open document (report_doc_open()), plots through pl. */
+void compare_render(struct report_doc *d, const struct compare *c, struct report_plotter *pl);
+
+/* Write OUTDIR/compare.md, OUTDIR/compare.html and OUTDIR/compare-plots/, through
+ * builder/outdir.h. */
 int compare_write(const struct compare *c, const char *outdir, struct zb_error *err);
 
 void compare_release(struct compare *c);

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "outdir.h"
 #include "report.h"
 #include "results.h"
 #include "util.h"
@@ -425,32 +426,16 @@ static const char *base_name(const char *path)
 	return p;
 }
 
-int report_run_load(const char *dir, struct report_run *run, struct zb_error *err)
+int report_run_from(struct report_run *run, const char *dir, json_t *manifest, json_t *records,
+		    struct zb_error *err)
 {
-	char *mpath = xasprintf("%s/manifest.json", dir);
-	json_error_t jerr;
 	const json_t *rec;
 	size_t i;
 
 	memset(run, 0, sizeof(*run));
 	run->dir = xstrdup(dir);
-	if (path_exists(mpath)) {
-		run->manifest = json_load_file(mpath, JSON_REJECT_DUPLICATES, &jerr);
-		if (!json_is_object(run->manifest)) {
-			error_set(err, EINVAL, "'%s':%d:%d: %s", mpath, jerr.line, jerr.column,
-				  run->manifest ? "not an object" : jerr.text);
-			free(mpath);
-			report_run_release(run);
-			return -1;
-		}
-	} else {
-		run->manifest = json_object();
-	}
-	free(mpath);
-	if (results_read_cells(dir, &run->records, err) < 0) {
-		report_run_release(run);
-		return error_wrap(err, "reading run '%s'", dir);
-	}
+	run->manifest = manifest;
+	run->records = records;
 	json_array_foreach (run->records, i, rec) {
 		const char *id = str_get(rec, "cell");
 
@@ -475,6 +460,36 @@ int report_run_load(const char *dir, struct report_run *run, struct zb_error *er
 	if (!run->name)
 		run->name = base_name(run->dir);
 	run_axes(run);
+	return 0;
+}
+
+int report_run_load(const char *dir, struct report_run *run, struct zb_error *err)
+{
+	struct results_skipped skipped = { 0 };
+	json_t *manifest = NULL, *records = NULL;
+	struct outdir d;
+
+	memset(run, 0, sizeof(*run));
+	if (outdir_open(&d, dir, 0, 0, err) < 0)
+		return error_wrap(err, "reading run '%s'", dir);
+	if (results_load_manifest(&d, &manifest, err) < 0) {
+		if (err->errnum != ENOENT) {
+			outdir_close(&d);
+			return -1;
+		}
+		manifest = json_object(); /* a run without a manifest still has records */
+	}
+	if (results_load_cells(&d, &records, &skipped, err) < 0) {
+		outdir_close(&d);
+		json_decref(manifest);
+		return error_wrap(err, "reading run '%s'", dir);
+	}
+	outdir_close(&d);
+	if (report_run_from(run, dir, manifest, records, err) < 0) {
+		results_skipped_release(&skipped);
+		return -1;
+	}
+	run->skipped = skipped;
 	return 0;
 }
 
@@ -503,6 +518,7 @@ void report_run_release(struct report_run *run)
 	free(run->cells);
 	json_decref(run->manifest);
 	json_decref(run->records);
+	results_skipped_release(&run->skipped);
 	free(run->dir);
 	memset(run, 0, sizeof(*run));
 }
@@ -517,17 +533,23 @@ int report_run_all_ok(const struct report_run *run)
 
 char *report_cell_others(const struct report_run *run, const struct report_cell *c, size_t skip)
 {
-	char *s = NULL;
-	size_t len = 0, n = 0;
-	FILE *f = open_memstream(&s, &len);
+	size_t len = 1, n = 0;
+	char *s, *p;
 
+	/* called for every pair of cells by the claims: one allocation, no stream */
+	for (size_t k = 0; k < run->n_axes; k++)
+		if (k != skip)
+			len += strlen(run->axes[k].name) + 3 +
+			       strlen(c->axis_label && c->axis_label[k] ? c->axis_label[k] : "?");
+	p = s = xmalloc(len);
 	for (size_t k = 0; k < run->n_axes; k++) {
+		const char *label = c->axis_label && c->axis_label[k] ? c->axis_label[k] : "?";
+
 		if (k == skip)
 			continue;
-		fprintf(f, "%s%s=%s", n++ ? ", " : "", run->axes[k].name,
-			c->axis_label && c->axis_label[k] ? c->axis_label[k] : "?");
+		p += sprintf(p, "%s%s=%s", n++ ? ", " : "", run->axes[k].name, label);
 	}
-	fclose(f);
+	*p = '\0';
 	return s;
 }
 
@@ -549,8 +571,8 @@ static void md_text(FILE *f, const char *s, int line_start)
 	for (; *s; s++) {
 		char prev = s > start ? s[-1] : ' ', next = s[1];
 
-		if (*s == '\n' || *s == '\r' || *s == '\t')
-			fputc(' ', f);
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			fputc(' ', f); /* line breaks, tabs, and escape sequences for a terminal */
 		else if (strchr("\\`*[]|", *s))
 			fprintf(f, "\\%c", *s);
 		else if (*s == '_' && !(is_word(prev) && is_word(next)))
@@ -708,9 +730,13 @@ void report_doc_pre(struct report_doc *d, const char *text)
 		if (run > longest)
 			longest = run;
 	}
-	fprintf(d->md, "%.*s\n%s%s%.*s\n\n", (int)longest + 1, "````````````````````````````````",
-		text, text[0] && text[strlen(text) - 1] != '\n' ? "\n" : "", (int)longest + 1,
-		"````````````````````````````````");
+	fprintf(d->md, "%.*s\n", (int)longest + 1, "````````````````````````````````");
+	for (const char *p = text; *p; p++) /* as it is, but what a terminal would act on */
+		fputc(((unsigned char)*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f ? '?'
+											   : *p,
+		      d->md);
+	fprintf(d->md, "%s%.*s\n\n", text[0] && text[strlen(text) - 1] != '\n' ? "\n" : "",
+		(int)longest + 1, "````````````````````````````````");
 	fputs("<pre>", d->html);
 	html_text(d->html, text);
 	fputs("</pre>\n", d->html);
@@ -747,28 +773,74 @@ void report_doc_plot(struct report_doc *d, const char *alt, const char *rel_path
 	}
 }
 
-int report_doc_write(struct report_doc *d, const char *outdir, const char *stem,
-		     struct zb_error *err)
+void report_doc_finish(struct report_doc *d, char **md, char **html)
 {
-	char *path;
-	int rc;
-
 	fputs("</body>\n</html>\n", d->html);
 	fclose(d->md);
 	fclose(d->html);
 	d->md = d->html = NULL;
-	path = xasprintf("%s/%s.md", outdir, stem);
-	rc = write_file_atomic(path, d->md_buf, d->md_len, 0644, err);
-	free(path);
-	if (rc == 0) {
-		path = xasprintf("%s/%s.html", outdir, stem);
-		rc = write_file_atomic(path, d->html_buf, d->html_len, 0644, err);
-		free(path);
-	}
-	free(d->md_buf);
-	free(d->html_buf);
+	*md = d->md_buf;
+	*html = d->html_buf;
 	d->md_buf = d->html_buf = NULL;
+}
+
+int report_doc_write(struct report_doc *d, const struct outdir *out, const char *stem,
+		     struct zb_error *err)
+{
+	char *md, *html, *name;
+	int rc;
+
+	report_doc_finish(d, &md, &html);
+	name = xasprintf("%s.md", stem);
+	rc = outdir_write(out, name, md, strlen(md), 0644, err);
+	free(name);
+	if (rc == 0) {
+		name = xasprintf("%s.html", stem);
+		rc = outdir_write(out, name, html, strlen(html), 0644, err);
+		free(name);
+	}
+	free(md);
+	free(html);
 	return rc;
+}
+
+/* The files plotter: gnuplot, then OUTDIR/<rel_dir>/<file>. */
+static void draw_to_file(struct report_plotter *pl, struct report_doc *d,
+			 const struct report_plot *p, const char *file)
+{
+	char *rel = xasprintf("%s/%s", pl->rel_dir, file), *svg = NULL;
+	struct zb_error perr = { 0 };
+
+	if (!pl->opened) {
+		pl->opened = 1;
+		if (outdir_sub(pl->out, pl->rel_dir, OUTDIR_CREATE, 0755, &pl->dir, &pl->why) < 0)
+			pl->dir.fd = -1;
+	}
+	if (pl->dir.fd < 0)
+		report_doc_plot(d, p->title, rel, NULL, pl->why.msg);
+	else if (report_plot_render(p, &svg, &perr) < 0 ||
+		 outdir_write(&pl->dir, file, svg, strlen(svg), 0644, &perr) < 0)
+		report_doc_plot(d, p->title, rel, NULL, perr.msg);
+	else
+		report_doc_plot(d, p->title, rel, svg, NULL);
+	free(svg);
+	free(rel);
+}
+
+void report_plotter_files(struct report_plotter *pl, const struct outdir *out, const char *rel_dir)
+{
+	memset(pl, 0, sizeof(*pl));
+	pl->draw = draw_to_file;
+	pl->rel_dir = rel_dir;
+	pl->out = out;
+	pl->dir.fd = -1;
+}
+
+void report_plotter_release(struct report_plotter *pl)
+{
+	if (pl->dir.fd >= 0)
+		outdir_close(&pl->dir);
+	pl->dir.fd = -1;
 }
 
 const char *report_fmt_num(double v, char *buf, size_t len)
@@ -830,48 +902,107 @@ void report_plot_release(struct report_plot *p)
 	p->n_series = 0;
 }
 
-/* A string for a single-quoted gnuplot literal: only ' is special ('' inside). */
-static void gp_quote(FILE *f, const char *s)
+/* ---- gnuplot scripts: record text only ever inside a string literal -------------------------- */
+
+/* The one way text reaches a gnuplot script (titles, labels, keys, file names): a single-quoted
+ * literal, inside which gnuplot expands nothing (no backquotes, no @macros, no escapes) and only
+ * a doubled '' stands for '. A line break would end the command, so control characters become
+ * spaces. Numbers are never copied from text: they are parsed and printed again (gp_number). */
+static void gp_string(FILE *f, const char *s)
 {
 	fputc('\'', f);
 	for (; *s; s++) {
-		if (*s == '\'')
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '\'')
 			fputs("''", f);
-		else if (*s != '\n' && *s != '\r')
-			fputc(*s, f);
+		else if (c < 0x20 || c == 0x7f)
+			fputc(' ', f);
+		else
+			fputc(c, f);
 	}
 	fputc('\'', f);
 }
 
-static int write_temp(const char *dir, const char *suffix, const char *text, char **path,
-		      struct zb_error *err)
+/* A tic position from a label: the whole label must be a finite number ("12", "0.5"). */
+static int gp_parse_number(const char *s, double *out)
 {
-	char *p = xasprintf("%s/.zbench-plot-XXXXXX%s", dir, suffix);
-	int fd = mkstemps(p, (int)strlen(suffix));
-	size_t len = strlen(text), off = 0;
+	char *end;
 
-	if (fd < 0) {
-		error_sys(err, errno, "creating a temporary file in '%s'", dir);
-		free(p);
-		return -1;
-	}
-	while (off < len) {
-		ssize_t w = write(fd, text + off, len - off);
+	errno = 0;
+	*out = strtod(s, &end);
+	return end != s && *end == '\0' && errno == 0 && isfinite(*out) ? 0 : -1;
+}
 
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			error_sys(err, errno, "writing '%s'", p);
-			close(fd);
-			unlink(p);
-			free(p);
-			return -1;
+static void gp_xtics(FILE *f, const struct report_axis *ax)
+{
+	size_t n = 0;
+	double x;
+
+	if (ax->numeric) {
+		/* tics at the axis's own values (9 and 12, not 9, 9.5, 10, ...): the labels come
+		 * from the manifest, so only those that are numbers are placed, at that number */
+		for (size_t i = 0; i < ax->n_categories; i++)
+			n += gp_parse_number(ax->categories[i], &x) == 0;
+		if (n == 0 || n > 16)
+			return;
+		n = 0;
+		fputs("set xtics (", f);
+		for (size_t i = 0; i < ax->n_categories; i++) {
+			if (gp_parse_number(ax->categories[i], &x) < 0)
+				continue;
+			fputs(n++ ? ", " : "", f);
+			gp_string(f, ax->categories[i]);
+			fprintf(f, " %.17g", x);
 		}
-		off += (size_t)w;
+		fputs(")\n", f);
+		return;
 	}
-	close(fd);
-	*path = p;
-	return 0;
+	fputs("set xtics (", f);
+	for (size_t i = 0; i < ax->n_categories; i++) {
+		fputs(i ? ", " : "", f);
+		gp_string(f, ax->categories[i]);
+		fprintf(f, " %zu", i);
+	}
+	fputs(")\n", f);
+	fprintf(f, "set xrange [-0.5:%zu.5]\nset offsets 0, 0, graph 0.05, graph 0.05\n",
+		ax->n_categories ? ax->n_categories - 1 : 0);
+}
+
+void report_plot_script(const struct report_plot *p, const char *data_path, FILE *f)
+{
+	const struct report_axis *ax = p->xaxis;
+
+	fputs("set terminal svg size 560,360 fixed font 'Helvetica,12' background rgb 'white'\n"
+	      "set termoption noenhanced\n"
+	      "set encoding utf8\n"
+	      "set key outside right top vertical Left reverse noautotitle\n"
+	      "set grid ytics lc rgb '#dddddd'\n"
+	      "set border 3\nset tics nomirror\n"
+	      "set offsets graph 0.05, graph 0.05, graph 0.05, 0\n",
+	      f);
+	fputs("set title ", f);
+	gp_string(f, p->title);
+	fputs("\nset xlabel ", f);
+	gp_string(f, ax->name);
+	fputs("\nset ylabel ", f);
+	gp_string(f, p->ylabel);
+	fputc('\n', f);
+	if (ax->numeric && ax->logscale)
+		fputs("set logscale x 2\n", f);
+	gp_xtics(f, ax);
+	if (p->zero_line)
+		fputs("set xzeroaxis lt -1 lw 1\n", f);
+	else
+		fputs("set yrange [0:*]\n", f); /* magnitudes: a cut axis exaggerates differences */
+	fputs("plot ", f);
+	for (size_t i = 0; i < p->n_series; i++) {
+		fputs(i ? ", \\\n     " : "", f);
+		gp_string(f, data_path);
+		fprintf(f, " index %zu using 1:2:3 with yerrorlines lw 2 pt 7 ps 0.8 title ", i);
+		gp_string(f, p->series[i].title);
+	}
+	fputc('\n', f);
 }
 
 struct point {
@@ -885,17 +1016,9 @@ static int point_cmp(const void *pa, const void *pb)
 	return a->x < b->x ? -1 : a->x > b->x;
 }
 
-int report_plot_render(const struct report_plot *p, const char *tmpdir, char **svg,
-		       struct zb_error *err)
+/* The data: one block per series (gnuplot's `index`), points sorted by x. */
+static void plot_data(const struct report_plot *p, FILE *f)
 {
-	const struct report_axis *ax = p->xaxis;
-	char *data = NULL, *script = NULL, *data_path = NULL, *script_path = NULL;
-	size_t data_len = 0, script_len = 0;
-	FILE *f;
-	int rc = -1;
-
-	/* data: one block per series (gnuplot's `index`), points sorted by x */
-	f = open_memstream(&data, &data_len);
 	for (size_t i = 0; i < p->n_series; i++) {
 		const struct report_series *s = &p->series[i];
 		struct point *pts = xcalloc(s->n, sizeof(*pts));
@@ -909,98 +1032,63 @@ int report_plot_render(const struct report_plot *p, const char *tmpdir, char **s
 		fputs("\n\n", f);
 		free(pts);
 	}
-	fclose(f);
-	if (write_temp(tmpdir, ".dat", data, &data_path, err) < 0)
-		goto out;
+}
 
+/* gnuplot on `script`; its SVG in *svg, its complaints in the error. */
+static int gnuplot_run(const char *script, const char *log, char **svg, struct zb_error *err)
+{
+	char *argv[] = { "gnuplot", (char *)script, NULL };
+	int st = run_capture(argv, log, 16u << 20, svg, err);
+	char *text = NULL;
+	size_t len;
+
+	if (st == 0)
+		return 0;
+	if (st > 0) {
+		read_file(log, 4096, &text, &len, err);
+		error_set(err, 0, "gnuplot exited with status %d%s%s", st, text ? ": " : "",
+			  text ? text : "");
+		for (char *c = text ? strchr(err->msg, '\n') : NULL; c; c = strchr(c, '\n'))
+			*c = ' ';
+	}
+	free(text);
+	free(*svg);
+	*svg = NULL;
+	return -1;
+}
+
+int report_plot_render(const struct report_plot *p, char **svg, struct zb_error *err)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *dir = xasprintf("%s/zbench-plot-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	char *data = NULL, *script = NULL, *dat_path = NULL, *gp_path = NULL, *log = NULL;
+	size_t data_len = 0, script_len = 0;
+	FILE *f;
+	int rc = -1;
+
+	/* gnuplot's files live in a private directory of their own, never in the output */
+	if (!mkdtemp(dir)) {
+		error_sys(err, errno, "creating a temporary directory '%s'", dir);
+		free(dir);
+		return -1;
+	}
+	dat_path = xasprintf("%s/plot.dat", dir);
+	gp_path = xasprintf("%s/plot.gp", dir);
+	log = xasprintf("%s/gnuplot.log", dir);
+	f = open_memstream(&data, &data_len);
+	plot_data(p, f);
+	fclose(f);
 	f = open_memstream(&script, &script_len);
-	fputs("set terminal svg size 560,360 fixed font 'Helvetica,12' background rgb 'white'\n"
-	      "set termoption noenhanced\n"
-	      "set encoding utf8\n"
-	      "set key outside right top vertical Left reverse noautotitle\n"
-	      "set grid ytics lc rgb '#dddddd'\n"
-	      "set border 3\nset tics nomirror\n"
-	      "set offsets graph 0.05, graph 0.05, graph 0.05, 0\n",
-	      f);
-	fputs("set title ", f);
-	gp_quote(f, p->title);
-	fputs("\nset xlabel ", f);
-	gp_quote(f, ax->name);
-	fputs("\nset ylabel ", f);
-	gp_quote(f, p->ylabel);
-	fputc('\n', f);
-	if (ax->numeric) {
-		if (ax->logscale)
-			fputs("set logscale x 2\n", f);
-		/* tics at the axis's own values: 9 and 12, not 9, 9.5, 10, ... */
-		if (ax->n_categories > 0 && ax->n_categories <= 16) {
-			fputs("set xtics (", f);
-			for (size_t i = 0; i < ax->n_categories; i++) {
-				fprintf(f, "%s", i ? ", " : "");
-				gp_quote(f, ax->categories[i]);
-				fprintf(f, " %s", ax->categories[i]);
-			}
-			fputs(")\n", f);
-		}
-	} else {
-		fputs("set xtics (", f);
-		for (size_t i = 0; i < ax->n_categories; i++) {
-			fprintf(f, "%s", i ? ", " : "");
-			gp_quote(f, ax->categories[i]);
-			fprintf(f, " %zu", i);
-		}
-		fputs(")\n", f);
-		fprintf(f, "set xrange [-0.5:%zu.5]\nset offsets 0, 0, graph 0.05, graph 0.05\n",
-			ax->n_categories ? ax->n_categories - 1 : 0);
-	}
-	if (p->zero_line)
-		fputs("set xzeroaxis lt -1 lw 1\n", f);
-	else
-		fputs("set yrange [0:*]\n", f); /* magnitudes: a cut axis exaggerates differences */
-	fputs("plot ", f);
-	for (size_t i = 0; i < p->n_series; i++) {
-		fprintf(f, "%s", i ? ", \\\n     " : "");
-		gp_quote(f, data_path);
-		fprintf(f, " index %zu using 1:2:3 with yerrorlines lw 2 pt 7 ps 0.8 title ", i);
-		gp_quote(f, p->series[i].title);
-	}
-	fputc('\n', f);
+	report_plot_script(p, dat_path, f);
 	fclose(f);
-	if (write_temp(tmpdir, ".gp", script, &script_path, err) < 0)
-		goto out;
-	{
-		char *argv[] = { "gnuplot", script_path, NULL };
-		char *log = xasprintf("%s.log", script_path);
-		int st = run_capture(argv, log, 16u << 20, svg, err);
-
-		if (st != 0) {
-			char *text = NULL;
-			size_t len;
-
-			if (st > 0) {
-				read_file(log, 4096, &text, &len, err);
-				error_set(err, 0, "gnuplot exited with status %d%s%s", st,
-					  text ? ": " : "", text ? text : "");
-				for (char *c = text ? strchr(err->msg, '\n') : NULL; c;
-				     c = strchr(c, '\n'))
-					*c = ' ';
-			}
-			free(text);
-			free(*svg);
-			*svg = NULL;
-		} else {
-			rc = 0;
-		}
-		unlink(log);
-		free(log);
-	}
-out:
-	if (data_path)
-		unlink(data_path);
-	if (script_path)
-		unlink(script_path);
-	free(data_path);
-	free(script_path);
+	if (write_file_atomic(dat_path, data, data_len, 0600, err) == 0 &&
+	    write_file_atomic(gp_path, script, script_len, 0600, err) == 0)
+		rc = gnuplot_run(gp_path, log, svg, err);
+	remove_tree(dir, &(struct zb_error){ 0 });
+	free(dir);
+	free(dat_path);
+	free(gp_path);
+	free(log);
 	free(data);
 	free(script);
 	return rc;
@@ -1629,6 +1717,13 @@ static void claim_eval_pairs(const struct report_run *run, const json_t *claim, 
 	num_get(cmp, "margin_percent", &margin);
 	num_get(ratio, "min", &lo);
 	num_get(ratio, "max", &hi);
+	if (cmp && !(op && (!strcmp(op, "<") || !strcmp(op, ">")))) {
+		/* a manifest is not a checked matrix: its claim may have any op, or none */
+		(*groups)++;
+		(*nodata)++;
+		fputs("the claim's op is not < or >", f);
+		return;
+	}
 	for (size_t i = 0; i < run->n_cells; i++) {
 		const struct report_cell *a = &run->cells[i], *b = NULL;
 		struct stats_summary sa, sb;
@@ -1955,119 +2050,121 @@ static const struct figure {
 	  4 },
 };
 
-static void section_plots(struct report_doc *d, const struct report_run *run, const char *outdir)
+/* The plot of one figure against axis k: one series per metric and values of the other axes. */
+static size_t figure_plot(const struct report_run *run, size_t k, const struct figure *fig,
+			  struct report_plot *p)
 {
-	char *plotdir = xasprintf("%s/report-plots", outdir);
-	struct zb_error err = { 0 };
-	int dir_ok;
+	size_t points = 0;
 
-	if (run->n_axes == 0) {
-		free(plotdir);
-		return;
+	for (size_t i = 0; i < run->n_cells; i++) {
+		const struct report_cell *c = &run->cells[i];
+		char *others;
+
+		if (!c->axis_label || !c->axis_label[k])
+			continue;
+		others = report_cell_others(run, c, k);
+		for (size_t j = 0; j < fig->n_metrics; j++) {
+			enum report_metric m = fig->metrics[j];
+			char *series;
+
+			if (c->stats[m].n == 0)
+				continue;
+			series = *others ? xasprintf("%s, %s", report_metrics[m].title, others)
+					 : xstrdup(report_metrics[m].title);
+			report_series_add(p, series, c->axis_x[k], c->stats[m].mean,
+					  c->stats[m].ci_half);
+			points++;
+			free(series);
+		}
+		free(others);
 	}
+	return points;
+}
+
+static void section_plots(struct report_doc *d, const struct report_run *run,
+			  struct report_plotter *pl)
+{
+	if (run->n_axes == 0)
+		return;
 	report_doc_heading(d, 2, "Plots");
 	report_doc_para(d, "Each point is a cell's mean over its ok repeats; error bars are the "
 			   "95%% confidence interval (none with one repeat).");
-	dir_ok = mkdir_p(plotdir, 0755, &err) == 0;
 	for (size_t k = 0; k < run->n_axes; k++) {
 		const struct report_axis *ax = &run->axes[k];
 		char *h = xasprintf("Against %s", ax->name);
+		char *axis_file = outdir_name_from(ax->name);
 
 		report_doc_heading(d, 3, h);
 		free(h);
 		for (size_t f = 0; f < ARRAY_SIZE(figures); f++) {
 			struct report_plot p = { .ylabel = figures[f].ylabel, .xaxis = ax };
 			char *title = xasprintf("%s vs %s", figures[f].title, ax->name);
-			char *file = xasprintf("%s-%zu-%s.svg", figures[f].stem, k, ax->name);
-			char *rel = xasprintf("report-plots/%s", file), *svg = NULL;
-			size_t points = 0;
+			/* the axis index keeps names apart that the sanitising made equal */
+			char *file = xasprintf("%s-%zu-%s.svg", figures[f].stem, k, axis_file);
 
 			p.title = title;
-			for (size_t i = 0; i < run->n_cells; i++) {
-				const struct report_cell *c = &run->cells[i];
-				char *others;
-
-				if (!c->axis_label || !c->axis_label[k])
-					continue;
-				others = report_cell_others(run, c, k);
-				for (size_t j = 0; j < figures[f].n_metrics; j++) {
-					enum report_metric m = figures[f].metrics[j];
-					char *series;
-
-					if (c->stats[m].n == 0)
-						continue;
-					series = *others
-						     ? xasprintf("%s, %s", report_metrics[m].title,
-								 others)
-						     : xstrdup(report_metrics[m].title);
-					report_series_add(&p, series, c->axis_x[k],
-							  c->stats[m].mean, c->stats[m].ci_half);
-					points++;
-					free(series);
-				}
-				free(others);
-			}
-			if (points > 0) {
-				struct zb_error perr = { 0 };
-
-				if (!dir_ok) {
-					report_doc_plot(d, title, rel, NULL, err.msg);
-				} else if (report_plot_render(&p, outdir, &svg, &perr) < 0) {
-					report_doc_plot(d, title, rel, NULL, perr.msg);
-				} else {
-					char *path = xasprintf("%s/%s", plotdir, file);
-
-					if (write_file_atomic(path, svg, strlen(svg), 0644, &perr) <
-					    0)
-						report_doc_plot(d, title, rel, NULL, perr.msg);
-					else
-						report_doc_plot(d, title, rel, svg, NULL);
-					free(path);
-				}
-			}
-			free(svg);
+			if (figure_plot(run, k, &figures[f], &p) > 0)
+				pl->draw(pl, d, &p, file);
 			free(title);
 			free(file);
-			free(rel);
 			report_plot_release(&p);
 		}
+		free(axis_file);
 	}
-	free(plotdir);
 }
 
-int report_write(const struct report_run *run, const char *outdir, struct zb_error *err)
+void report_render(struct report_doc *d, const struct report_run *run, struct report_plotter *pl)
 {
 	const json_t *content =
 	    json_object_get(json_object_get(run->manifest, "matrix"), "content");
-	struct report_doc d;
 	size_t cells_ok = 0;
-	char *title;
 
-	if (mkdir_p(outdir, 0755, err) < 0)
-		return error_wrap(err, "report for '%s'", run->dir);
 	for (size_t i = 0; i < run->n_cells; i++)
 		cells_ok += run->cells[i].n_ok == run->cells[i].n_repeats;
-	title = xasprintf("zbench report: %s", run->name);
-	report_doc_open(&d, title);
-	free(title);
 	if (str_get(content, "description") && *str_get(content, "description"))
-		report_doc_para(&d, "%s", str_get(content, "description"));
+		report_doc_para(d, "%s", str_get(content, "description"));
 	if (run->n_skipped)
-		report_doc_para(&d,
+		report_doc_para(d,
 				"%zu of %zu cells ok (%zu records; %zu without a cell id "
 				"skipped).",
 				cells_ok, run->n_cells, json_array_size(run->records),
 				run->n_skipped);
 	else
-		report_doc_para(&d, "%zu of %zu cells ok (%zu records).", cells_ok, run->n_cells,
+		report_doc_para(d, "%zu of %zu cells ok (%zu records).", cells_ok, run->n_cells,
 				json_array_size(run->records));
-	section_environment(&d, run);
-	section_results(&d, run);
-	section_claims(&d, run);
-	section_references(&d, run);
-	section_failures(&d, run);
-	section_plots(&d, run, outdir);
-	if (report_doc_write(&d, outdir, "report", err) < 0)
+	if (run->skipped.lines)
+		report_doc_para(d,
+				"%zu line%s of cells.jsonl could not be read as records (too "
+				"long, or not a JSON object) and %s left out.",
+				run->skipped.lines, run->skipped.lines == 1 ? "" : "s",
+				run->skipped.lines == 1 ? "is" : "are");
+	section_environment(d, run);
+	section_results(d, run);
+	section_claims(d, run);
+	section_references(d, run);
+	section_failures(d, run);
+	section_plots(d, run, pl);
+}
+
+int report_write(const struct report_run *run, const char *outdir, struct zb_error *err)
+{
+	struct report_plotter pl;
+	struct report_doc d;
+	struct outdir out;
+	char *title;
+	int rc;
+
+	if (outdir_open(&out, outdir, OUTDIR_CREATE, 0755, err) < 0)
+		return error_wrap(err, "report for '%s'", run->dir);
+	title = xasprintf("zbench report: %s", run->name);
+	report_doc_open(&d, title);
+	free(title);
+	report_plotter_files(&pl, &out, "report-plots");
+	report_render(&d, run, &pl);
+	report_plotter_release(&pl);
+	rc = report_doc_write(&d, &out, "report", err);
+	outdir_close(&out);
+	if (rc < 0)
 		return error_wrap(err, "report for '%s'", run->dir);
 	return 0;
 }
@@ -2137,12 +2234,11 @@ static size_t junit_claims(FILE *f, const struct report_run *run, size_t *n_test
 	return failed;
 }
 
-int report_write_junit(const struct report_run *run, const char *path, struct zb_error *err)
+char *report_junit(const struct report_run *run, size_t *len)
 {
 	char *body = NULL, *doc = NULL;
-	size_t body_len = 0, doc_len = 0, tests = 0, failures = 0;
+	size_t body_len = 0, tests = 0, failures = 0;
 	FILE *f = open_memstream(&body, &body_len), *g;
-	int rc;
 
 	for (size_t i = 0; i < run->n_cells; i++) {
 		const struct report_cell *c = &run->cells[i];
@@ -2193,7 +2289,7 @@ int report_write_junit(const struct report_run *run, const char *path, struct zb
 	failures += junit_claims(f, run, &tests);
 	fclose(f);
 
-	g = open_memstream(&doc, &doc_len);
+	g = open_memstream(&doc, len);
 	fputs(
 	    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"zbench.",
 	    g);
@@ -2202,8 +2298,16 @@ int report_write_junit(const struct report_run *run, const char *path, struct zb
 	    g, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\">\n%s  </testsuite>\n</testsuites>\n",
 	    tests, failures, body);
 	fclose(g);
-	rc = write_file_atomic(path, doc, doc_len, 0644, err);
 	free(body);
+	return doc;
+}
+
+int report_write_junit(const struct report_run *run, const char *path, struct zb_error *err)
+{
+	size_t len;
+	char *doc = report_junit(run, &len);
+	int rc = write_file_atomic(path, doc, len, 0644, err);
+
 	free(doc);
 	if (rc < 0)
 		return error_wrap(err, "writing JUnit XML");

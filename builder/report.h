@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "error.h"
+#include "results.h"
 #include "stats.h"
 
 /* The metrics taken from each record's fio-shaped result (.fio). */
@@ -91,11 +92,18 @@ struct report_run {
 	size_t n_axes;
 	struct report_cell *cells; /* sorted by index, then id */
 	size_t n_cells;
-	size_t n_skipped; /* records without a cell id */
+	size_t n_skipped;		/* records without a cell id */
+	struct results_skipped skipped; /* lines of cells.jsonl that were not records */
 };
 
-/* Read RUNDIR/manifest.json (optional) and RUNDIR/cells.jsonl (required, at least one record). */
+/* Read RUNDIR/manifest.json (optional) and RUNDIR/cells.jsonl (required, at least one record),
+ * as builder/results.h reads them: never through a symlink; lines that are not records are
+ * skipped into run->skipped for the command to show. */
 int report_run_load(const char *dir, struct report_run *run, struct zb_error *err);
+/* The run model from a manifest (an object) and records (an array), both of which it takes
+ * over (released on failure too); `dir` names the run. */
+int report_run_from(struct report_run *run, const char *dir, json_t *manifest, json_t *records,
+		    struct zb_error *err);
 void report_run_release(struct report_run *run);
 
 /* Every cell's every repeat ended ok (and there is at least one cell). */
@@ -105,10 +113,13 @@ int report_run_all_ok(const struct report_run *run);
  * none. A claim that cannot be judged (a cell missing or failed) did not hold. */
 int report_run_claims_held(const struct report_run *run);
 
-/* Write OUTDIR/report.md, OUTDIR/report.html and the plots under OUTDIR/report-plots/. */
+/* Write OUTDIR/report.md, OUTDIR/report.html and the plots under OUTDIR/report-plots/ (file
+ * names from axis names made safe: outdir_name_from()), through builder/outdir.h. */
 int report_write(const struct report_run *run, const char *outdir, struct zb_error *err);
 
-/* Write JUnit XML to `path`: one testcase per cell, failed cells as failures with their detail. */
+/* JUnit XML: one testcase per cell, failed cells as failures with their detail, one per claim.
+ * report_junit() returns the document (malloc'd, its length in *len). */
+char *report_junit(const struct report_run *run, size_t *len);
 int report_write_junit(const struct report_run *run, const char *path, struct zb_error *err);
 
 /* A cell's value at a config path ("pool.properties.ashift", "disks[1].size"); NULL if absent. */
@@ -118,6 +129,8 @@ const json_t *report_config_get(const json_t *config, const char *path);
 
 /* A document written as Markdown and HTML at once, so both always hold the same tables. Text
  * arguments are plain text: the writer escapes them for each format. */
+struct report_plot;
+
 struct report_doc {
 	FILE *md, *html;
 	char *md_buf, *html_buf;
@@ -138,8 +151,31 @@ void report_doc_pre(struct report_doc *d, const char *text);
 void report_doc_plot(struct report_doc *d, const char *alt, const char *rel_path, const char *svg,
 		     const char *missing);
 /* Finish and write OUTDIR/<stem>.md and OUTDIR/<stem>.html. */
-int report_doc_write(struct report_doc *d, const char *outdir, const char *stem,
+int report_doc_write(struct report_doc *d, const struct outdir *out, const char *stem,
 		     struct zb_error *err);
+/* Finish without writing: the Markdown and the HTML in *md and *html (malloc'd). */
+void report_doc_finish(struct report_doc *d, char **md, char **html);
+
+/* Where a document's plots go. draw() renders p and puts it in the document, filed as `file`
+ * (one safe component) in the plot directory, or says in the document why there is no plot. */
+struct report_plotter {
+	void (*draw)(struct report_plotter *pl, struct report_doc *d, const struct report_plot *p,
+		     const char *file);
+	const char *rel_dir; /* the plot directory as the Markdown links it: "report-plots" */
+	/* the files plotter's own: OUTDIR held, the plot directory opened at the first plot */
+	const struct outdir *out;
+	struct outdir dir;
+	int opened;
+	struct zb_error why; /* why the plot directory could not be opened */
+};
+
+/* The plotter zbench uses: gnuplot, and the SVGs written to OUTDIR/<rel_dir>/ (created at the
+ * first plot, never through a symlink). */
+void report_plotter_files(struct report_plotter *pl, const struct outdir *out, const char *rel_dir);
+void report_plotter_release(struct report_plotter *pl);
+
+/* The report of one run into an open document (report_doc_open()), plots through pl. */
+void report_render(struct report_doc *d, const struct report_run *run, struct report_plotter *pl);
 
 /* A number in 3-4 significant digits without an exponent: "0.0123", "4.56", "123", "12346". */
 const char *report_fmt_num(double v, char *buf, size_t len);
@@ -161,10 +197,13 @@ struct report_plot {
 void report_series_add(struct report_plot *p, const char *title, double x, double y, double err);
 void report_plot_release(struct report_plot *p);
 
-/* Render with gnuplot (argv, no shell; data and script through temporary files in `tmpdir`)
- * into an SVG document in *svg (malloc'd). */
-int report_plot_render(const struct report_plot *p, const char *tmpdir, char **svg,
-		       struct zb_error *err);
+/* The gnuplot script that draws p from the data file `data_path`. Every string in it (titles,
+ * labels, keys, the file name) is a single-quoted literal, whatever the run's records and
+ * manifest hold; numbers are printed from doubles, never copied from text. */
+void report_plot_script(const struct report_plot *p, const char *data_path, FILE *f);
+/* Render with gnuplot (argv, no shell; data and script through files in a private temporary
+ * directory under $TMPDIR) into an SVG document in *svg (malloc'd). */
+int report_plot_render(const struct report_plot *p, char **svg, struct zb_error *err);
 
 /* The distinct string values of record.<outer>.<inner> over all records, sorted, joined by ", "
  * ("2.1.11-1+deb12u1"); "?" when no record has one. malloc'd. */

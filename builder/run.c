@@ -701,12 +701,11 @@ static int kvm_openable(void)
 	return 1;
 }
 
-static char *cell_dir(const char *run_dir, const struct cell *cell, int repeat, int attempt)
+static char *cell_dir_name(const struct cell *cell, int repeat, int attempt)
 {
 	if (attempt > 1)
-		return xasprintf("%s/cells/%03d-%s-r%d-a%d", run_dir, cell->index, cell->id, repeat,
-				 attempt);
-	return xasprintf("%s/cells/%03d-%s-r%d", run_dir, cell->index, cell->id, repeat);
+		return xasprintf("%03d-%s-r%d-a%d", cell->index, cell->id, repeat, attempt);
+	return xasprintf("%03d-%s-r%d", cell->index, cell->id, repeat);
 }
 
 /* One attempt at one cell: fresh disks, a VM, the verdict, one record. *outcome gets a static
@@ -746,9 +745,13 @@ static int run_attempt(struct run_ctx *ctx, const struct cell *cell, int repeat,
 		} else {
 			cr.accel = want;
 		}
-		cr.dir = cell_dir(ctx->res.dir, cell, repeat, attempt);
-		if (mkdir(cr.dir, 0700) < 0 && errno != EEXIST) {
-			error_sys(err, errno, "creating '%s'", cr.dir);
+		{
+			char *name = cell_dir_name(cell, repeat, attempt);
+
+			rc = results_cell_dir(&ctx->res, name, &cr.dir, err);
+			free(name);
+		}
+		if (rc < 0) {
 			cell_run_release(&cr);
 			return -1;
 		}
@@ -870,28 +873,6 @@ static json_t *host_info(void)
 	return h;
 }
 
-/* One zbench per run directory: an flock that dies with the process (so after a SIGKILL,
- * --resume can take it again). */
-static int run_lock(const char *dir, struct zb_error *err)
-{
-	char *path = xasprintf("%s/lock", dir);
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-
-	if (fd < 0) {
-		error_sys(err, errno, "creating '%s'", path);
-		free(path);
-		return -1;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		error_set(err, EBUSY, "'%s' is in use by another zbench", dir);
-		close(fd);
-		free(path);
-		return -1;
-	}
-	free(path);
-	return fd;
-}
-
 static char *default_run_dir(const char *name)
 {
 	char ts[32];
@@ -905,8 +886,9 @@ static char *default_run_dir(const char *name)
 
 /* Kill what a killed zbench left in RUNDIR: QEMU processes whose command line names a file
  * under RUNDIR/cells/ (their own process group outlived us), and disk images. */
-static void cleanup_leftovers(const char *run_dir)
+static void cleanup_leftovers(struct results *res)
 {
+	const char *run_dir = res->dir;
 	char *cells = xasprintf("%s/cells/", run_dir);
 	char *abs = realpath(run_dir, NULL);
 	char *abs_cells = abs ? xasprintf("%s/cells/", abs) : xstrdup(cells);
@@ -941,39 +923,7 @@ static void cleanup_leftovers(const char *run_dir)
 	}
 	if (proc)
 		closedir(proc);
-	{
-		DIR *d = opendir(cells);
-
-		while (d && (de = readdir(d))) {
-			char *sub;
-			DIR *cd;
-			struct dirent *ce;
-
-			if (de->d_name[0] == '.')
-				continue;
-			sub = xasprintf("%s%s", cells, de->d_name);
-			cd = opendir(sub);
-			while (cd && (ce = readdir(cd))) {
-				size_t len = strlen(ce->d_name);
-
-				int image = len > 4 && !strcmp(ce->d_name + len - 4, ".img");
-
-				if (image || !strcmp(ce->d_name, "channel.sock") ||
-				    !strcmp(ce->d_name, "qmp.sock")) {
-					char *f = xasprintf("%s/%s", sub, ce->d_name);
-
-					if (unlink(f) == 0 && image)
-						removed++;
-					free(f);
-				}
-			}
-			if (cd)
-				closedir(cd);
-			free(sub);
-		}
-		if (d)
-			closedir(d);
-	}
+	removed = results_remove_leftovers(res);
 	if (killed || removed)
 		fprintf(stderr,
 			"zbench: resume: stopped %d QEMU process%s and removed %d disk "
@@ -995,11 +945,14 @@ struct done_map {
 
 static int done_map_load(struct done_map *dm, const char *dir, struct zb_error *err)
 {
+	struct results_skipped skipped = { 0 };
 	json_t *cells, *rec;
 	size_t i;
 
-	if (results_read_cells(dir, &cells, err) < 0)
+	if (results_read_cells(dir, &cells, &skipped, err) < 0)
 		return -1;
+	results_skipped_print(&skipped, stderr);
+	results_skipped_release(&skipped);
 	dm->last = json_object();
 	json_array_foreach (cells, i, rec) {
 		const char *id = json_string_value(json_object_get(rec, "cell"));
@@ -1118,7 +1071,8 @@ static int run_adaptive(struct run_ctx *ctx, struct done_map *dm, size_t *order,
 		json_t *records;
 		int wanted = 0;
 
-		if (results_read_cells(ctx->res.dir, &records, err) < 0)
+		/* lines it cannot read were named when the run was resumed or will be at its end */
+		if (results_read_cells(ctx->res.dir, &records, NULL, err) < 0)
 			return -1;
 		cell_order(ctx, r, order);
 		for (size_t k = 0; k < ctx->m->n_cells && !interrupted; k++) {
@@ -1596,10 +1550,10 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 				  was ? was : "?", ctx.img.hash);
 			goto out;
 		}
-		lock_fd = run_lock(dir, err);
+		lock_fd = results_lock(&ctx.res, err);
 		if (lock_fd < 0)
 			goto out;
-		cleanup_leftovers(dir);
+		cleanup_leftovers(&ctx.res);
 		if (done_map_load(&dm, dir, err) < 0)
 			goto out;
 		resumed = json_object_get(ctx.res.manifest, "resumed");
@@ -1613,7 +1567,7 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 		dir = o->out_dir ? xstrdup(o->out_dir) : default_run_dir(ctx.m->name);
 		if (results_create(&ctx.res, dir, err) < 0)
 			goto out;
-		lock_fd = run_lock(dir, err);
+		lock_fd = results_lock(&ctx.res, err);
 		if (lock_fd < 0)
 			goto out;
 		json_object_set_new(ctx.res.manifest, "zbench", json_string(ZBENCH_VERSION));

@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "outdir.h"
+
 static void oom(void)
 {
 	fputs("zbench: out of memory\n", stderr);
@@ -146,23 +148,39 @@ int remove_tree(const char *path, struct zb_error *err)
 	return remove_at(AT_FDCWD, path, st.st_dev, err);
 }
 
-int read_file(const char *path, size_t max, char **out, size_t *len, struct zb_error *err)
+int remove_tree_at(int dirfd, const char *name, struct zb_error *err)
+{
+	struct stat st;
+
+	if (fstat(dirfd, &st) < 0)
+		return error_sys(err, errno, "inspecting the directory of '%s'", name);
+	return remove_at(dirfd, name, st.st_dev, err);
+}
+
+int read_fd(int fd, const char *what, size_t max, char **out, size_t *len, struct zb_error *err)
 {
 	size_t cap = 4096, n = 0;
 	char *buf;
 	ssize_t r;
-	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return error_sys(err, errno, "opening '%s'", path);
+	if (cap > max)
+		cap = max;
 	buf = xmalloc(cap + 1);
 	for (;;) {
 		if (n == cap) {
+			char probe;
+
 			if (cap >= max) {
-				close(fd);
+				/* full: larger only if there is one more byte */
+				r = read(fd, &probe, 1);
+				if (r < 0 && errno == EINTR)
+					continue;
+				if (r == 0)
+					break;
 				free(buf);
-				return error_set(err, EFBIG, "'%s' is larger than %zu bytes", path,
+				if (r < 0)
+					return error_sys(err, errno, "reading '%s'", what);
+				return error_set(err, EFBIG, "'%s' is larger than %zu bytes", what,
 						 max);
 			}
 			cap = cap * 2 > max ? max : cap * 2;
@@ -172,16 +190,13 @@ int read_file(const char *path, size_t max, char **out, size_t *len, struct zb_e
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			error_sys(err, errno, "reading '%s'", path);
-			close(fd);
 			free(buf);
-			return -1;
+			return error_sys(err, errno, "reading '%s'", what);
 		}
 		if (r == 0)
 			break;
 		n += (size_t)r;
 	}
-	close(fd);
 	buf[n] = '\0';
 	*out = buf;
 	if (len)
@@ -189,7 +204,18 @@ int read_file(const char *path, size_t max, char **out, size_t *len, struct zb_e
 	return 0;
 }
 
-static int write_all(int fd, const void *buf, size_t len)
+int read_file(const char *path, size_t max, char **out, size_t *len, struct zb_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+
+	if (fd < 0)
+		return error_sys(err, errno, "opening '%s'", path);
+	rc = read_fd(fd, path, max, out, len, err);
+	close(fd);
+	return rc;
+}
+
+int write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
 
@@ -207,34 +233,38 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+/* The directory part of `path` ("." for a bare name) and its last component. */
+static char *split_path(const char *path, const char **base)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash) {
+		*base = path;
+		return xstrdup(".");
+	}
+	*base = slash + 1;
+	return slash == path ? xstrdup("/") : strndup(path, (size_t)(slash - path));
+}
+
 int write_file_atomic(const char *path, const void *buf, size_t len, mode_t mode,
 		      struct zb_error *err)
 {
-	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
-	int fd;
+	const char *base;
+	char *dir = split_path(path, &base);
+	struct outdir d;
+	int rc;
 
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-	if (fd < 0) {
-		error_sys(err, errno, "creating '%s'", tmp);
-		free(tmp);
-		return -1;
+	if (!outdir_name_ok(base)) {
+		free(dir);
+		return error_set(err, EINVAL, "'%s' does not name a file", path);
 	}
-	if (write_all(fd, buf, len) < 0 || fsync(fd) < 0) {
-		error_sys(err, errno, "writing '%s'", tmp);
-		close(fd);
-		unlink(tmp);
-		free(tmp);
+	rc = outdir_open(&d, dir, 0, 0, err);
+	free(dir);
+	if (rc < 0)
 		return -1;
-	}
-	close(fd);
-	if (rename(tmp, path) < 0) {
-		error_sys(err, errno, "renaming '%s' to '%s'", tmp, path);
-		unlink(tmp);
-		free(tmp);
-		return -1;
-	}
-	free(tmp);
-	return 0;
+	rc = outdir_write(&d, base, buf, len, mode, err);
+	outdir_close(&d);
+	return rc;
 }
 
 int append_line_fsync(int fd, const char *line, struct zb_error *err)
@@ -258,43 +288,31 @@ int append_line_fsync(int fd, const char *line, struct zb_error *err)
 
 int copy_file(const char *src, const char *dst, struct zb_error *err)
 {
-	char buf[1 << 16];
+	const char *base;
+	char *dir = split_path(dst, &base);
+	struct outdir d;
 	struct stat st;
-	int in, out;
-	ssize_t r;
+	int in, rc;
 
 	in = open(src, O_RDONLY | O_CLOEXEC);
-	if (in < 0)
-		return error_sys(err, errno, "opening '%s'", src);
-	if (fstat(in, &st) < 0) {
+	if (in < 0 || fstat(in, &st) < 0) {
+		rc = error_sys(err, errno, "opening '%s'", src);
+		goto out;
+	}
+	if (!outdir_name_ok(base)) {
+		rc = error_set(err, EINVAL, "'%s' does not name a file", dst);
+		goto out;
+	}
+	rc = outdir_open(&d, dir, 0, 0, err);
+	if (rc == 0) {
+		rc = outdir_write_from(&d, base, in, src, st.st_mode & 07777, err);
+		outdir_close(&d);
+	}
+out:
+	if (in >= 0)
 		close(in);
-		return error_sys(err, errno, "inspecting '%s'", src);
-	}
-	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, st.st_mode & 07777);
-	if (out < 0) {
-		close(in);
-		return error_sys(err, errno, "creating '%s'", dst);
-	}
-	while ((r = read(in, buf, sizeof(buf))) != 0) {
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			error_sys(err, errno, "reading '%s'", src);
-			goto fail;
-		}
-		if (write_all(out, buf, (size_t)r) < 0) {
-			error_sys(err, errno, "writing '%s'", dst);
-			goto fail;
-		}
-	}
-	close(in);
-	if (close(out) < 0)
-		return error_sys(err, errno, "closing '%s'", dst);
-	return 0;
-fail:
-	close(in);
-	close(out);
-	return -1;
+	free(dir);
+	return rc;
 }
 
 static void hex(const unsigned char *md, unsigned int n, char *out)
@@ -536,7 +554,18 @@ void xml_escape(FILE *f, const char *s)
 			fputs("&#39;", f);
 			break;
 		default:
-			fputc(*s, f);
+			if (((unsigned char)*s < 0x20 && !strchr("\t\n\r", *s)) || *s == 0x7f)
+				fputc('?', f);
+			else
+				fputc(*s, f);
 		}
 	}
+}
+
+char *text_printable(char *s)
+{
+	for (char *p = s; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return s;
 }

@@ -20,17 +20,25 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* mkdir -p with the given mode for each created component. */
 int mkdir_p(const char *path, mode_t mode, struct zb_error *err);
-/* rm -rf; a missing path is not an error. Does not cross mount points (refuses them). */
+/* rm -rf; a missing path is not an error. Does not cross mount points (refuses them). Never
+ * follows a symlink: a link is removed, not what it points at. */
 int remove_tree(const char *path, struct zb_error *err);
+/* remove_tree() of `name` in the directory `dirfd`. */
+int remove_tree_at(int dirfd, const char *name, struct zb_error *err);
 
 /* Read a whole file (at most `max` bytes, else EFBIG) into a NUL-terminated buffer. */
 int read_file(const char *path, size_t max, char **out, size_t *len, struct zb_error *err);
-/* Write `len` bytes to `path` through a temporary file, fsync and rename: all or nothing. */
+/* read_file() of an open fd; `what` names it in messages. */
+int read_fd(int fd, const char *what, size_t max, char **out, size_t *len, struct zb_error *err);
+/* write() all of buf, through EINTR and short writes; -1 with errno. */
+int write_all(int fd, const void *buf, size_t len);
+/* Write `len` bytes to `path` all or nothing: outdir_write() in path's directory (its path is
+ * followed as the caller gave it; the temporary and the final name are not: builder/outdir.h). */
 int write_file_atomic(const char *path, const void *buf, size_t len, mode_t mode,
 		      struct zb_error *err);
 /* Append one line to a file opened with O_APPEND, then fsync it: a record is durable on return. */
 int append_line_fsync(int fd, const char *line, struct zb_error *err);
-/* Copy a regular file (contents and mode). */
+/* Copy a file's contents and mode to `dst`, as write_file_atomic() writes. */
 int copy_file(const char *src, const char *dst, struct zb_error *err);
 
 /* SHA-256 of a buffer or a file, as 64 lowercase hex digits plus NUL. */
@@ -55,8 +63,13 @@ const char *format_duration(double seconds, char *buf, size_t len);
  * (ENAMETOOLONG if the path does not fit a sockaddr_un). */
 int unix_connect(const char *path);
 
-/* Write `s` to f with &, <, >, " and ' escaped: safe in XML and HTML text and attributes. */
+/* Write `s` to f with &, <, >, " and ' escaped: safe in XML and HTML text and attributes. Control
+ * characters XML 1.0 does not allow (C0 but tab, newline and return; DEL) become '?'. */
 void xml_escape(FILE *f, const char *s);
+
+/* Make text from a file safe to print on one terminal line, in place: control characters (C0
+ * and DEL: escape sequences, line breaks) become '?'. Returns s. */
+char *text_printable(char *s);
 
 /* True if the path exists (any type). */
 int path_exists(const char *path);
