@@ -113,6 +113,12 @@ char *vm_qemu_opt_quote(const char *value);
 int vm_qemu_cmdline(const struct vm_spec *s, const struct vm_qemu_user *user, char ***argv,
 		    struct zb_error *err);
 
+/* For tests: the domain XML (*xml, malloc'd) the libvirt backend would create for `s` (s->dir
+ * absolute), the domain named `name` with `uuid`, its disks at the absolute `paths`; `remote`:
+ * the connection names another machine. -1 with err as the backend would refuse. */
+int vm_libvirt_domain_xml(const struct vm_spec *s, const char *name, const unsigned char uuid[16],
+			  char **paths, int remote, char **xml, struct zb_error *err);
+
 /* The backend named `name`, or NULL. */
 const struct vm_ops *vm_backend(const char *name);
 /* 0 if an ops table has every mandatory hook (checked before first use). */

@@ -539,6 +539,21 @@ static int domain_xml(const struct vm_spec *s, const struct vm *vm, char **paths
 	return 0;
 }
 
+int vm_libvirt_domain_xml(const struct vm_spec *s, const char *name, const unsigned char uuid[16],
+			  char **paths, int remote, char **xml, struct zb_error *err)
+{
+	struct vm vm = { .name = (char *)name, .dir = (char *)s->dir };
+	int was = lv.remote, rc;
+
+	memcpy(vm.uuid, uuid, sizeof(vm.uuid));
+	vm.console_path = xasprintf("%s/console.log", s->dir);
+	lv.remote = remote;
+	rc = domain_xml(s, &vm, paths, xml, err);
+	lv.remote = was;
+	free(vm.console_path);
+	return rc;
+}
+
 /* ---- the channel: a libvirt stream relayed to a socketpair --------------------------------- */
 
 /* The relay runs in the event loop thread: the stream's and our socket's callbacks each move one
