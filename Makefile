@@ -46,9 +46,9 @@ HOST_SRCS += builder/image_cache.c \
 	builder/image_inspect.c builder/guestfs_util.c builder/initramfs.c builder/elf_deps.c \
 	builder/vmlinux.c
 # the run pipeline: cells -> disks -> VM -> channel -> results
-HOST_SRCS += builder/run.c builder/disk.c builder/disk_models.c builder/passthrough.c builder/vm.c builder/vm_qemu.c builder/cloud_seed.c builder/results.c \
+HOST_SRCS += builder/run.c builder/disk.c builder/disk_bus.c builder/disk_models.c builder/passthrough.c builder/vm.c builder/vm_machine.c builder/vm_qemu.c builder/cloud_seed.c builder/results.c \
 	builder/cmd_run.c builder/cmd_replay.c builder/cmd_merge.c builder/cmd_doctor.c
-HOST_SRCS += builder/vm_libvirt.c builder/libvirt_uri.c
+HOST_SRCS += builder/vm_libvirt.c builder/vm_libvirt_xml.c builder/libvirt_uri.c
 # reports: statistics over repeats, one run's report, two runs compared
 HOST_SRCS += builder/stats.c builder/report.c builder/cmd_report.c builder/compare.c builder/cmd_compare.c
 

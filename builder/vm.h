@@ -13,6 +13,9 @@
 
 #include "error.h"
 
+/* The virtio-serial port of the guest channel (docs/protocol.md). */
+#define VM_CHANNEL_NAME "org.zbench.0"
+
 struct vm_disk {
 	const char *name;   /* the matrix's disk name */
 	const char *path;   /* host image file, or block device node (/dev/NAME) */
@@ -113,9 +116,10 @@ char *vm_qemu_opt_quote(const char *value);
 int vm_qemu_cmdline(const struct vm_spec *s, const struct vm_qemu_user *user, char ***argv,
 		    struct zb_error *err);
 
-/* For tests: the domain XML (*xml, malloc'd) the libvirt backend would create for `s` (s->dir
- * absolute), the domain named `name` with `uuid`, its disks at the absolute `paths`; `remote`:
- * the connection names another machine. -1 with err as the backend would refuse. */
+/* The domain XML (*xml, malloc'd) the libvirt backend creates for `s` (s->dir absolute): the
+ * domain named `name` with `uuid`, its disks at the absolute `paths`; `remote`: the connection
+ * names another machine. -1 with err for a disk libvirt cannot attach (vm_libvirt_xml.c; the
+ * golden suite tests/golden/vm prints it). */
 int vm_libvirt_domain_xml(const struct vm_spec *s, const char *name, const unsigned char uuid[16],
 			  char **paths, int remote, char **xml, struct zb_error *err);
 
