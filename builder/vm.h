@@ -62,8 +62,19 @@ struct vm_host {
 
 struct vm; /* backend-private state */
 
+/* What a backend can do beyond the mandatory hooks, as the runner asks it (vm_ops.caps). */
+enum vm_cap {
+	/* Runs VMs where a libvirt URI says, maybe another machine: connect() takes the URI, and
+	 * --libvirt-uri, --hosts and the matrix's libvirt_uri apply. Needs connect(). */
+	VM_CAP_HOSTS = 1u << 0,
+	/* Boots the cloud flavor: vm_spec.root_disk (a qcow2 chain) and its seed. */
+	VM_CAP_CLOUD_DISK = 1u << 1,
+};
+#define VM_CAPS_ALL (VM_CAP_HOSTS | VM_CAP_CLOUD_DISK)
+
 struct vm_ops {
 	const char *name;
+	unsigned caps; /* enum vm_cap flags */
 	/* Optional: connect to where the VMs run before the first start(), so that a host that
 	 * cannot be reached fails before any cell runs. `uri` is the user's (NULL: the backend's
 	 * default, kept under run_dir); *host says what was opened. Once per process (the
@@ -123,9 +134,13 @@ int vm_qemu_cmdline(const struct vm_spec *s, const struct vm_qemu_user *user, ch
 int vm_libvirt_domain_xml(const struct vm_spec *s, const char *name, const unsigned char uuid[16],
 			  char **paths, int remote, char **xml, struct zb_error *err);
 
-/* The backend named `name`, or NULL. */
+/* The backend named `name`, or NULL. Only tables that pass vm_ops_check() are returned (each
+ * is checked once, on first use). */
 const struct vm_ops *vm_backend(const char *name);
-/* 0 if an ops table has every mandatory hook (checked before first use). */
+/* Whether the backend named `name` exists and has every flag of `caps` (enum vm_cap). */
+int vm_backend_has(const char *name, unsigned caps);
+/* 0 if an ops table is whole: a name, every mandatory hook, only known capability flags, and
+ * the hooks its flags need; else -1 with err naming the backend and what is wrong. */
 int vm_ops_check(const struct vm_ops *ops, struct zb_error *err);
 
 extern const struct vm_ops vm_qemu_ops;

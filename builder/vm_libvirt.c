@@ -749,6 +749,7 @@ static uint64_t lv_console_bytes(struct vm *vm)
 
 const struct vm_ops vm_libvirt_ops = {
 	.name = "libvirt",
+	.caps = VM_CAP_HOSTS,
 	.connect = lv_connect,
 	.start = lv_start,
 	.channel_fd = lv_channel_fd,

@@ -887,6 +887,7 @@ static pid_t qemu_pid(struct vm *vm)
 
 const struct vm_ops vm_qemu_ops = {
 	.name = "qemu",
+	.caps = VM_CAP_CLOUD_DISK,
 	.start = qemu_start,
 	.channel_fd = qemu_channel_fd,
 	.exit_fd = qemu_exit_fd,
