@@ -19,7 +19,7 @@
 struct vm_disk {
 	const char *name;   /* the matrix's disk name */
 	const char *path;   /* host image file, or block device node (/dev/NAME) */
-	const char *bus;    /* a bus of disk.c's table: "virtio-blk", "virtio-scsi", "nvme" */
+	const char *bus;    /* a bus of disk_bus.h's table: "virtio-blk", "virtio-scsi", "nvme" */
 	const char *serial; /* what the guest sees as the serial, e.g. "zb-d0" */
 	int passthrough;    /* path is a host block device (checked by passthrough.c) */
 	/* The disk, open read-write (a passthrough device with O_EXCL, held until the disk set is
