@@ -611,13 +611,49 @@ static int passthrough_still_ours(const struct vm_spec *s, char **paths, struct 
 	return 0;
 }
 
+/* The domain's UUID (random, version 4) and its name, unique on a shared libvirt: the cell
+ * directory's name and our pid. */
+static int domain_identity(struct vm *vm, struct zb_error *err)
+{
+	char *copy;
+
+	if (getrandom(vm->uuid, sizeof(vm->uuid), 0) != (ssize_t)sizeof(vm->uuid))
+		return error_sys(err, errno, "getrandom");
+	vm->uuid[6] = (unsigned char)((vm->uuid[6] & 0x0f) | 0x40); /* version 4 */
+	vm->uuid[8] = (unsigned char)((vm->uuid[8] & 0x3f) | 0x80);
+	copy = xstrdup(vm->dir);
+	vm->name = xasprintf("zbench-%s-%d", basename(copy), (int)getpid());
+	free(copy);
+	return 0;
+}
+
+/* Open the domain's channel once it is there, at most CHANNEL_WAIT_S after the start. */
+static int channel_wait(struct vm *vm, struct zb_error *err)
+{
+	double deadline = now_monotonic() + CHANNEL_WAIT_S;
+
+	while (channel_open(vm, err) < 0) {
+		if (vm->relay)
+			return -1; /* not a channel that is not there yet */
+		if (lv_exited(vm, NULL))
+			return error_set(
+			    err, 0, "domain '%s' stopped during start-up (see qemu.log)", vm->name);
+		if (now_monotonic() > deadline) {
+			error_wrap(err, "domain '%s' after %d s", vm->name, CHANNEL_WAIT_S);
+			lv_stop(vm, 1);
+			return -1;
+		}
+		usleep(20 * 1000);
+	}
+	return 0;
+}
+
 static int lv_start(const struct vm_spec *s, struct vm **out, struct zb_error *err)
 {
 	struct vm *vm = xcalloc(1, sizeof(*vm));
 	struct vm_spec abs; /* s with the cell directory absolute */
 	char **paths = xcalloc((size_t)s->ndisks + 1, sizeof(*paths));
 	char *xml = NULL, *xml_path = NULL;
-	double deadline;
 	int rc = -1;
 
 	vm->chan = -1;
@@ -642,19 +678,8 @@ static int lv_start(const struct vm_spec *s, struct vm **out, struct zb_error *e
 	}
 	vm->console_path = xasprintf("%s/console.log", vm->dir);
 	xml_path = xasprintf("%s/domain.xml", vm->dir);
-	if (getrandom(vm->uuid, sizeof(vm->uuid), 0) != (ssize_t)sizeof(vm->uuid)) {
-		error_sys(err, errno, "getrandom");
+	if (domain_identity(vm, err) < 0)
 		goto out;
-	}
-	vm->uuid[6] = (unsigned char)((vm->uuid[6] & 0x0f) | 0x40); /* version 4 */
-	vm->uuid[8] = (unsigned char)((vm->uuid[8] & 0x3f) | 0x80);
-	/* Unique on a shared libvirt: the cell directory's name and our pid. */
-	{
-		char *copy = xstrdup(vm->dir);
-
-		vm->name = xasprintf("zbench-%s-%d", basename(copy), (int)getpid());
-		free(copy);
-	}
 	/* Connected already (connect()), else by default: the embedded driver, its root in the
 	 * run directory (the cell directory is RUNDIR/cells/NAME). */
 	if (!lv.conn) {
@@ -697,22 +722,8 @@ static int lv_start(const struct vm_spec *s, struct vm **out, struct zb_error *e
 		if (pid > 0)
 			vm->qemu_pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	}
-	deadline = now_monotonic() + CHANNEL_WAIT_S;
-	while (channel_open(vm, err) < 0) {
-		if (vm->relay)
-			goto out; /* not a channel that is not there yet */
-		if (lv_exited(vm, NULL)) {
-			error_set(err, 0, "domain '%s' stopped during start-up (see qemu.log)",
-				  vm->name);
-			goto out;
-		}
-		if (now_monotonic() > deadline) {
-			error_wrap(err, "domain '%s' after %d s", vm->name, CHANNEL_WAIT_S);
-			lv_stop(vm, 1);
-			goto out;
-		}
-		usleep(20 * 1000);
-	}
+	if (channel_wait(vm, err) < 0)
+		goto out;
 	*out = vm;
 	vm = NULL;
 	rc = 0;
