@@ -46,9 +46,9 @@ HOST_SRCS += builder/image_cache.c \
 	builder/image_inspect.c builder/guestfs_util.c builder/initramfs.c builder/elf_deps.c \
 	builder/vmlinux.c builder/qcow2.c
 # the run pipeline: cells -> disks -> VM -> channel -> results
-HOST_SRCS += builder/run.c builder/disk.c builder/disk_models.c builder/passthrough.c builder/vm.c builder/vm_qemu.c builder/cloud_seed.c builder/results.c \
+HOST_SRCS += builder/run.c builder/disk.c builder/disk_bus.c builder/disk_models.c builder/passthrough.c builder/vm.c builder/vm_machine.c builder/vm_qemu.c builder/cloud_seed.c builder/results.c \
 	builder/cmd_run.c builder/cmd_replay.c builder/cmd_merge.c builder/cmd_doctor.c
-HOST_SRCS += builder/vm_libvirt.c builder/libvirt_uri.c
+HOST_SRCS += builder/vm_libvirt.c builder/vm_libvirt_xml.c builder/libvirt_uri.c
 # reports: statistics over repeats, one run's report, two runs compared
 HOST_SRCS += builder/stats.c builder/report.c builder/cmd_report.c builder/compare.c builder/cmd_compare.c
 
@@ -137,8 +137,14 @@ endif
 unit: $(UNIT_TESTS)
 	$(Q)tests/run-unit.sh $(UNIT_TESTS)
 
-golden: zbench
-	$(Q)tests/golden/run.sh
+# The VM backends' command line and domain XML per cell (tests/golden/vm), without booting.
+VM_GOLDEN = $(BUILD)/tests/vm-golden
+$(VM_GOLDEN): tests/golden/vm/print.c $(HOSTLIB_OBJS) $(BUILD)/.flags
+	@mkdir -p $(dir $@)
+	$(QUIET_LINK)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $(filter %.c %.o,$^) $(HOST_LIBS)
+
+golden: zbench $(VM_GOLDEN)
+	$(Q)VM_GOLDEN=$(VM_GOLDEN) tests/golden/run.sh
 	$(Q)tests/matrices.sh
 
 # Real VMs: the quick matrix, every failure class, kill and resume, the configuration space.

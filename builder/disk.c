@@ -12,49 +12,6 @@
 #include "units.h"
 #include "util.h"
 
-/* Which of these buses a guest can use depends on its kernel: Debian's cloud kernel has no AHCI
- * and no USB, its generic kernel has both. The image records the buses its kernel drives
- * (manifest.json "buses", image_appliance.c) and the runner refuses a disk on any other before
- * anything boots (disk_check_image()). */
-static const struct disk_bus disk_buses[] = {
-	{ .name = "virtio-blk", .by_id = "virtio-", .serial_max = 20, .rotational = 1 },
-	{ .name = "virtio-scsi",
-	  .by_id = "scsi-0QEMU_QEMU_HARDDISK_",
-	  .serial_max = 36,
-	  .rotation_rate = 1,
-	  .rotational = 1 },
-	{ .name = "nvme", .by_id = "nvme-QEMU_NVMe_Ctrl_", .serial_max = 20, .rotational = 0 },
-	{ .name = "sata",
-	  .by_id = "ata-QEMU_HARDDISK_",
-	  .serial_max = 20,
-	  .rotation_rate = 1,
-	  .rotational = 1,
-	  .logical_512_only = 1,
-	  .max_disks = 6 }, /* q35's ICH9 AHCI: ide.0 .. ide.5 */
-	/* usb-storage: the kernel skips SCSI VPD pages on USB (no rotation rate, always
-	 * rotational). */
-	{ .name = "usb2",
-	  .by_id = "usb-QEMU_QEMU_HARDDISK_",
-	  .by_id_end = "-0:0",
-	  .serial_max = 20,
-	  .rotational = 1,
-	  .max_disks = 6 }, /* usb-ehci's root hub */
-	{ .name = "usb3",
-	  .by_id = "usb-QEMU_QEMU_HARDDISK_",
-	  .by_id_end = "-0:0",
-	  .serial_max = 20,
-	  .rotational = 1 },
-};
-
-const struct disk_bus *disk_bus_find(const char *name)
-{
-	for (size_t i = 0; name && i < ARRAY_SIZE(disk_buses); i++) {
-		if (!strcmp(disk_buses[i].name, name))
-			return &disk_buses[i];
-	}
-	return NULL;
-}
-
 static int json_bool_or(const json_t *v, int def)
 {
 	return json_is_boolean(v) ? json_is_true(v) : def;
@@ -373,7 +330,7 @@ int disk_check_image(const json_t *config, const struct image *img, const char *
 	const char *image =
 	    json_string_value(json_object_get(json_object_get(m, "recipe"), "name"));
 	const char *kver = json_string_value(json_object_get(m, "kernel_version"));
-	const char *missing[ARRAY_SIZE(disk_buses)], *first_disk = NULL, *first_bus = NULL;
+	const char *missing[DISK_BUS_COUNT], *first_disk = NULL, *first_bus = NULL;
 	size_t nmissing = 0, i;
 	char *other;
 	json_t *d;

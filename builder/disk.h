@@ -1,5 +1,5 @@
 /* A cell's disks: fresh sparse image files (or checked host block devices, passthrough.c),
- * created before the VM boots and deleted (or wiped) after; and the table of disk buses. */
+ * created before the VM boots and deleted (or wiped) after. The buses are disk_bus.h's table. */
 #ifndef ZB_DISK_H
 #define ZB_DISK_H
 
@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "disk_bus.h"
 #include "error.h"
 #include "vm.h"
 
@@ -16,21 +17,6 @@
 #define DISK_SIZE_MIN (80LL << 20)
 /* The same with 4096-byte logical sectors: zpool's EFI reserve is counted in sectors. */
 #define DISK_SIZE_MIN_4KN (160ULL << 20)
-
-/* One disk bus. The QEMU side of each bus is in vm_qemu.c; this is what the rest needs. */
-struct disk_bus {
-	const char *name; /* the matrix's disks[].bus */
-	const char *by_id,
-	    *by_id_end;	      /* the guest's /dev/disk/by-id name: by_id SERIAL by_id_end */
-	int serial_max;	      /* longest serial the bus carries */
-	int rotation_rate;    /* the guest sees a rotation rate the matrix sets (SCSI VPD) */
-	int rotational;	      /* what the guest's queue/rotational says without one: 0, 1 */
-	int logical_512_only; /* QEMU's device takes only 512-byte logical sectors (IDE) */
-	int max_disks;	      /* ports on its one controller (0: no limit that matters) */
-};
-
-/* The bus named `name`, or NULL. */
-const struct disk_bus *disk_bus_find(const char *name);
 
 struct disk_set {
 	struct vm_disk *disks; /* n entries; the strings are owned by the set */

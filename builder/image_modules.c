@@ -9,6 +9,7 @@
 #include <sys/mount.h>
 
 #include "cleanup.h"
+#include "disk_bus.h"
 #include "image.h"
 #include "image_stage.h"
 #include "util.h"
@@ -185,46 +186,7 @@ static int module_copy(struct build *b, const char *src, const char *dst_dir, co
 
 /* --- disk buses -------------------------------------------------------------------------- */
 
-/* What the guest kernel needs for each disk bus (disk.c's names; vm_qemu.c says which QEMU
- * devices they are): every config symbol built in (=y), or a module (=m) that is in the
- * initramfs. `listed` are the modules a recipe names for the bus (the rest follow from
- * modules.dep): without a built image, that is how image_recipe_with_bus() guesses. */
-static const struct bus_needs {
-	const char *bus;
-	struct {
-		const char *config, *module;
-	} need[4];
-	const char *listed[2];
-} bus_needs[] = {
-	{ "virtio-blk",
-	  { { "CONFIG_VIRTIO_PCI", "virtio_pci" }, { "CONFIG_VIRTIO_BLK", "virtio_blk" } },
-	  { "virtio_blk" } },
-	{ "virtio-scsi",
-	  { { "CONFIG_VIRTIO_PCI", "virtio_pci" },
-	    { "CONFIG_SCSI_VIRTIO", "virtio_scsi" },
-	    { "CONFIG_BLK_DEV_SD", "sd_mod" } },
-	  { "virtio_scsi" } },
-	{ "nvme", { { "CONFIG_BLK_DEV_NVME", "nvme" } }, { "nvme" } },
-	{ "sata",
-	  { { "CONFIG_SATA_AHCI", "ahci" }, { "CONFIG_BLK_DEV_SD", "sd_mod" } },
-	  { "ahci" } },
-	{ "usb2",
-	  { { "CONFIG_USB_EHCI_HCD", "ehci_hcd" },
-	    { "CONFIG_USB_EHCI_PCI", "ehci_pci" },
-	    { "CONFIG_USB_STORAGE", "usb_storage" },
-	    { "CONFIG_BLK_DEV_SD", "sd_mod" } },
-	  { "ehci_pci", "usb_storage" } },
-	{ "usb3",
-	  { { "CONFIG_USB_XHCI_HCD", "xhci_hcd" },
-	    { "CONFIG_USB_XHCI_PCI", "xhci_pci" },
-	    { "CONFIG_USB_STORAGE", "usb_storage" },
-	    { "CONFIG_BLK_DEV_SD", "sd_mod" } },
-	  { "xhci_pci", "usb_storage" } },
-};
-
-/* Images built before the manifest had "buses" all ran Debian's cloud kernel (6.1 or 6.12),
- * whose config has virtio and NVMe but neither AHCI nor USB. */
-static const char *const legacy_buses[] = { "virtio-blk", "virtio-scsi", "nvme" };
+/* What the guest kernel needs for each bus is disk_bus.h's table (needs, listed, legacy). */
 
 /* A kernel config value: 'y', 'm', or 0 when the symbol is not set. */
 static int kconfig_value(const char *config, const char *sym)
@@ -242,23 +204,21 @@ int appliance_kernel_has_bus(const char *config, const char *bus,
 			     int (*staged)(const char *module, void *arg), void *arg,
 			     const char **missing)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(bus_needs); i++) {
-		const struct bus_needs *bn = &bus_needs[i];
+	const struct disk_bus *b = disk_bus_find(bus);
 
-		if (strcmp(bn->bus, bus))
-			continue;
-		for (size_t k = 0; k < ARRAY_SIZE(bn->need) && bn->need[k].config; k++) {
-			int v = config ? kconfig_value(config, bn->need[k].config) : 'm';
-
-			if (v == 'y' || (v == 'm' && staged(bn->need[k].module, arg)))
-				continue;
-			*missing = bn->need[k].config;
-			return 0;
-		}
-		return 1;
+	if (!b) {
+		*missing = "an unknown bus";
+		return 0;
 	}
-	*missing = "an unknown bus";
-	return 0;
+	for (size_t k = 0; k < ARRAY_SIZE(b->needs) && b->needs[k].config; k++) {
+		int v = config ? kconfig_value(config, b->needs[k].config) : 'm';
+
+		if (v == 'y' || (v == 'm' && staged(b->needs[k].module, arg)))
+			continue;
+		*missing = b->needs[k].config;
+		return 0;
+	}
+	return 1;
 }
 
 /* Whether `name` is in the initramfs (staged) or, with no kernel config to tell, built in. */
@@ -300,13 +260,13 @@ static json_t *appliance_buses(struct build *b, const char *root, const char *kv
 		build_log(b, "no kernel config (%s): buses judged by the modules alone", e.msg);
 		q.no_config = 1;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(bus_needs); i++) {
-		const char *missing = NULL;
+	for (size_t i = 0; i < DISK_BUS_COUNT; i++) {
+		const char *missing = NULL, *bus = disk_buses[i].name;
 
-		if (appliance_kernel_has_bus(config, bus_needs[i].bus, module_staged, &q, &missing))
-			json_array_append_new(buses, json_string(bus_needs[i].bus));
+		if (appliance_kernel_has_bus(config, bus, module_staged, &q, &missing))
+			json_array_append_new(buses, json_string(bus));
 		else
-			build_log(b, "bus '%s' unsupported: %s %s", bus_needs[i].bus, missing,
+			build_log(b, "bus '%s' unsupported: %s %s", bus, missing,
 				  !config || kconfig_value(config, missing) == 'm'
 				      ? "is a module not in the initramfs"
 				      : "is not set");
@@ -323,11 +283,9 @@ int image_has_bus(const struct image *img, const char *bus)
 	json_t *v;
 
 	if (!json_is_array(buses)) {
-		for (i = 0; i < ARRAY_SIZE(legacy_buses); i++) {
-			if (!strcmp(legacy_buses[i], bus))
-				return 1;
-		}
-		return 0;
+		const struct disk_bus *b = disk_bus_find(bus);
+
+		return b && b->legacy;
 	}
 	json_array_foreach (buses, i, v) {
 		if (json_is_string(v) && !strcmp(json_string_value(v), bus))
@@ -336,32 +294,28 @@ int image_has_bus(const struct image *img, const char *bus)
 	return 0;
 }
 
-/* bus_needs's `listed` modules are what a recipe names for the bus. */
+/* The bus's `listed` modules (disk_bus.h) are what a recipe names for it. */
 int recipe_lists_bus(const struct recipe *r, const char *bus)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(bus_needs); i++) {
-		if (strcmp(bus_needs[i].bus, bus))
-			continue;
-		for (size_t k = 0; k < ARRAY_SIZE(bus_needs[i].listed); k++) {
-			const char *want = bus_needs[i].listed[k];
-			int found = 0;
-			size_t j;
-			json_t *v;
+	const struct disk_bus *b = disk_bus_find(bus);
 
-			if (!want)
-				break;
-			json_array_foreach (r->modules, j, v) {
-				char *name = module_name(json_string_value(v));
+	if (!b)
+		return 0;
+	for (size_t k = 0; k < ARRAY_SIZE(b->listed) && b->listed[k]; k++) {
+		int found = 0;
+		size_t j;
+		json_t *v;
 
-				found |= !strcmp(name, want);
-				free(name);
-			}
-			if (!found)
-				return 0;
+		json_array_foreach (r->modules, j, v) {
+			char *name = module_name(json_string_value(v));
+
+			found |= !strcmp(name, b->listed[k]);
+			free(name);
 		}
-		return 1;
+		if (!found)
+			return 0;
 	}
-	return 0;
+	return 1;
 }
 
 /* --- staging ----------------------------------------------------------------------------- */

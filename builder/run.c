@@ -1212,7 +1212,8 @@ static int choose_backend(struct run_ctx *ctx, struct zb_error *err)
 		uri = json_string_value(json_object_get(opts, "libvirt_uri"));
 		src = LIBVIRT_URI_FILE;
 	}
-	if (!name && (o->hosts || o->libvirt_uri) && o->backend && strcmp(o->backend, "libvirt"))
+	if (!name && (o->hosts || o->libvirt_uri) && o->backend &&
+	    !vm_backend_has(o->backend, VM_CAP_HOSTS))
 		return error_set(err, EINVAL, "%s is for the libvirt backend, not --backend %s",
 				 o->hosts ? "--hosts" : "--libvirt-uri", o->backend);
 	if (!name)
@@ -1228,7 +1229,7 @@ static int choose_backend(struct run_ctx *ctx, struct zb_error *err)
 		return error_set(err, EINVAL, "unknown backend '%s' (qemu or libvirt)", name);
 	if (vm_ops_check(ctx->vm_ops, err) < 0)
 		return -1;
-	if (strcmp(name, "libvirt")) {
+	if (!(ctx->vm_ops->caps & VM_CAP_HOSTS)) {
 		if (hosts)
 			return error_set(err, EINVAL,
 					 "--hosts places cells on libvirt hosts, but run '%s' "
@@ -1519,7 +1520,7 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 		error_wrap(err, "image '%s'", recipe);
 		goto out;
 	}
-	if (ctx.img.disk && strcmp(ctx.vm_ops->name, "qemu")) {
+	if (ctx.img.disk && !(ctx.vm_ops->caps & VM_CAP_CLOUD_DISK)) {
 		error_set(err, EINVAL,
 			  "image '%s' is a cloud image (a qcow2 disk): only the qemu backend boots "
 			  "those so far, not '%s'",

@@ -247,7 +247,7 @@ static int check_model_name(const char *key, const json_t *v, char *msg, size_t 
 #define DISK_ATTR_KEYS(P, BUSDEF)                                                                  \
 	{ .path = P "bus",                                                                         \
 	  .type = SCHEMA_ENUM,                                                                     \
-	  .choices = "virtio-blk|virtio-scsi|nvme|sata|usb2|usb3",                                 \
+	  .choices = DISK_BUS_CHOICES,                                                             \
 	  .def = BUSDEF,                                                                           \
 	  .help = "controller the guest sees the disk on (default virtio-blk); sata, usb2 and "    \
 		  "usb3 need an image whose kernel has them (docs/disks.md)" },                    \

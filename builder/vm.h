@@ -13,10 +13,13 @@
 
 #include "error.h"
 
+/* The virtio-serial port of the guest channel (docs/protocol.md). */
+#define VM_CHANNEL_NAME "org.zbench.0"
+
 struct vm_disk {
 	const char *name;   /* the matrix's disk name */
 	const char *path;   /* host image file, or block device node (/dev/NAME) */
-	const char *bus;    /* a bus of disk.c's table: "virtio-blk", "virtio-scsi", "nvme" */
+	const char *bus;    /* a bus of disk_bus.h's table: "virtio-blk", "virtio-scsi", "nvme" */
 	const char *serial; /* what the guest sees as the serial, e.g. "zb-d0" */
 	int passthrough;    /* path is a host block device (checked by passthrough.c) */
 	/* The disk, open read-write (a passthrough device with O_EXCL, held until the disk set is
@@ -59,8 +62,19 @@ struct vm_host {
 
 struct vm; /* backend-private state */
 
+/* What a backend can do beyond the mandatory hooks, as the runner asks it (vm_ops.caps). */
+enum vm_cap {
+	/* Runs VMs where a libvirt URI says, maybe another machine: connect() takes the URI, and
+	 * --libvirt-uri, --hosts and the matrix's libvirt_uri apply. Needs connect(). */
+	VM_CAP_HOSTS = 1u << 0,
+	/* Boots the cloud flavor: vm_spec.root_disk (a qcow2 chain) and its seed. */
+	VM_CAP_CLOUD_DISK = 1u << 1,
+};
+#define VM_CAPS_ALL (VM_CAP_HOSTS | VM_CAP_CLOUD_DISK)
+
 struct vm_ops {
 	const char *name;
+	unsigned caps; /* enum vm_cap flags */
 	/* Optional: connect to where the VMs run before the first start(), so that a host that
 	 * cannot be reached fails before any cell runs. `uri` is the user's (NULL: the backend's
 	 * default, kept under run_dir); *host says what was opened. Once per process (the
@@ -113,9 +127,20 @@ char *vm_qemu_opt_quote(const char *value);
 int vm_qemu_cmdline(const struct vm_spec *s, const struct vm_qemu_user *user, char ***argv,
 		    struct zb_error *err);
 
-/* The backend named `name`, or NULL. */
+/* The domain XML (*xml, malloc'd) the libvirt backend creates for `s` (s->dir absolute): the
+ * domain named `name` with `uuid`, its disks at the absolute `paths`; `remote`: the connection
+ * names another machine. -1 with err for a disk libvirt cannot attach (vm_libvirt_xml.c; the
+ * golden suite tests/golden/vm prints it). */
+int vm_libvirt_domain_xml(const struct vm_spec *s, const char *name, const unsigned char uuid[16],
+			  char **paths, int remote, char **xml, struct zb_error *err);
+
+/* The backend named `name`, or NULL. Only tables that pass vm_ops_check() are returned (each
+ * is checked once, on first use). */
 const struct vm_ops *vm_backend(const char *name);
-/* 0 if an ops table has every mandatory hook (checked before first use). */
+/* Whether the backend named `name` exists and has every flag of `caps` (enum vm_cap). */
+int vm_backend_has(const char *name, unsigned caps);
+/* 0 if an ops table is whole: a name, every mandatory hook, only known capability flags, and
+ * the hooks its flags need; else -1 with err naming the backend and what is wrong. */
 int vm_ops_check(const struct vm_ops *ops, struct zb_error *err);
 
 extern const struct vm_ops vm_qemu_ops;

@@ -25,7 +25,6 @@
 #include <libvirt/virterror.h>
 #include <poll.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,9 +43,7 @@
 #include "util.h"
 #include "vm.h"
 
-#define QBOOT_ROM      "/usr/share/qemu/qboot.rom"
 #define EMBED_PREFIX   "qemu:///embed"
-#define CHANNEL_NAME   "org.zbench.0"
 #define CHANNEL_WAIT_S 30
 
 struct vm {
@@ -261,284 +258,6 @@ static int lv_connect(const char *uri, const char *run_dir, struct vm_host *host
 	return 0;
 }
 
-/* ---- the domain XML ------------------------------------------------------------------------ */
-
-static void xml_text(FILE *f, const char *s)
-{
-	xml_escape(f, s);
-}
-
-/* <tag>text</tag> on its own line. */
-static void xml_elem(FILE *f, const char *indent, const char *tag, const char *text)
-{
-	fprintf(f, "%s<%s>", indent, tag);
-	xml_text(f, text);
-	fprintf(f, "</%s>\n", tag);
-}
-
-static int is_elf(const char *path)
-{
-	unsigned char magic[4];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return 0;
-	n = read(fd, magic, sizeof(magic));
-	close(fd);
-	return n == 4 && !memcmp(magic, "\177ELF", 4);
-}
-
-/* Whether the file system under `path` allows O_DIRECT: vm_qemu.c's rule, so both backends
- * bypass the host page cache in the same cases. */
-static int direct_ok(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
-
-	if (fd < 0)
-		return 0;
-	close(fd);
-	return 1;
-}
-
-/* disk.c's buses in libvirt's words. libvirt ties the guest-visible write cache to the cache
- * mode (none/writeback: on; directsync/writethrough: off), so write_cache picks the mode. */
-static const struct libvirt_bus {
-	const char *name;	/* disk.c's bus name */
-	const char *bus;	/* <target bus=...>, NULL: not available through libvirt */
-	const char *prefix;	/* <target dev=...> prefix */
-	const char *controller; /* added once before the first disk, or NULL */
-	int rotation_rate;	/* <target rotation_rate=...> applies */
-} libvirt_buses[] = {
-	{ "virtio-blk", "virtio", "vd", NULL, 0 },
-	{ "virtio-scsi", "scsi", "sd", "<controller type='scsi' model='virtio-scsi'/>", 1 },
-	{ "sata", "sata", "sd", NULL, 1 },
-	{ "usb2", "usb", "sd", "<controller type='usb' model='ehci'/>", 0 },
-	{ "usb3", "usb", "sd", "<controller type='usb' model='qemu-xhci'/>", 0 },
-	/* libvirt 9.0 (Debian 12) has no NVMe disk bus. */
-	{ "nvme", NULL, NULL, NULL, 0 },
-};
-
-static const struct libvirt_bus *libvirt_bus_find(const char *name)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(libvirt_buses); i++) {
-		if (!strcmp(libvirt_buses[i].name, name))
-			return &libvirt_buses[i];
-	}
-	return NULL;
-}
-
-/* vda, vdb, ... vdz, vdaa, ... (libvirt's own naming) */
-static void target_dev(char *buf, size_t len, const char *prefix, int n)
-{
-	char tail[8];
-	int i = (int)sizeof(tail) - 1;
-
-	tail[i] = '\0';
-	n++;
-	while (n > 0 && i > 0) {
-		n--;
-		tail[--i] = (char)('a' + n % 26);
-		n /= 26;
-	}
-	snprintf(buf, len, "%s%s", prefix, tail + i);
-}
-
-static void iotune_elem(FILE *f, const char *tag, uint64_t v)
-{
-	if (v)
-		fprintf(f, "        <%s>%llu</%s>\n", tag, (unsigned long long)v, tag);
-}
-
-static int disk_xml(FILE *f, const struct vm_disk *d, const char *abs_path, int *used_vd,
-		    int *used_sd, struct zb_error *err)
-{
-	const struct libvirt_bus *lb = libvirt_bus_find(d->bus);
-	const struct vm_throttle *t = &d->throttle;
-	int direct = d->passthrough || direct_ok(abs_path);
-	const char *cache;
-	char dev[16];
-
-	if (!lb || !lb->bus)
-		return error_set(err, ENOTSUP,
-				 "disk '%s': bus '%s' is not available through libvirt", d->name,
-				 d->bus);
-	if (d->write_cache == 0)
-		cache = direct ? "directsync" : "writethrough";
-	else
-		cache = direct ? "none" : "writeback";
-	if (!strcmp(lb->prefix, "vd"))
-		target_dev(dev, sizeof(dev), "vd", (*used_vd)++);
-	else
-		target_dev(dev, sizeof(dev), "sd", (*used_sd)++);
-
-	fprintf(f, "    <disk type='%s' device='disk'>\n", d->passthrough ? "block" : "file");
-	fprintf(f, "      <driver name='qemu' type='raw' cache='%s' discard='%s'/>\n", cache,
-		d->discard ? "unmap" : "ignore");
-	fprintf(f, "      <source %s='", d->passthrough ? "dev" : "file");
-	xml_text(f, abs_path);
-	fputs("'/>\n", f);
-	fprintf(f, "      <target dev='%s' bus='%s'", dev, lb->bus);
-	if (d->rotation_rate && lb->rotation_rate)
-		fprintf(f, " rotation_rate='%d'", d->rotation_rate);
-	fputs("/>\n", f);
-	xml_elem(f, "      ", "serial", d->serial);
-	if (d->logical_block_size || d->physical_block_size) {
-		fputs("      <blockio", f);
-		if (d->logical_block_size)
-			fprintf(f, " logical_block_size='%d'", d->logical_block_size);
-		if (d->physical_block_size)
-			fprintf(f, " physical_block_size='%d'", d->physical_block_size);
-		fputs("/>\n", f);
-	}
-	if (t->iops || t->bps) {
-		fputs("      <iotune>\n", f);
-		iotune_elem(f, "total_bytes_sec", t->bps);
-		iotune_elem(f, "total_iops_sec", t->iops);
-		iotune_elem(f, "total_bytes_sec_max", t->bps_burst);
-		iotune_elem(f, "total_iops_sec_max", t->iops_burst);
-		if (t->bps_burst)
-			iotune_elem(f, "total_bytes_sec_max_length", t->burst_length);
-		if (t->iops_burst)
-			iotune_elem(f, "total_iops_sec_max_length", t->burst_length);
-		fputs("      </iotune>\n", f);
-	}
-	fputs("    </disk>\n", f);
-	return 0;
-}
-
-/* Our CPU affinity as a libvirt cpuset ("0-1,4"); 0 if it is every online CPU (or unknown). */
-static int affinity_cpuset(char *buf, size_t len)
-{
-	cpu_set_t set;
-	size_t n = 0;
-	int count = 0;
-
-	if (sched_getaffinity(0, sizeof(set), &set) < 0)
-		return 0;
-	buf[0] = '\0';
-	for (int c = 0; c < CPU_SETSIZE; c++) {
-		int start = c;
-
-		if (!CPU_ISSET(c, &set))
-			continue;
-		while (c + 1 < CPU_SETSIZE && CPU_ISSET(c + 1, &set))
-			c++;
-		count += c - start + 1;
-		n += (size_t)snprintf(buf + n, n < len ? len - n : 0,
-				      start == c ? "%s%d" : "%s%d-%d", n ? "," : "", start, c);
-		if (n >= len)
-			return 0;
-	}
-	return count > 0 && count < sysconf(_SC_NPROCESSORS_ONLN);
-}
-
-/* The whole domain; *out is malloc'd. Paths in `paths` are the disks' absolute paths. */
-static int domain_xml(const struct vm_spec *s, const struct vm *vm, char **paths, char **out,
-		      struct zb_error *err)
-{
-	int kvm = !strcmp(s->accel, "kvm");
-	char uuid[VIR_UUID_STRING_BUFLEN];
-	int used_vd = 0, used_sd = 0, usb = 0;
-	size_t len = 0;
-	FILE *f = open_memstream(out, &len);
-	const unsigned char *u = vm->uuid;
-
-	snprintf(uuid, sizeof(uuid),
-		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
-		 u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
-		 u[15]);
-	if (!f)
-		return error_sys(err, errno, "building the domain XML");
-	fprintf(f, "<domain type='%s'>\n", kvm ? "kvm" : "qemu");
-	xml_elem(f, "  ", "name", vm->name);
-	xml_elem(f, "  ", "uuid", uuid);
-	fprintf(f, "  <memory unit='KiB'>%llu</memory>\n", (unsigned long long)(s->memory >> 10));
-	/* The runner pins a cell to host cores (zbench run -j) by our own affinity, which a
-	 * directly started QEMU inherits; libvirt resets QEMU's to every host CPU unless the
-	 * domain names a cpuset. */
-	{
-		char cpuset[512];
-
-		const char *set = s->cpuset;
-
-		if (!set && affinity_cpuset(cpuset, sizeof(cpuset)))
-			set = cpuset;
-		if (set) {
-			fputs("  <vcpu cpuset='", f);
-			xml_text(f, set);
-			fprintf(f, "'>%d</vcpu>\n", s->cpus);
-		} else {
-			fprintf(f, "  <vcpu>%d</vcpu>\n", s->cpus);
-		}
-	}
-	fputs("  <os>\n    <type arch='x86_64' machine='q35'>hvm</type>\n", f);
-	/* qboot: as vm_qemu.c, only for an ELF (PVH) kernel, whose boot it makes seconds faster
-	 * than SeaBIOS (docs/libvirt.md has the measurement). */
-	if (is_elf(s->kernel) && access(QBOOT_ROM, R_OK) == 0)
-		fputs("    <loader type='rom' readonly='yes'>" QBOOT_ROM "</loader>\n", f);
-	xml_elem(f, "    ", "kernel", s->kernel);
-	xml_elem(f, "    ", "initrd", s->initramfs);
-	xml_elem(f, "    ", "cmdline", s->cmdline);
-	fputs("  </os>\n", f);
-	/* ACPI: the guest powers off through it (reboot(RB_POWER_OFF)); libvirt leaves it out
-	 * unless asked, QEMU's q35 has it on. */
-	fputs("  <features>\n    <acpi/>\n  </features>\n", f);
-	fprintf(f, "  <cpu mode='%s' check='none'/>\n", kvm ? "host-passthrough" : "maximum");
-	fputs("  <clock offset='utc'/>\n", f);
-	fputs("  <on_poweroff>destroy</on_poweroff>\n"
-	      "  <on_reboot>destroy</on_reboot>\n"
-	      "  <on_crash>destroy</on_crash>\n",
-	      f);
-	fputs("  <devices>\n", f);
-	for (size_t b = 0; b < ARRAY_SIZE(libvirt_buses); b++) {
-		const struct libvirt_bus *lb = &libvirt_buses[b];
-
-		for (int i = 0; i < s->ndisks; i++) {
-			if (strcmp(s->disks[i].bus, lb->name) || !lb->controller)
-				continue;
-			fprintf(f, "    %s\n", lb->controller);
-			if (!strcmp(lb->bus, "usb"))
-				usb = 1;
-			break;
-		}
-	}
-	for (int i = 0; i < s->ndisks; i++) {
-		if (disk_xml(f, &s->disks[i], paths[i], &used_vd, &used_sd, err) < 0) {
-			fclose(f);
-			free(*out);
-			*out = NULL;
-			return -1;
-		}
-	}
-	/* No USB controller, balloon or network unless asked: -nodefaults, as vm_qemu.c. */
-	if (!usb)
-		fputs("    <controller type='usb' model='none'/>\n", f);
-	fputs("    <serial type='file'>\n      <source path='", f);
-	xml_text(f, vm->console_path);
-	fputs("'/>\n      <target port='0'/>\n    </serial>\n", f);
-	/* A socket in the cell directory where QEMU runs here; on another machine, one libvirt
-	 * places on that machine (a unix socket on a shared file system is no use there). The
-	 * runner reads it through libvirt either way (channel_open()). */
-	if (lv.remote) {
-		fputs("    <channel type='unix'>\n      <source mode='bind'/>\n", f);
-	} else {
-		fputs("    <channel type='unix'>\n      <source mode='bind' path='", f);
-		xml_text(f, vm->dir);
-		fputs("/channel.sock'/>\n", f);
-	}
-	fputs("      <target type='virtio' name='" CHANNEL_NAME "'/>\n    </channel>\n", f);
-	fputs("    <memballoon model='none'/>\n", f);
-	fputs("    <panic model='isa'/>\n", f);
-	fputs("  </devices>\n</domain>\n", f);
-	if (fclose(f) != 0) {
-		free(*out);
-		*out = NULL;
-		return error_sys(err, errno, "building the domain XML");
-	}
-	return 0;
-}
-
 /* ---- the channel: a libvirt stream relayed to a socketpair --------------------------------- */
 
 /* The relay runs in the event loop thread: the stream's and our socket's callbacks each move one
@@ -684,8 +403,8 @@ static int channel_open(struct vm *vm, struct zb_error *err)
 
 	if (!st)
 		return error_set(err, 0, "a libvirt stream: %s", virt_msg());
-	if (virDomainOpenChannel(vm->dom, CHANNEL_NAME, st, VIR_DOMAIN_CHANNEL_FORCE) < 0) {
-		error_set(err, 0, "opening channel '" CHANNEL_NAME "': %s", virt_msg());
+	if (virDomainOpenChannel(vm->dom, VM_CHANNEL_NAME, st, VIR_DOMAIN_CHANNEL_FORCE) < 0) {
+		error_set(err, 0, "opening channel '" VM_CHANNEL_NAME "': %s", virt_msg());
 		virStreamFree(st);
 		return -1;
 	}
@@ -892,12 +611,49 @@ static int passthrough_still_ours(const struct vm_spec *s, char **paths, struct 
 	return 0;
 }
 
+/* The domain's UUID (random, version 4) and its name, unique on a shared libvirt: the cell
+ * directory's name and our pid. */
+static int domain_identity(struct vm *vm, struct zb_error *err)
+{
+	char *copy;
+
+	if (getrandom(vm->uuid, sizeof(vm->uuid), 0) != (ssize_t)sizeof(vm->uuid))
+		return error_sys(err, errno, "getrandom");
+	vm->uuid[6] = (unsigned char)((vm->uuid[6] & 0x0f) | 0x40); /* version 4 */
+	vm->uuid[8] = (unsigned char)((vm->uuid[8] & 0x3f) | 0x80);
+	copy = xstrdup(vm->dir);
+	vm->name = xasprintf("zbench-%s-%d", basename(copy), (int)getpid());
+	free(copy);
+	return 0;
+}
+
+/* Open the domain's channel once it is there, at most CHANNEL_WAIT_S after the start. */
+static int channel_wait(struct vm *vm, struct zb_error *err)
+{
+	double deadline = now_monotonic() + CHANNEL_WAIT_S;
+
+	while (channel_open(vm, err) < 0) {
+		if (vm->relay)
+			return -1; /* not a channel that is not there yet */
+		if (lv_exited(vm, NULL))
+			return error_set(
+			    err, 0, "domain '%s' stopped during start-up (see qemu.log)", vm->name);
+		if (now_monotonic() > deadline) {
+			error_wrap(err, "domain '%s' after %d s", vm->name, CHANNEL_WAIT_S);
+			lv_stop(vm, 1);
+			return -1;
+		}
+		usleep(20 * 1000);
+	}
+	return 0;
+}
+
 static int lv_start(const struct vm_spec *s, struct vm **out, struct zb_error *err)
 {
 	struct vm *vm = xcalloc(1, sizeof(*vm));
+	struct vm_spec abs; /* s with the cell directory absolute */
 	char **paths = xcalloc((size_t)s->ndisks + 1, sizeof(*paths));
 	char *xml = NULL, *xml_path = NULL;
-	double deadline;
 	int rc = -1;
 
 	vm->chan = -1;
@@ -922,19 +678,8 @@ static int lv_start(const struct vm_spec *s, struct vm **out, struct zb_error *e
 	}
 	vm->console_path = xasprintf("%s/console.log", vm->dir);
 	xml_path = xasprintf("%s/domain.xml", vm->dir);
-	if (getrandom(vm->uuid, sizeof(vm->uuid), 0) != (ssize_t)sizeof(vm->uuid)) {
-		error_sys(err, errno, "getrandom");
+	if (domain_identity(vm, err) < 0)
 		goto out;
-	}
-	vm->uuid[6] = (unsigned char)((vm->uuid[6] & 0x0f) | 0x40); /* version 4 */
-	vm->uuid[8] = (unsigned char)((vm->uuid[8] & 0x3f) | 0x80);
-	/* Unique on a shared libvirt: the cell directory's name and our pid. */
-	{
-		char *copy = xstrdup(vm->dir);
-
-		vm->name = xasprintf("zbench-%s-%d", basename(copy), (int)getpid());
-		free(copy);
-	}
 	/* Connected already (connect()), else by default: the embedded driver, its root in the
 	 * run directory (the cell directory is RUNDIR/cells/NAME). */
 	if (!lv.conn) {
@@ -947,7 +692,10 @@ static int lv_start(const struct vm_spec *s, struct vm **out, struct zb_error *e
 			goto out;
 		rc = -1;
 	}
-	if (passthrough_still_ours(s, paths, err) < 0 || domain_xml(s, vm, paths, &xml, err) < 0)
+	abs = *s;
+	abs.dir = vm->dir;
+	if (passthrough_still_ours(s, paths, err) < 0 ||
+	    vm_libvirt_domain_xml(&abs, vm->name, vm->uuid, paths, lv.remote, &xml, err) < 0)
 		goto out;
 	if (write_file_atomic(xml_path, xml, strlen(xml), 0644, err) < 0)
 		goto out;
@@ -974,22 +722,8 @@ static int lv_start(const struct vm_spec *s, struct vm **out, struct zb_error *e
 		if (pid > 0)
 			vm->qemu_pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	}
-	deadline = now_monotonic() + CHANNEL_WAIT_S;
-	while (channel_open(vm, err) < 0) {
-		if (vm->relay)
-			goto out; /* not a channel that is not there yet */
-		if (lv_exited(vm, NULL)) {
-			error_set(err, 0, "domain '%s' stopped during start-up (see qemu.log)",
-				  vm->name);
-			goto out;
-		}
-		if (now_monotonic() > deadline) {
-			error_wrap(err, "domain '%s' after %d s", vm->name, CHANNEL_WAIT_S);
-			lv_stop(vm, 1);
-			goto out;
-		}
-		usleep(20 * 1000);
-	}
+	if (channel_wait(vm, err) < 0)
+		goto out;
 	*out = vm;
 	vm = NULL;
 	rc = 0;
@@ -1026,6 +760,7 @@ static uint64_t lv_console_bytes(struct vm *vm)
 
 const struct vm_ops vm_libvirt_ops = {
 	.name = "libvirt",
+	.caps = VM_CAP_HOSTS,
 	.connect = lv_connect,
 	.start = lv_start,
 	.channel_fd = lv_channel_fd,

@@ -37,11 +37,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "disk_bus.h"
 #include "util.h"
 #include "vm.h"
+#include "vm_machine.h"
 
 #define QEMU_BINARY	  "qemu-system-x86_64"
-#define QBOOT_ROM	  "/usr/share/qemu/qboot.rom"
 #define QEMU_MAX_ARGS	  1024
 #define QEMU_MAX_FDS	  160 /* every disk, its chain, the console, the sockets */
 #define QEMU_CHAIN_MAX	  16  /* files in the cloud root's backing chain */
@@ -281,44 +282,6 @@ static int pass_socket(struct launch *l, int *ours, int *theirs, struct zb_error
 	return 0;
 }
 
-static int is_elf(const char *path)
-{
-	unsigned char magic[4];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return 0;
-	n = read(fd, magic, sizeof(magic));
-	close(fd);
-	return n == 4 && !memcmp(magic, "\177ELF", 4);
-}
-
-/* The disk for QEMU: our descriptor of it reopened (a description of QEMU's own, the very file
- * or device), with O_DIRECT where its file system allows it: the host page cache would let a
- * disk's speed depend on the host's free memory (a passthrough device always bypasses it).
- * *direct says which; returns the descriptor or -1. */
-static int disk_reopen(const struct vm_disk *d, int *direct)
-{
-	char self[64];
-	const char *path = d->path;
-	int fd, flags = O_RDWR | O_CLOEXEC;
-
-	if (d->fd >= 0) {
-		snprintf(self, sizeof(self), "/proc/self/fd/%d", d->fd);
-		path = self;
-	} else {
-		flags |= O_NOFOLLOW;
-	}
-	*direct = 1;
-	fd = open(path, flags | O_DIRECT);
-	if (fd < 0 && errno == EINVAL && !d->passthrough) {
-		*direct = 0;
-		fd = open(path, flags);
-	}
-	return fd;
-}
-
 /* Add a JSON argument (-object, -blockdev); steals `o`. JSON rather than key=value because
  * QEMU 7.2 rejects a throttle-group's limits.* in key=value form (DESIGN.md field notes), and
  * because a file name in JSON needs no comma escaping. */
@@ -334,58 +297,92 @@ static void args_add_json(struct args *a, const char *opt, json_t *o)
 	free(text);
 }
 
-/* The controller a bus's disks hang on, added before its first disk: the q35 machine's built-in
- * AHCI (buses ide.0..ide.5) needs none. */
-static const struct qemu_bus {
-	const char *name;	/* disk.c's bus name */
-	const char *controller; /* -device for the first disk on this bus, or NULL */
-	const char *device;	/* the disk's -device, before its properties */
-	int per_port;		/* the controller takes one disk per port (bus=<port>) */
-	const char *port;	/* the disk's bus=; with per_port, followed by the port number */
-	int rotation_rate;	/* has a rotation_rate property */
-} qemu_buses[] = {
-	{ "virtio-blk", NULL, "virtio-blk-pci", 0, NULL, 0 },
-	{ "virtio-scsi", "virtio-scsi-pci,id=zbscsi", "scsi-hd", 0, "zbscsi.0", 1 },
-	{ "nvme", NULL, "nvme", 0, NULL, 0 },
-	{ "sata", NULL, "ide-hd", 1, "ide.", 1 },
-	{ "usb2", "usb-ehci,id=zbehci", "usb-storage", 0, "zbehci.0", 0 },
-	{ "usb3", "qemu-xhci,id=zbxhci", "usb-storage", 0, "zbxhci.0", 0 },
-};
-
-/* One disk: a file (or host_device) node, raw on it, a throttle filter when it has limits, and
- * the guest-visible device. */
-static int disk_args(struct launch *l, const struct vm_disk *d, int i, struct zb_error *err)
+/* The disk's controller (a -device before the bus's first disk: disk_bus.h's qemu.controller)
+ * and its bus= into port. The q35 machine's built-in AHCI (ide.0..ide.5) needs no controller. */
+static void disk_port(struct launch *l, const struct disk_bus *b, int i, char *port, size_t len)
 {
-	static int used[ARRAY_SIZE(qemu_buses)]; /* disks so far per bus, reset at disk 0 */
-	const struct qemu_bus *qb = &qemu_buses[0];
-	const struct vm_throttle *t = &d->throttle;
-	struct args *a = &l->a;
-	char node[32], fnode[32], port[32] = "", props[256] = "", dev[32], *serial;
-	size_t b;
-	int direct, fd, set;
+	static int used[DISK_BUS_COUNT]; /* disks so far per bus, reset at disk 0 */
+	size_t k = (size_t)(b - disk_buses);
 
 	if (i == 0)
 		memset(used, 0, sizeof(used));
-	for (b = 0; b < ARRAY_SIZE(qemu_buses); b++) {
-		if (!strcmp(qemu_buses[b].name, d->bus)) {
-			qb = &qemu_buses[b];
-			break;
-		}
+	if (b->qemu.controller && used[k] == 0) {
+		args_add(&l->a, "-device");
+		args_add(&l->a, "%s", b->qemu.controller);
 	}
-	if (b == ARRAY_SIZE(qemu_buses))
-		b = 0;
-	if (qb->controller && used[b] == 0) {
-		args_add(a, "-device");
-		args_add(a, "%s", qb->controller);
-	}
-	if (qb->port && qb->per_port)
-		snprintf(port, sizeof(port), "%s%d", qb->port, used[b]);
-	else if (qb->port)
-		snprintf(port, sizeof(port), "%s", qb->port);
-	used[b]++;
+	port[0] = '\0';
+	if (b->qemu.port && b->qemu.per_port)
+		snprintf(port, len, "%s%d", b->qemu.port, used[k]);
+	else if (b->qemu.port)
+		snprintf(port, len, "%s", b->qemu.port);
+	used[k]++;
+}
 
-	/* Node names: f<i> file, r<i> raw, t<i> throttle. */
-	fd = disk_reopen(d, &direct);
+/* A throttle-group tg<i> with the disk's limits and a throttle node t<i> on node `below`, which
+ * becomes t<i>. */
+static void throttle_args(struct args *a, const struct vm_throttle *t, int i, char *below,
+			  size_t len)
+{
+	json_t *lim = json_object();
+	char id[32], tnode[32];
+
+	if (t->iops)
+		json_object_set_new(lim, "iops-total", json_integer((json_int_t)t->iops));
+	if (t->iops_burst)
+		json_object_set_new(lim, "iops-total-max", json_integer((json_int_t)t->iops_burst));
+	if (t->iops_burst && t->burst_length)
+		json_object_set_new(lim, "iops-total-max-length",
+				    json_integer((json_int_t)t->burst_length));
+	if (t->bps)
+		json_object_set_new(lim, "bps-total", json_integer((json_int_t)t->bps));
+	if (t->bps_burst)
+		json_object_set_new(lim, "bps-total-max", json_integer((json_int_t)t->bps_burst));
+	if (t->bps_burst && t->burst_length)
+		json_object_set_new(lim, "bps-total-max-length",
+				    json_integer((json_int_t)t->burst_length));
+	snprintf(id, sizeof(id), "tg%d", i);
+	snprintf(tnode, sizeof(tnode), "t%d", i);
+	args_add_json(
+	    a, "-object",
+	    json_pack("{s:s, s:s, s:o}", "qom-type", "throttle-group", "id", id, "limits", lim));
+	args_add_json(a, "-blockdev",
+		      json_pack("{s:s, s:s, s:s, s:s}", "driver", "throttle", "node-name", tnode,
+				"throttle-group", id, "file", below));
+	snprintf(below, len, "%s", tnode);
+}
+
+/* The disk's geometry, rotation rate (where the bus carries one) and write cache as -device
+ * properties (",k=v..."). */
+static void device_props(const struct vm_disk *d, const struct disk_bus *b, char *props, size_t len)
+{
+	size_t n = 0;
+
+	props[0] = '\0';
+	if (d->logical_block_size)
+		n += (size_t)snprintf(props + n, len - n, ",logical_block_size=%d",
+				      d->logical_block_size);
+	if (d->physical_block_size && n < len)
+		n += (size_t)snprintf(props + n, len - n, ",physical_block_size=%d",
+				      d->physical_block_size);
+	if (d->rotation_rate && b->rotation_rate && n < len)
+		n += (size_t)snprintf(props + n, len - n, ",rotation_rate=%d", d->rotation_rate);
+	if (d->write_cache >= 0 && n < len)
+		snprintf(props + n, len - n, ",write-cache=%s", d->write_cache ? "on" : "off");
+}
+
+/* One disk: a file (or host_device) node, raw on it, a throttle filter when it has limits, and
+ * the guest-visible device. Node names: f<i> file, r<i> raw, t<i> throttle. */
+static int disk_args(struct launch *l, const struct vm_disk *d, int i, struct zb_error *err)
+{
+	const struct disk_bus *b = disk_bus_find(d->bus);
+	struct args *a = &l->a;
+	char node[32], fnode[32], port[32], props[256], dev[32], *serial;
+	int direct, fd, set;
+
+	if (!b)
+		b = &disk_buses[DISK_BUS_VIRTIO_BLK];
+	disk_port(l, b, i, port, sizeof(port));
+	fd = vm_disk_open(d, O_RDWR, &direct);
 	if (fd < 0)
 		return error_sys(err, errno, "disk '%s': opening '%s' for qemu", d->name, d->path);
 	set = pass_fd(l, fd, d->path, err);
@@ -402,52 +399,13 @@ static int disk_args(struct launch *l, const struct vm_disk *d, int i, struct zb
 	args_add_json(a, "-blockdev",
 		      json_pack("{s:s, s:s, s:s, s:s}", "driver", "raw", "node-name", node, "file",
 				fnode, "discard", d->discard ? "unmap" : "ignore"));
-	if (t->iops || t->bps) {
-		json_t *lim = json_object();
-		char id[32];
-
-		if (t->iops)
-			json_object_set_new(lim, "iops-total", json_integer((json_int_t)t->iops));
-		if (t->iops_burst)
-			json_object_set_new(lim, "iops-total-max",
-					    json_integer((json_int_t)t->iops_burst));
-		if (t->iops_burst && t->burst_length)
-			json_object_set_new(lim, "iops-total-max-length",
-					    json_integer((json_int_t)t->burst_length));
-		if (t->bps)
-			json_object_set_new(lim, "bps-total", json_integer((json_int_t)t->bps));
-		if (t->bps_burst)
-			json_object_set_new(lim, "bps-total-max",
-					    json_integer((json_int_t)t->bps_burst));
-		if (t->bps_burst && t->burst_length)
-			json_object_set_new(lim, "bps-total-max-length",
-					    json_integer((json_int_t)t->burst_length));
-		snprintf(id, sizeof(id), "tg%d", i);
-		args_add_json(a, "-object",
-			      json_pack("{s:s, s:s, s:o}", "qom-type", "throttle-group", "id", id,
-					"limits", lim));
-		snprintf(fnode, sizeof(fnode), "t%d", i);
-		args_add_json(a, "-blockdev",
-			      json_pack("{s:s, s:s, s:s, s:s}", "driver", "throttle", "node-name",
-					fnode, "throttle-group", id, "file", node));
-		snprintf(node, sizeof(node), "%s", fnode);
-	}
-	if (d->logical_block_size)
-		snprintf(props + strlen(props), sizeof(props) - strlen(props),
-			 ",logical_block_size=%d", d->logical_block_size);
-	if (d->physical_block_size)
-		snprintf(props + strlen(props), sizeof(props) - strlen(props),
-			 ",physical_block_size=%d", d->physical_block_size);
-	if (d->rotation_rate && qb->rotation_rate)
-		snprintf(props + strlen(props), sizeof(props) - strlen(props), ",rotation_rate=%d",
-			 d->rotation_rate);
-	if (d->write_cache >= 0)
-		snprintf(props + strlen(props), sizeof(props) - strlen(props), ",write-cache=%s",
-			 d->write_cache ? "on" : "off");
+	if (d->throttle.iops || d->throttle.bps)
+		throttle_args(a, &d->throttle, i, node, sizeof(node));
+	device_props(d, b, props, sizeof(props));
 	serial = vm_qemu_opt_quote(d->serial);
 	args_add(a, "-device");
-	args_add(a, "%s%s%s,drive=%s,serial=%s%s", qb->device, port[0] ? ",bus=" : "", port, node,
-		 serial, props);
+	args_add(a, "%s%s%s,drive=%s,serial=%s%s", b->qemu.device, port[0] ? ",bus=" : "", port,
+		 node, serial, props);
 	free(serial);
 	return 0;
 }
@@ -558,8 +516,11 @@ static int machine_args(struct launch *l, const struct vm_spec *s, const char *c
 			struct zb_error *err)
 {
 	struct args *a = &l->a;
-	int kvm = !strcmp(s->accel, "kvm"), con, chan, qmp;
+	struct vm_machine m;
+	int con, chan, qmp;
 	char kernel[32], initrd[32];
+
+	vm_machine_resolve(s, &m);
 
 	if (pass_readable(l, s->kernel, kernel, sizeof(kernel), err) < 0 ||
 	    pass_readable(l, s->initramfs, initrd, sizeof(initrd), err) < 0)
@@ -571,9 +532,9 @@ static int machine_args(struct launch *l, const struct vm_spec *s, const char *c
 	args_add(a, "-name");
 	args_add(a, "zbench");
 	args_add(a, "-machine");
-	args_add(a, "q35,accel=%s", kvm ? "kvm" : "tcg");
+	args_add(a, "q35,accel=%s", m.kvm ? "kvm" : "tcg");
 	args_add(a, "-cpu");
-	args_add(a, kvm ? "host" : "max");
+	args_add(a, m.kvm ? "host" : "max");
 	args_add(a, "-smp");
 	args_add(a, "%d", s->cpus);
 	args_add(a, "-m");
@@ -585,9 +546,9 @@ static int machine_args(struct launch *l, const struct vm_spec *s, const char *c
 	args_add(a, "-no-reboot");
 	args_add(a, "-sandbox");
 	args_add(a, "%s", vm_qemu_sandbox);
-	if (is_elf(s->kernel) && access(QBOOT_ROM, R_OK) == 0) {
+	if (m.firmware) {
 		args_add(a, "-bios");
-		args_add(a, QBOOT_ROM);
+		args_add(a, "%s", m.firmware);
 	}
 	args_add(a, "-kernel");
 	args_add(a, "%s", kernel);
@@ -606,7 +567,7 @@ static int machine_args(struct launch *l, const struct vm_spec *s, const char *c
 	args_add(a, "-chardev");
 	args_add(a, "socket,id=zb,fd=%d", chan);
 	args_add(a, "-device");
-	args_add(a, "virtserialport,bus=vser.0,chardev=zb,name=org.zbench.0");
+	args_add(a, "virtserialport,bus=vser.0,chardev=zb,name=" VM_CHANNEL_NAME);
 	args_add(a, "-chardev");
 	args_add(a, "socket,id=qmp,fd=%d", qmp);
 	args_add(a, "-mon");
@@ -926,6 +887,7 @@ static pid_t qemu_pid(struct vm *vm)
 
 const struct vm_ops vm_qemu_ops = {
 	.name = "qemu",
+	.caps = VM_CAP_CLOUD_DISK,
 	.start = qemu_start,
 	.channel_fd = qemu_channel_fd,
 	.exit_fd = qemu_exit_fd,

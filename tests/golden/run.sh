@@ -13,12 +13,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 ZBENCH=${ZBENCH:-$root/zbench}
 case "$ZBENCH" in /*) ;; *) ZBENCH=$(pwd)/$ZBENCH ;; esac
+VM_GOLDEN=${VM_GOLDEN:-$root/build/tests/vm-golden}
+case "$VM_GOLDEN" in /*) ;; *) VM_GOLDEN=$(pwd)/$VM_GOLDEN ;; esac
 
 # The command each suite runs inside a case folder.
 suite_command() {
 	case "$1" in
 	matrix | invalid-matrices) echo "\"$ZBENCH\" matrix check matrix.json" ;;
 	report) echo "\"$ZBENCH\" report rundir -o out --junit out/junit.xml; echo \"exit \$?\"; cat out/report.md out/junit.xml; rm -rf out" ;;
+	vm) echo "\"$VM_GOLDEN\" matrix.json" ;;
 	compare) echo "\"$ZBENCH\" compare a b -o out; echo \"exit \$?\"; cat out/compare.md 2>/dev/null; rm -rf out" ;;
 	*) return 1 ;;
 	esac

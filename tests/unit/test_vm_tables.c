@@ -1,0 +1,72 @@
+/* The VM and disk plug-in tables: the disk-bus table is whole and is what the schema allows; every
+ * VM backend passes vm_ops_check(), a broken one does not, and the capability flags say what the
+ * runner may ask of each backend (it no longer branches on their names). */
+#include <string.h>
+
+#include "check.h"
+#include "disk_bus.h"
+#include "util.h"
+#include "vm.h"
+
+static void disk_bus_cases(void)
+{
+	struct zb_error err = { 0 };
+	char joined[256] = "";
+
+	CHECK(disk_bus_check(&err) == 0);
+	for (size_t i = 0; i < DISK_BUS_COUNT; i++) {
+		snprintf(joined + strlen(joined), sizeof(joined) - strlen(joined), "%s%s",
+			 i ? "|" : "", disk_buses[i].name);
+		CHECK(disk_bus_find(disk_buses[i].name) == &disk_buses[i]);
+	}
+	CHECK_STR(DISK_BUS_CHOICES, joined);
+	CHECK(disk_bus_find("ide") == NULL);
+	CHECK(disk_bus_find(NULL) == NULL);
+	CHECK(disk_buses[DISK_BUS_NVME].libvirt.bus == NULL);
+	CHECK(disk_buses[DISK_BUS_SATA].max_disks == 6);
+}
+
+static int dummy_start(const struct vm_spec *s, struct vm **out, struct zb_error *err)
+{
+	return -1;
+}
+
+static void backend_cases(void)
+{
+	const struct vm_ops *qemu = vm_backend("qemu"), *lv = vm_backend("libvirt");
+	struct vm_ops broken;
+	struct zb_error err = { 0 };
+
+	CHECK(qemu && vm_ops_check(qemu, &err) == 0);
+	CHECK(lv && vm_ops_check(lv, &err) == 0);
+	CHECK(vm_backend("xen") == NULL);
+	/* what run.c asks instead of comparing names */
+	CHECK(lv && (lv->caps & VM_CAP_HOSTS));
+	CHECK(qemu && !(qemu->caps & VM_CAP_HOSTS));
+	CHECK(qemu && (qemu->caps & VM_CAP_CLOUD_DISK));
+	CHECK(lv && !(lv->caps & VM_CAP_CLOUD_DISK));
+	CHECK(vm_backend_has("libvirt", VM_CAP_HOSTS));
+	CHECK(!vm_backend_has("qemu", VM_CAP_HOSTS));
+	CHECK(!vm_backend_has("nonesuch", VM_CAP_HOSTS));
+
+	broken = *qemu;
+	broken.stop = NULL;
+	CHECK(vm_ops_check(&broken, &err) == -1);
+	CHECK(strstr(err.msg, "'qemu'") != NULL);
+	broken = *qemu;
+	broken.caps |= VM_CAP_HOSTS; /* hosts need connect() */
+	CHECK(vm_ops_check(&broken, &err) == -1);
+	broken = *qemu;
+	broken.caps |= 1u << 30; /* a flag nobody defined */
+	CHECK(vm_ops_check(&broken, &err) == -1);
+	broken = *qemu;
+	broken.start = dummy_start;
+	CHECK(vm_ops_check(&broken, &err) == 0);
+}
+
+int main(void)
+{
+	disk_bus_cases();
+	backend_cases();
+	return check_summary("vm_tables");
+}
