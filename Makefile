@@ -23,6 +23,9 @@ SANFLAGS = -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=
 endif
 ALL_CFLAGS = $(CFLAGS) $(WARN) $(SANFLAGS) -MMD -MP
 HOST_LIBS = -ljansson -lcrypto -laio -luring -lblkid -lvirt -lguestfs -lpthread -lm
+# The guest binaries go into the image and so into its cache key: the same source must give the
+# same bytes in any checkout directory (no build path in the debug info).
+GUEST_REPRO = -ffile-prefix-map=$(CURDIR)=.
 GUEST_LIBS = -Wl,-Bstatic -ljansson -laio -luring -lpthread -lm
 BUILD = build
 
@@ -85,7 +88,7 @@ $(BUILD)/zbench-engine-host: $(ENGINE_HOST_OBJS)
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ $^ $(HOST_LIBS)
 
 # Objects depend on the flags they were built with, so SANITIZE=... or DEVELOPER=1 rebuilds.
-FLAGS_NOW = $(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(HOST_LIBS)
+FLAGS_NOW = $(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(HOST_LIBS) $(GUEST_REPRO)
 $(BUILD)/.flags: FORCE
 	@mkdir -p $(BUILD)
 	@if [ "$$(cat $@ 2>/dev/null)" != '$(FLAGS_NOW)' ]; then echo '$(FLAGS_NOW)' > $@; fi
@@ -96,7 +99,7 @@ $(BUILD)/host/%.o: %.c $(BUILD)/.flags
 
 $(BUILD)/guest/%.o: %.c $(BUILD)/.flags
 	@mkdir -p $(dir $@)
-	$(QUIET_CC)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -DZB_GUEST -MMD -MP -c -o $@ $<
+	$(QUIET_CC)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(GUEST_REPRO) -DZB_GUEST -MMD -MP -c -o $@ $<
 
 $(BUILD)/tests/%: tests/unit/%.c $(HOSTLIB_OBJS) $(BUILD)/.flags
 	@mkdir -p $(dir $@)
@@ -146,6 +149,7 @@ $(VM_GOLDEN): tests/golden/vm/print.c $(HOSTLIB_OBJS) $(BUILD)/.flags
 golden: zbench $(VM_GOLDEN)
 	$(Q)VM_GOLDEN=$(VM_GOLDEN) tests/golden/run.sh
 	$(Q)tests/matrices.sh
+	$(Q)tests/reproducible.sh
 
 # Real VMs: the quick matrix, every failure class, kill and resume, the configuration space.
 INTEGRATION = $(wildcard tests/integration/run.sh tests/integration/faults.sh \
