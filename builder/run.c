@@ -1444,6 +1444,9 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct done_map dm = { 0 };
 	const char *matrix_path = o->matrix_path, *recipe = o->recipe_path;
+	/* the recipe as the command line or the matrix named it (the manifest's record: a replay
+	 * on another machine finds it in its own repository), where `recipe` is where it was found */
+	const char *recipe_named = NULL;
 	char *dir = NULL, *matrix_text = NULL, *matrix_recipe = NULL;
 	size_t *order = NULL;
 	int rc = -1, lock_fd = -1;
@@ -1515,6 +1518,7 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 
 		recipe = named ? (matrix_recipe = image_recipe_locate(named, matrix_path))
 			       : RUN_DEFAULT_RECIPE;
+		recipe_named = named;
 	}
 	if (image_resolve(recipe, o->cache_dir, 1, &ctx.img, err) < 0) {
 		error_wrap(err, "image '%s'", recipe);
@@ -1599,7 +1603,8 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 					      o->matrix_sha256 ? o->matrix_sha256 : ctx.m->sha256,
 					      "content", ctx.m->json));
 		json_object_set_new(ctx.res.manifest, "image",
-				    json_pack("{s:s, s:s, s:O}", "recipe", recipe, "hash",
+				    json_pack("{s:s, s:s, s:O}", "recipe",
+					      recipe_named ? recipe_named : recipe, "hash",
 					      ctx.img.hash, "manifest", ctx.img.manifest));
 	}
 	if (results_write_manifest(&ctx.res, err) < 0)
