@@ -132,142 +132,192 @@ static void claim_eval_pairs(const struct report_run *run, const json_t *claim, 
 	}
 }
 
-/* ranking and peak: groups of cells along an axis, one per combination of the other axes. */
-static void claim_eval_axis(const struct report_run *run, const json_t *claim, FILE *f, int *groups,
-			    int *failed, int *nodata)
-{
-	const char *metric = report_str_get(claim, "metric");
-	const json_t *where = json_object_get(claim, "where");
-	const json_t *rank = json_object_get(claim, "ranking"),
-		     *peak = json_object_get(claim, "peak");
-	const json_t *form = rank ? rank : peak, *list = json_object_get(rank, "values");
-	int k = report_axis_index(run,
-				  report_str_get(form, "axis") ? report_str_get(form, "axis") : "");
-	const struct report_axis *ax = k >= 0 ? &run->axes[k] : NULL;
-	int decreasing = rank && report_str_get(rank, "order") &&
-			 !strcmp(report_str_get(rank, "order"), "decreasing");
-	int want_min =
-	    peak && report_str_get(peak, "kind") && !strcmp(report_str_get(peak, "kind"), "min");
-	double min_rho = 1;
-	char **labels = NULL, *at = peak ? report_value_label(json_object_get(peak, "at")) : NULL;
-	size_t n_labels = 0;
-	int *done = xcalloc(run->n_cells + 1, sizeof(int));
+/* A ranking or peak claim along one axis, as claim_eval_axis() judges it group by group. */
+struct axis_claim {
+	const char *metric;
+	const json_t *where, *rank, *peak;
+	int k; /* the axis' index in the run */
+	const struct report_axis *ax;
+	int decreasing, want_min;
+	double min_rho;
+	char **labels; /* the axis values in order: the claim's list or the matrix order */
+	size_t n_labels;
+	char *at; /* peak.at as a label */
+	FILE *f;
+	int *groups, *failed, *nodata;
+};
 
-	report_num_get(rank, "min_rho", &min_rho);
-	if (!ax) {
-		(*groups)++;
-		(*nodata)++;
-		fprintf(f, "no axis \"%s\" in this run", report_kv(form, "axis"));
-		free(done);
-		free(at);
+/* The group of cells that share first's values on every axis but the claim's (and are in its
+ * where): their positions along the axis in x, metric means in y, cells in cs; each marked done.
+ * Returns how many have the metric. */
+static size_t axis_group(const struct report_run *run, const struct axis_claim *ac, size_t i,
+			 const char *key, int *done, double *x, double *y,
+			 const struct report_cell **cs)
+{
+	size_t m = 0;
+
+	for (size_t j = i; j < run->n_cells; j++) {
+		const struct report_cell *c = &run->cells[j];
+		struct stats_summary s;
+		double *vals;
+		char *others;
+		size_t pos;
+
+		if (done[j] || !cell_in_where(run, c, ac->where) || !c->axis_label ||
+		    !c->axis_label[ac->k])
+			continue;
+		others = report_cell_others(run, c, (size_t)ac->k);
+		if (strcmp(others, key)) {
+			free(others);
+			continue;
+		}
+		free(others);
+		done[j] = 1;
+		for (pos = 0; pos < ac->n_labels && strcmp(ac->labels[pos], c->axis_label[ac->k]);
+		     pos++)
+			;
+		if (pos == ac->n_labels)
+			continue;
+		if (report_cell_metric(c, ac->metric, &vals, &s) > 0) {
+			x[m] = (double)pos;
+			y[m] = s.mean;
+			cs[m++] = c;
+		}
+		free(vals);
+	}
+	return m;
+}
+
+/* One group of a ranking claim: Spearman's rho of the means against the axis order. */
+static void axis_judge_rank(const struct axis_claim *ac, const double *x, const double *y, size_t m)
+{
+	double rho = m >= 2 ? stats_spearman(x, y, m) : NAN,
+	       signed_rho = ac->decreasing ? -rho : rho;
+	char a[32];
+
+	if (m < 2 || isnan(rho)) {
+		(*ac->nodata)++;
+		fprintf(ac->f, "%zu cells with %s: no ranking", m, ac->metric);
 		return;
 	}
+	if (!(signed_rho >= ac->min_rho - 1e-9))
+		(*ac->failed)++;
+	if (m < ac->n_labels)
+		fprintf(ac->f, "%zu of %zu values, ", m, ac->n_labels);
+	fprintf(ac->f, "rho %.2f (needed %s %.2f):", rho,
+		ac->decreasing ? "<=" : ">=", ac->decreasing ? -ac->min_rho : ac->min_rho);
+	for (size_t q = 0; q < ac->n_labels; q++)
+		for (size_t p = 0; p < m; p++)
+			if ((size_t)x[p] == q)
+				fprintf(ac->f, " %s=%s", ac->labels[q],
+					report_fmt_num(y[p], a, sizeof(a)));
+}
+
+/* One group of a peak claim: the best value is at peak.at (or ties with it). */
+static void axis_judge_peak(const struct axis_claim *ac, const double *y,
+			    const struct report_cell **cs, size_t m)
+{
+	size_t best = 0, at_i = m, second = m;
+	int k = ac->k, want_min = ac->want_min;
+	char a[32];
+
+	for (size_t p = 0; p < m; p++) {
+		if (want_min ? y[p] < y[best] : y[p] > y[best])
+			best = p;
+		if (!strcmp(cs[p]->axis_label[k], ac->at))
+			at_i = p;
+	}
+	for (size_t p = 0; p < m; p++)
+		if (p != at_i && (second == m || (want_min ? y[p] < y[second] : y[p] > y[second])))
+			second = p;
+	if (at_i == m || m < 2) {
+		(*ac->nodata)++;
+		fprintf(ac->f, "no %s at %s=%s, or fewer than 2 cells", ac->metric, ac->ax->name,
+			ac->at);
+		return;
+	}
+	if (best != at_i && y[best] != y[at_i])
+		(*ac->failed)++;
+	fprintf(ac->f, "%s at %s=%s (%s), next best %s=", want_min ? "lowest" : "highest",
+		ac->ax->name, cs[best]->axis_label[k], report_fmt_num(y[best], a, sizeof(a)),
+		cs[second]->axis_label[k]);
+	fprintf(ac->f, "%s; %s=%s: %+.1f%% against it", report_fmt_num(y[second], a, sizeof(a)),
+		ac->ax->name, ac->at, 100 * (y[at_i] / y[second] - 1));
+}
+
+/* The axis values a claim ranks over, in order: its own list, or the matrix order. */
+static void axis_labels(struct axis_claim *ac)
+{
+	const json_t *list = json_object_get(ac->rank, "values");
+
 	if (json_array_size(list) > 0) {
 		const json_t *v;
 		size_t j;
 
-		labels = xcalloc(json_array_size(list), sizeof(char *));
+		ac->labels = xcalloc(json_array_size(list), sizeof(char *));
 		json_array_foreach (list, j, v)
-			labels[n_labels++] = report_value_label(v);
+			ac->labels[ac->n_labels++] = report_value_label(v);
 	} else {
-		labels = xcalloc(ax->n_categories + 1, sizeof(char *));
-		for (size_t j = 0; j < ax->n_categories; j++)
-			labels[n_labels++] = xstrdup(ax->categories[j]);
+		ac->labels = xcalloc(ac->ax->n_categories + 1, sizeof(char *));
+		for (size_t j = 0; j < ac->ax->n_categories; j++)
+			ac->labels[ac->n_labels++] = xstrdup(ac->ax->categories[j]);
 	}
+}
+
+/* ranking and peak: groups of cells along an axis, one per combination of the other axes. */
+static void claim_eval_axis(const struct report_run *run, const json_t *claim, FILE *f, int *groups,
+			    int *failed, int *nodata)
+{
+	struct axis_claim ac = { .metric = report_str_get(claim, "metric"),
+				 .where = json_object_get(claim, "where"),
+				 .rank = json_object_get(claim, "ranking"),
+				 .peak = json_object_get(claim, "peak"),
+				 .min_rho = 1,
+				 .f = f,
+				 .groups = groups,
+				 .failed = failed,
+				 .nodata = nodata };
+	const json_t *form = ac.rank ? ac.rank : ac.peak;
+	int *done;
+
+	ac.k = report_axis_index(run,
+				 report_str_get(form, "axis") ? report_str_get(form, "axis") : "");
+	ac.ax = ac.k >= 0 ? &run->axes[ac.k] : NULL;
+	ac.decreasing = ac.rank && report_str_get(ac.rank, "order") &&
+			!strcmp(report_str_get(ac.rank, "order"), "decreasing");
+	ac.want_min = ac.peak && report_str_get(ac.peak, "kind") &&
+		      !strcmp(report_str_get(ac.peak, "kind"), "min");
+	report_num_get(ac.rank, "min_rho", &ac.min_rho);
+	if (!ac.ax) {
+		(*groups)++;
+		(*nodata)++;
+		fprintf(f, "no axis \"%s\" in this run", report_kv(form, "axis"));
+		return;
+	}
+	ac.at = ac.peak ? report_value_label(json_object_get(ac.peak, "at")) : NULL;
+	axis_labels(&ac);
+	done = xcalloc(run->n_cells + 1, sizeof(int));
 	for (size_t i = 0; i < run->n_cells; i++) {
 		const struct report_cell *first = &run->cells[i];
-		char *key, *others;
-		double *x = xcalloc(run->n_cells + 1, sizeof(double)),
-		       *y = xcalloc(run->n_cells + 1, sizeof(double));
-		const struct report_cell **cs = xcalloc(run->n_cells + 1, sizeof(*cs));
-		size_t m = 0;
-		char a[32];
+		double *x, *y;
+		const struct report_cell **cs;
+		char *key;
+		size_t m;
 
-		if (done[i] || !cell_in_where(run, first, where))
-			goto next;
-		key = report_cell_others(run, first, (size_t)k);
-		for (size_t j = i; j < run->n_cells; j++) {
-			const struct report_cell *c = &run->cells[j];
-			struct stats_summary s;
-			double *vals;
-			size_t pos;
-
-			if (done[j] || !cell_in_where(run, c, where) || !c->axis_label ||
-			    !c->axis_label[k])
-				continue;
-			others = report_cell_others(run, c, (size_t)k);
-			if (strcmp(others, key)) {
-				free(others);
-				continue;
-			}
-			free(others);
-			done[j] = 1;
-			for (pos = 0; pos < n_labels && strcmp(labels[pos], c->axis_label[k]);
-			     pos++)
-				;
-			if (pos == n_labels)
-				continue;
-			if (report_cell_metric(c, metric, &vals, &s) > 0) {
-				x[m] = (double)pos;
-				y[m] = s.mean;
-				cs[m++] = c;
-			}
-			free(vals);
-		}
+		if (done[i] || !cell_in_where(run, first, ac.where))
+			continue;
+		x = xcalloc(run->n_cells + 1, sizeof(double));
+		y = xcalloc(run->n_cells + 1, sizeof(double));
+		cs = xcalloc(run->n_cells + 1, sizeof(*cs));
+		key = report_cell_others(run, first, (size_t)ac.k);
+		m = axis_group(run, &ac, i, key, done, x, y, cs);
 		(*groups)++;
 		fprintf(f, "%s%s%s", *groups > 1 ? "; " : "", *key ? key : "", *key ? ": " : "");
-		if (rank) {
-			double rho = m >= 2 ? stats_spearman(x, y, m) : NAN,
-			       signed_rho = decreasing ? -rho : rho;
-
-			if (m < 2 || isnan(rho)) {
-				(*nodata)++;
-				fprintf(f, "%zu cells with %s: no ranking", m, metric);
-			} else {
-				if (!(signed_rho >= min_rho - 1e-9))
-					(*failed)++;
-				if (m < n_labels)
-					fprintf(f, "%zu of %zu values, ", m, n_labels);
-				fprintf(f, "rho %.2f (needed %s %.2f):", rho,
-					decreasing ? "<=" : ">=", decreasing ? -min_rho : min_rho);
-				for (size_t q = 0; q < n_labels; q++)
-					for (size_t p = 0; p < m; p++)
-						if ((size_t)x[p] == q)
-							fprintf(f, " %s=%s", labels[q],
-								report_fmt_num(y[p], a, sizeof(a)));
-			}
-		} else {
-			size_t best = 0, at_i = m, second = m;
-
-			for (size_t p = 0; p < m; p++) {
-				if (want_min ? y[p] < y[best] : y[p] > y[best])
-					best = p;
-				if (!strcmp(cs[p]->axis_label[k], at))
-					at_i = p;
-			}
-			for (size_t p = 0; p < m; p++)
-				if (p != at_i && (second == m ||
-						  (want_min ? y[p] < y[second] : y[p] > y[second])))
-					second = p;
-			if (at_i == m || m < 2) {
-				(*nodata)++;
-				fprintf(f, "no %s at %s=%s, or fewer than 2 cells", metric,
-					ax->name, at);
-			} else {
-				if (best != at_i && y[best] != y[at_i])
-					(*failed)++;
-				fprintf(f, "%s at %s=%s (%s), next best %s=",
-					want_min ? "lowest" : "highest", ax->name,
-					cs[best]->axis_label[k],
-					report_fmt_num(y[best], a, sizeof(a)),
-					cs[second]->axis_label[k]);
-				fprintf(f, "%s; %s=%s: %+.1f%% against it",
-					report_fmt_num(y[second], a, sizeof(a)), ax->name, at,
-					100 * (y[at_i] / y[second] - 1));
-			}
-		}
+		if (ac.rank)
+			axis_judge_rank(&ac, x, y, m);
+		else
+			axis_judge_peak(&ac, y, cs, m);
 		free(key);
-	next:
 		free(x);
 		free(y);
 		free(cs);
@@ -277,11 +327,11 @@ static void claim_eval_axis(const struct report_run *run, const json_t *claim, F
 		(*nodata)++;
 		fputs("no cells", f);
 	}
-	for (size_t j = 0; j < n_labels; j++)
-		free(labels[j]);
-	free(labels);
+	for (size_t j = 0; j < ac.n_labels; j++)
+		free(ac.labels[j]);
+	free(ac.labels);
 	free(done);
-	free(at);
+	free(ac.at);
 }
 
 void report_claim_eval(const struct report_run *run, const json_t *claim, struct claim_eval *e)
