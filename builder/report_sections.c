@@ -295,11 +295,114 @@ static double shape_rho(const struct report_run *run, const struct report_cell *
 	return *groups ? sum / (double)*groups : NAN;
 }
 
+/* The shape verdict rows of reference i: over all its cells and along each axis. */
+static void reference_shape_rows(struct report_doc *d, const struct report_run *run, size_t i,
+				 const json_t *r)
+{
+	const json_t *values = json_object_get(r, "values"), *v;
+	const char *metric = report_str_get(r, "metric") ? report_str_get(r, "metric") : "?";
+	size_t n = json_array_size(values), np = 0, j;
+	const struct report_cell **cells = xcalloc(n + 1, sizeof(*cells));
+	double *ours = xcalloc(n + 1, sizeof(double)), *pub = xcalloc(n + 1, sizeof(double));
+	char *name = xasprintf("%zu: %s (%s)", i + 1, report_kv(r, "source"), metric);
+
+	json_array_foreach (values, j, v) {
+		const json_t *match = json_object_get(v, "match");
+		double *vals, pv;
+		struct stats_summary s;
+
+		if (report_num_get(v, "value", &pv) < 0)
+			continue;
+		for (size_t c = 0; c < run->n_cells; c++) {
+			if (!report_cell_matches(run, &run->cells[c], match))
+				continue;
+			if (report_cell_metric(&run->cells[c], metric, &vals, &s) > 0) {
+				cells[np] = &run->cells[c];
+				ours[np] = s.mean;
+				pub[np++] = pv;
+			}
+			free(vals);
+			break;
+		}
+	}
+	for (int k = -1; k < (int)run->n_axes; k++) {
+		size_t groups, points;
+		double rho = shape_rho(run, cells, ours, pub, np, k, &groups, &points);
+		char *row[6];
+
+		if (k >= 0 && groups == 0)
+			continue;
+		row[0] = xstrdup(name);
+		row[1] = xstrdup(k < 0 ? "all cells" : run->axes[k].name);
+		row[2] = xasprintf("%zu", groups);
+		row[3] = xasprintf("%zu", k < 0 ? np : points);
+		row[4] = isnan(rho) ? xstrdup("n/a") : xasprintf("%.2f", rho);
+		row[5] = xstrdup(rho_verdict(rho));
+		report_doc_row(d, (const char *const *)row);
+		for (int q = 0; q < 6; q++)
+			free(row[q]);
+	}
+	free(cells);
+	free(ours);
+	free(pub);
+	free(name);
+}
+
+/* Reference i's own table: each published value next to ours. */
+static void reference_table(struct report_doc *d, const struct report_run *run, size_t i,
+			    const json_t *r)
+{
+	static const char *const hdr[] = { "cell", "summary",	"n",
+					   "ours", "published", "ours / published" };
+	const json_t *values = json_object_get(r, "values"), *v;
+	const char *metric = report_str_get(r, "metric") ? report_str_get(r, "metric") : "?";
+	char *h = xasprintf("%zu: %s (%s)", i + 1, report_kv(r, "source"), metric);
+	size_t j;
+
+	report_doc_heading(d, 3, h);
+	free(h);
+	if (report_str_get(r, "note"))
+		report_doc_para(d, "%s", report_str_get(r, "note"));
+	report_doc_table(d, 6, hdr);
+	json_array_foreach (values, j, v) {
+		const json_t *match = json_object_get(v, "match");
+		const struct report_cell *cell = NULL;
+		struct stats_summary s = { 0 };
+		double *vals = NULL, pv = NAN;
+		char a[32], *row[6];
+
+		report_num_get(v, "value", &pv);
+		for (size_t c = 0; c < run->n_cells && !cell; c++)
+			if (report_cell_matches(run, &run->cells[c], match))
+				cell = &run->cells[c];
+		if (cell)
+			report_cell_metric(cell, metric, &vals, &s);
+		else
+			stats_summarize(NULL, 0, &s);
+		row[0] = xstrdup(cell ? cell->id : "-");
+		if (cell) {
+			row[1] = xstrdup(cell->summary);
+		} else {
+			char *m = json_dumps(match, JSON_COMPACT | JSON_SORT_KEYS);
+
+			row[1] = xasprintf("%s (not in this run)", m ? m : "?");
+			free(m);
+		}
+		row[2] = xasprintf("%zu", s.n);
+		row[3] = fmt_summary(&s);
+		row[4] = xstrdup(report_fmt_num(pv, a, sizeof(a)));
+		row[5] = s.n > 0 && pv > 0 ? xasprintf("%.3g", s.mean / pv) : xstrdup("n/a");
+		report_doc_row(d, (const char *const *)row);
+		for (int q = 0; q < 6; q++)
+			free(row[q]);
+		free(vals);
+	}
+	report_doc_table_end(d);
+}
+
 void report_section_references(struct report_doc *d, const struct report_run *run)
 {
 	const json_t *refs = report_matrix_key(run, "reference"), *r;
-	static const char *const hdr[] = { "cell", "summary",	"n",
-					   "ours", "published", "ours / published" };
 	static const char *const shdr[] = { "reference", "along",	   "groups",
 					    "cells",	 "Spearman's rho", "verdict" };
 	size_t i;
@@ -315,106 +418,9 @@ void report_section_references(struct report_doc *d, const struct report_run *ru
 			   "(the mean over groups), and over all the reference's cells.");
 	report_doc_heading(d, 3, "Shape verdicts");
 	report_doc_table(d, 6, shdr);
-	json_array_foreach (refs, i, r) {
-		const json_t *values = json_object_get(r, "values"), *v;
-		const char *metric =
-		    report_str_get(r, "metric") ? report_str_get(r, "metric") : "?";
-		size_t n = json_array_size(values), np = 0, j;
-		const struct report_cell **cells = xcalloc(n + 1, sizeof(*cells));
-		double *ours = xcalloc(n + 1, sizeof(double)),
-		       *pub = xcalloc(n + 1, sizeof(double));
-		char *name = xasprintf("%zu: %s (%s)", i + 1, report_kv(r, "source"), metric);
-
-		json_array_foreach (values, j, v) {
-			const json_t *match = json_object_get(v, "match");
-			double *vals, pv;
-			struct stats_summary s;
-
-			if (report_num_get(v, "value", &pv) < 0)
-				continue;
-			for (size_t c = 0; c < run->n_cells; c++) {
-				if (!report_cell_matches(run, &run->cells[c], match))
-					continue;
-				if (report_cell_metric(&run->cells[c], metric, &vals, &s) > 0) {
-					cells[np] = &run->cells[c];
-					ours[np] = s.mean;
-					pub[np++] = pv;
-				}
-				free(vals);
-				break;
-			}
-		}
-		for (int k = -1; k < (int)run->n_axes; k++) {
-			size_t groups, points;
-			double rho = shape_rho(run, cells, ours, pub, np, k, &groups, &points);
-			char rb[32], *row[6];
-
-			if (k >= 0 && groups == 0)
-				continue;
-			row[0] = xstrdup(name);
-			row[1] = xstrdup(k < 0 ? "all cells" : run->axes[k].name);
-			row[2] = xasprintf("%zu", groups);
-			row[3] = xasprintf("%zu", k < 0 ? np : points);
-			row[4] = isnan(rho) ? xstrdup("n/a") : xasprintf("%.2f", rho);
-			(void)rb;
-			row[5] = xstrdup(rho_verdict(rho));
-			report_doc_row(d, (const char *const *)row);
-			for (int q = 0; q < 6; q++)
-				free(row[q]);
-		}
-		free(cells);
-		free(ours);
-		free(pub);
-		free(name);
-	}
+	json_array_foreach (refs, i, r)
+		reference_shape_rows(d, run, i, r);
 	report_doc_table_end(d);
-
-	json_array_foreach (refs, i, r) {
-		const json_t *values = json_object_get(r, "values"), *v;
-		const char *metric =
-		    report_str_get(r, "metric") ? report_str_get(r, "metric") : "?";
-		char *h = xasprintf("%zu: %s (%s)", i + 1, report_kv(r, "source"), metric);
-		size_t j;
-
-		report_doc_heading(d, 3, h);
-		free(h);
-		if (report_str_get(r, "note"))
-			report_doc_para(d, "%s", report_str_get(r, "note"));
-		report_doc_table(d, 6, hdr);
-		json_array_foreach (values, j, v) {
-			const json_t *match = json_object_get(v, "match");
-			const struct report_cell *cell = NULL;
-			struct stats_summary s = { 0 };
-			double *vals = NULL, pv = NAN;
-			char a[32], *row[6];
-
-			report_num_get(v, "value", &pv);
-			for (size_t c = 0; c < run->n_cells && !cell; c++)
-				if (report_cell_matches(run, &run->cells[c], match))
-					cell = &run->cells[c];
-			if (cell)
-				report_cell_metric(cell, metric, &vals, &s);
-			else
-				stats_summarize(NULL, 0, &s);
-			row[0] = xstrdup(cell ? cell->id : "-");
-			if (cell) {
-				row[1] = xstrdup(cell->summary);
-			} else {
-				char *m = json_dumps(match, JSON_COMPACT | JSON_SORT_KEYS);
-
-				row[1] = xasprintf("%s (not in this run)", m ? m : "?");
-				free(m);
-			}
-			row[2] = xasprintf("%zu", s.n);
-			row[3] = fmt_summary(&s);
-			row[4] = xstrdup(report_fmt_num(pv, a, sizeof(a)));
-			row[5] =
-			    s.n > 0 && pv > 0 ? xasprintf("%.3g", s.mean / pv) : xstrdup("n/a");
-			report_doc_row(d, (const char *const *)row);
-			for (int q = 0; q < 6; q++)
-				free(row[q]);
-			free(vals);
-		}
-		report_doc_table_end(d);
-	}
+	json_array_foreach (refs, i, r)
+		reference_table(d, run, i, r);
 }
