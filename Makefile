@@ -53,7 +53,7 @@ HOST_SRCS += builder/run.c builder/disk.c builder/disk_bus.c builder/disk_models
 	builder/cmd_run.c builder/cmd_replay.c builder/cmd_merge.c builder/cmd_doctor.c
 HOST_SRCS += builder/vm_libvirt.c builder/vm_libvirt_xml.c builder/libvirt_uri.c
 # reports: statistics over repeats, one run's report, two runs compared
-HOST_SRCS += builder/stats.c builder/report.c builder/report_model.c builder/report_doc.c \
+HOST_SRCS += builder/stats.c builder/metrics.c builder/report.c builder/report_model.c builder/report_doc.c \
 	builder/plot.c builder/report_sections.c builder/claims.c builder/junit.c builder/cmd_report.c \
 	builder/compare.c builder/cmd_compare.c
 

@@ -45,8 +45,8 @@ static size_t figure_plot(const struct report_run *run, size_t k, const struct f
 
 			if (c->stats[m].n == 0)
 				continue;
-			series = *others ? xasprintf("%s, %s", report_metrics[m].title, others)
-					 : xstrdup(report_metrics[m].title);
+			series = *others ? xasprintf("%s, %s", metric_table[m].title, others)
+					 : xstrdup(metric_table[m].title);
 			report_series_add(p, series, c->axis_x[k], c->stats[m].mean,
 					  c->stats[m].ci_half);
 			points++;

@@ -27,7 +27,7 @@ int report_axis_index(const struct report_run *run, const char *name);
 /* Does the cell have every axis value of `match` (axis names to JSON values)? */
 int report_cell_matches(const struct report_run *run, const struct report_cell *c,
 			const json_t *match);
-/* A named metric (schema_claim_metrics, "iozone:TEST") over a cell's ok repeats: the count,
+/* A named metric (builder/metrics.h, or "iozone:TEST") over a cell's ok repeats: the count,
  * *vals (malloc'd, the caller frees) and their summary in *s. */
 size_t report_cell_metric(const struct report_cell *c, const char *metric, double **vals,
 			  struct stats_summary *s);

@@ -10,45 +10,6 @@
 #include "results.h"
 #include "util.h"
 
-const struct report_metric_def report_metrics[RM_COUNT] = {
-	[RM_READ_IOPS] = { .key = "read_iops",
-			   .title = "read IOPS",
-			   .unit = "",
-			   .scale = 1,
-			   .higher_is_better = 1 },
-	[RM_WRITE_IOPS] = { .key = "write_iops",
-			    .title = "write IOPS",
-			    .unit = "",
-			    .scale = 1,
-			    .higher_is_better = 1 },
-	[RM_READ_BW] = { .key = "read_bw",
-			 .title = "read bw",
-			 .unit = "KiB/s",
-			 .scale = 1,
-			 .higher_is_better = 1 },
-	[RM_WRITE_BW] = { .key = "write_bw",
-			  .title = "write bw",
-			  .unit = "KiB/s",
-			  .scale = 1,
-			  .higher_is_better = 1 },
-	[RM_READ_LAT_MEAN] = { .key = "read_lat_mean",
-			       .title = "read lat mean",
-			       .unit = "ms",
-			       .scale = 1e-6 },
-	[RM_READ_LAT_P99] = { .key = "read_lat_p99",
-			      .title = "read lat p99",
-			      .unit = "ms",
-			      .scale = 1e-6 },
-	[RM_WRITE_LAT_MEAN] = { .key = "write_lat_mean",
-				.title = "write lat mean",
-				.unit = "ms",
-				.scale = 1e-6 },
-	[RM_WRITE_LAT_P99] = { .key = "write_lat_p99",
-			       .title = "write lat p99",
-			       .unit = "ms",
-			       .scale = 1e-6 },
-};
-
 /* ---- metrics ----------------------------------------------------------------------------------
  */
 
@@ -120,15 +81,15 @@ int report_fio_metric(const json_t *fio, enum report_metric m, double *out)
 		sum /= weight;
 	else if (m == RM_READ_LAT_P99 || m == RM_WRITE_LAT_P99)
 		sum = max;
-	*out = sum * report_metrics[m].scale;
+	*out = sum * metric_table[m].scale;
 	return 0;
 }
 
 char *report_metric_header(enum report_metric m)
 {
-	if (!*report_metrics[m].unit)
-		return xstrdup(report_metrics[m].title);
-	return xasprintf("%s (%s)", report_metrics[m].title, report_metrics[m].unit);
+	if (!*metric_table[m].unit)
+		return xstrdup(metric_table[m].title);
+	return xasprintf("%s (%s)", metric_table[m].title, metric_table[m].unit);
 }
 
 /* ---- loading ----------------------------------------------------------------------------------
@@ -665,27 +626,31 @@ static int iozone_metric(const json_t *fio, const char *test, double *out)
 	return 0;
 }
 
-/* A named metric (schema_claim_metrics, "iozone:TEST") of one record's result. */
+/* A named metric (builder/metrics.h, or "iozone:TEST") of one record's result. A read+write sum
+ * is the sum of the report's metrics over the same field, absent when neither direction has it. */
 static int record_metric(const json_t *fio, const char *metric, double *out)
 {
-	double a, b;
+	const struct metric_def *d;
+	double sum = 0, v;
+	int any = 0;
 
 	if (!strncmp(metric, "iozone:", 7))
 		return iozone_metric(fio, metric + 7, out);
-	if (!strcmp(metric, "iops") || !strcmp(metric, "bw")) {
-		int iops = !strcmp(metric, "iops");
-		int ra = report_fio_metric(fio, iops ? RM_READ_IOPS : RM_READ_BW, &a);
-		int rb = report_fio_metric(fio, iops ? RM_WRITE_IOPS : RM_WRITE_BW, &b);
-
-		if (ra < 0 && rb < 0)
-			return -1;
-		*out = (ra < 0 ? 0 : a) + (rb < 0 ? 0 : b);
-		return 0;
-	}
+	d = metric_find(metric);
+	if (!d)
+		return -1;
+	if (d - metric_table < RM_COUNT)
+		return report_fio_metric(fio, (enum report_metric)(d - metric_table), out);
 	for (int m = 0; m < RM_COUNT; m++)
-		if (!strcmp(metric, report_metrics[m].key))
-			return report_fio_metric(fio, m, out);
-	return -1;
+		if (metric_table[m].field && !strcmp(metric_table[m].field, d->field) &&
+		    report_fio_metric(fio, m, &v) == 0) {
+			sum += v;
+			any = 1;
+		}
+	if (!any)
+		return -1;
+	*out = sum;
+	return 0;
 }
 
 /* The metric over a cell's ok repeats: *vals (malloc'd, the caller frees) and their summary. */
