@@ -255,8 +255,8 @@ static void figure_plot(const struct compare *c, size_t f, struct report_plot *p
 
 			if (!ch.present || isnan(ch.pct))
 				continue;
-			series = *others ? xasprintf("%s, %s", report_metrics[m].title, others)
-					 : xstrdup(report_metrics[m].title);
+			series = *others ? xasprintf("%s, %s", metric_table[m].title, others)
+					 : xstrdup(metric_table[m].title);
 			report_series_add(p, series, ca->axis_x[0], ch.pct, 0);
 			free(series);
 		}

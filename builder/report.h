@@ -13,31 +13,23 @@
 #include <stdio.h>
 
 #include "error.h"
+#include "metrics.h"
 #include "results.h"
 #include "stats.h"
 
-/* The metrics taken from each record's fio-shaped result (.fio). */
+/* The metrics taken from each record's fio-shaped result (.fio): the report's eight of
+ * builder/metrics.h, same order, their definitions in metric_table[RM_x]. */
 enum report_metric {
-	RM_READ_IOPS,
-	RM_WRITE_IOPS,
-	RM_READ_BW,
-	RM_WRITE_BW,
-	RM_READ_LAT_MEAN,
-	RM_READ_LAT_P99,
-	RM_WRITE_LAT_MEAN,
-	RM_WRITE_LAT_P99,
-	RM_COUNT
+	RM_READ_IOPS = METRIC_READ_IOPS,
+	RM_WRITE_IOPS = METRIC_WRITE_IOPS,
+	RM_READ_BW = METRIC_READ_BW,
+	RM_WRITE_BW = METRIC_WRITE_BW,
+	RM_READ_LAT_MEAN = METRIC_READ_LAT_MEAN,
+	RM_READ_LAT_P99 = METRIC_READ_LAT_P99,
+	RM_WRITE_LAT_MEAN = METRIC_WRITE_LAT_MEAN,
+	RM_WRITE_LAT_P99 = METRIC_WRITE_LAT_P99,
+	RM_COUNT = METRIC_REPORTED
 };
-
-struct report_metric_def {
-	const char *key;   /* "read_iops": file names, JSON */
-	const char *title; /* "read IOPS": table headers, plot series */
-	const char *unit;  /* as shown: "KiB/s", "ms"; "" for IOPS (the title says it) */
-	double scale;	   /* shown = raw * scale (clat_ns -> ms) */
-	int higher_is_better;
-};
-
-extern const struct report_metric_def report_metrics[RM_COUNT];
 
 /* "read bw (KiB/s)", "read IOPS": a table header. malloc'd. */
 char *report_metric_header(enum report_metric m);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "metrics.h"
 #include "util.h"
 
 int results_create(struct results *r, const char *dir, struct zb_error *err)
@@ -475,33 +476,21 @@ double results_fio_iops(const json_t *fio, const char *dir)
 
 double results_fio_metric(const json_t *fio, const char *name)
 {
-	static const struct {
-		const char *name, *field;
-		int read, write;
-	} metrics[] = {
-		{ "iops", "iops", 1, 1 },	{ "read_iops", "iops", 1, 0 },
-		{ "write_iops", "iops", 0, 1 }, { "bw", "bw", 1, 1 },
-		{ "read_bw", "bw", 1, 0 },	{ "write_bw", "bw", 0, 1 },
-	};
+	const struct metric_def *d = metric_find(name);
 	const json_t *jobs = json_object_get(fio, "jobs");
 	double sum = 0;
 	size_t i;
 	json_t *job;
 
-	if (!json_array_size(jobs))
+	if (!json_array_size(jobs) || !d || !d->field)
 		return NAN;
-	for (size_t m = 0; m < sizeof(metrics) / sizeof(metrics[0]); m++) {
-		if (strcmp(metrics[m].name, name))
-			continue;
-		json_array_foreach (jobs, i, job) {
-			if (metrics[m].read)
-				sum += json_number_value(json_object_get(
-				    json_object_get(job, "read"), metrics[m].field));
-			if (metrics[m].write)
-				sum += json_number_value(json_object_get(
-				    json_object_get(job, "write"), metrics[m].field));
-		}
-		return sum;
+	json_array_foreach (jobs, i, job) {
+		if (d->read)
+			sum += json_number_value(
+			    json_object_get(json_object_get(job, "read"), d->field));
+		if (d->write)
+			sum += json_number_value(
+			    json_object_get(json_object_get(job, "write"), d->field));
 	}
-	return NAN;
+	return sum;
 }

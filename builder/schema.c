@@ -7,6 +7,7 @@
 
 #include "disk.h"
 #include "libvirt_uri.h"
+#include "metrics.h"
 #include "options.h"
 #include "units.h"
 #include "util.h"
@@ -698,12 +699,8 @@ static int check_cv_percent(const char *key, const json_t *v, char *msg, size_t 
 	return 0;
 }
 
-/* Metrics a reference or a claim may name: the report's (builder/report.c) and, for iozone mode,
+/* Metrics a reference or a claim may name: builder/metrics.h's table and, for iozone mode,
  * "iozone:TEST", the mean throughput of that test over its results (guest/engine, output). */
-const char *const schema_claim_metrics[] = {
-	"read_iops",	 "write_iops",	 "iops",	   "read_bw",	    "write_bw", "bw",
-	"read_lat_mean", "read_lat_p99", "write_lat_mean", "write_lat_p99", NULL,
-};
 const char *const schema_iozone_tests[] = {
 	"write",	"rewrite",	 "read",	   "reread",	  "random_read",
 	"random_write", "backward_read", "record_rewrite", "stride_read", "fwrite",
@@ -715,9 +712,8 @@ static int check_claim_metric(const char *key, const json_t *v, char *msg, size_
 	const char *s = json_string_value(v);
 
 	(void)key;
-	for (size_t i = 0; schema_claim_metrics[i]; i++)
-		if (!strcmp(s, schema_claim_metrics[i]))
-			return 0;
+	if (metric_find(s))
+		return 0;
 	if (!strncmp(s, "iozone:", 7))
 		for (size_t i = 0; schema_iozone_tests[i]; i++)
 			if (!strcmp(s + 7, schema_iozone_tests[i]))

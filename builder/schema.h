@@ -89,9 +89,9 @@ int schema_check_value(const struct schema_key *sk, const char *key, const json_
 /* Fill in the defaults of every absent key that has one, recursively. `v` must be valid. */
 void schema_fill_defaults(const struct schema *s, const struct schema_key *root, json_t *v);
 
-/* The metric names a matrix's `reference` and `expect` may use (NULL-terminated); besides them,
- * "iozone:TEST" with TEST one of schema_iozone_tests. builder/report.c computes them. */
-extern const char *const schema_claim_metrics[];
+/* A matrix's `reference` and `expect` may name the metrics of builder/metrics.h and
+ * "iozone:TEST" with TEST one of schema_iozone_tests (NULL-terminated); builder/report_model.c
+ * computes them. */
 extern const char *const schema_iozone_tests[];
 
 /* The two schema tables and the zpool/zfs property tables, as Markdown (for docs/matrix.md). */

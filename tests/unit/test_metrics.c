@@ -1,0 +1,54 @@
+/* builder/metrics.c: the one metrics table, and that the readers built on it (the report's
+ * report_fio_metric() and results_fio_metric(), which run.c's adaptive search uses) agree. */
+#include <jansson.h>
+#include <math.h>
+
+#include "check.h"
+#include "metrics.h"
+#include "report.h"
+#include "results.h"
+
+static const char *fio_text =
+    "{\"jobs\":[{\"read\":{\"iops\":100,\"bw\":400,\"clat_ns\":{\"N\":10,\"mean\":2000000}},"
+    "\"write\":{\"iops\":50,\"bw\":200,\"clat_ns\":{\"N\":0}}},"
+    "{\"read\":{\"iops\":10,\"bw\":40,\"clat_ns\":{\"N\":10,\"mean\":4000000}},"
+    "\"write\":{\"iops\":5,\"bw\":20,\"clat_ns\":{\"N\":0}}}]}";
+
+int main(void)
+{
+	json_t *fio = json_loads(fio_text, 0, NULL);
+	double v;
+
+	CHECK(fio != NULL);
+	/* every metric is found by its key, and only by it */
+	for (size_t i = 0; i < METRIC_COUNT; i++) {
+		CHECK(metric_table[i].key && metric_table[i].title && metric_table[i].unit);
+		CHECK(metric_find(metric_table[i].key) == &metric_table[i]);
+	}
+	CHECK(metric_find("iozone:write") == NULL);
+	CHECK(metric_find("") == NULL);
+	CHECK(metric_find("read_IOPS") == NULL);
+	/* the report's metrics are the table's first eight, in the report's order */
+	CHECK((int)RM_COUNT == (int)METRIC_REPORTED);
+	CHECK_STR(metric_table[RM_READ_IOPS].key, "read_iops");
+	CHECK_STR(metric_table[RM_WRITE_LAT_P99].key, "write_lat_p99");
+	CHECK(!metric_table[RM_READ_LAT_MEAN].higher_is_better);
+	CHECK(metric_table[RM_WRITE_BW].higher_is_better);
+	/* the two readers agree on every summed metric of the report */
+	for (int m = 0; m < RM_COUNT; m++) {
+		if (!metric_table[m].field)
+			continue;
+		CHECK(report_fio_metric(fio, m, &v) == 0);
+		CHECK(v == results_fio_metric(fio, metric_table[m].key));
+	}
+	CHECK(results_fio_metric(fio, "iops") == 165);
+	CHECK(results_fio_metric(fio, "bw") == 660);
+	CHECK(results_fio_metric(fio, "write_iops") == 55);
+	/* latencies are the report's only (results_fio_metric() does not weight them) */
+	CHECK(isnan(results_fio_metric(fio, "read_lat_mean")));
+	CHECK(isnan(results_fio_metric(fio, "nonsense")));
+	CHECK(report_fio_metric(fio, RM_READ_LAT_MEAN, &v) == 0 && fabs(v - 3) < 1e-9);
+	CHECK(report_fio_metric(fio, RM_WRITE_LAT_MEAN, &v) < 0);
+	json_decref(fio);
+	return check_summary("metrics");
+}
