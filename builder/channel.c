@@ -1,0 +1,379 @@
+/* The guest channel, host side: one table of message types, one dispatch, the cell's state.
+ *
+ * A frame's payload goes through the same gate whatever its type: strict JSON (duplicate keys
+ * rejected), an object with "v" and a known "type", hello first, then the type's required fields
+ * with their JSON types. Only then does the type's handler run, and a handler reads no field
+ * its entry does not require except optional ones it type-checks itself. */
+#include "channel.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "version.h"
+
+#define MAX_SAMPLES    100000
+#define PHASE_NAME_MAX 32 /* longer phase names are ignored */
+
+void cell_state_init(struct cell_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->phases = json_object();
+	st->samples = json_array();
+}
+
+void cell_state_release(struct cell_state *st)
+{
+	json_decref(st->phases);
+	json_decref(st->effective);
+	json_decref(st->hello);
+	json_decref(st->fio);
+	json_decref(st->samples);
+	json_decref(st->telemetry);
+	json_decref(st->telemetry_summary);
+	json_decref(st->error);
+	free(st->detail);
+	free(st->current_phase);
+	memset(st, 0, sizeof(*st));
+}
+
+static void verdict_v(struct cell_state *st, enum cell_outcome outcome, const char *fmt, va_list ap)
+{
+	if (st->outcome != OUTCOME_NONE)
+		return; /* the first verdict stands */
+	st->outcome = outcome;
+	if (vasprintf(&st->detail, fmt, ap) < 0)
+		st->detail = NULL;
+}
+
+void cell_verdict(struct cell_state *st, enum cell_outcome outcome, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verdict_v(st, outcome, fmt, ap);
+	va_end(ap);
+}
+
+/* A protocol violation: recorded as an agent-error, and the stream is not trusted any more (the
+ * runner stops the VM without waiting for a power-off). Returns -1. */
+static int protocol_error(struct cell_state *st, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int protocol_error(struct cell_state *st, const char *fmt, ...)
+{
+	char why[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	cell_verdict(st, OUTCOME_AGENT_ERROR, "protocol: %s", why);
+	st->broken = 1;
+	return -1;
+}
+
+/* How many bytes of the UTF-8 string s to print so that at most `max` are taken and no
+ * character is cut (guest strings are valid UTF-8: jansson checked them; the detail must stay
+ * valid UTF-8 or the record could not hold it). */
+static int utf8_prefix(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+
+	if (n <= max)
+		return (int)n;
+	while (max > 0 && ((unsigned char)s[max] & 0xc0) == 0x80)
+		max--;
+	return (int)max;
+}
+
+/* The envelope ("type", "v") is the channel's, not the record's. */
+static void strip_envelope(json_t *msg)
+{
+	json_object_del(msg, "type");
+	json_object_del(msg, "v");
+}
+
+/* ---- the message types --------------------------------------------------------------------- */
+
+static int on_hello(struct channel *ch, json_t *msg, double now)
+{
+	struct cell_state *st = ch->st;
+
+	if (st->said_hello)
+		return protocol_error(st, "a second hello");
+	st->said_hello = 1;
+	st->t_hello = now;
+	st->hello = json_incref(msg);
+	json_object_set_new(st->phases, "hello", json_real(now - st->t_start));
+	if (ch->on_hello && ch->on_hello(ch->arg, ch->err) < 0) {
+		ch->fatal = 1;
+		return -1;
+	}
+	return 0;
+}
+
+static int on_phase(struct channel *ch, json_t *msg, double now)
+{
+	struct cell_state *st = ch->st;
+	const char *name = json_string_value(json_object_get(msg, "name"));
+
+	if (strlen(name) >= PHASE_NAME_MAX)
+		return 0;
+	if (!strcmp(name, "workload"))
+		st->t_workload = now;
+	json_object_set_new(st->phases, name, json_real(now - st->t_start));
+	free(st->current_phase);
+	st->current_phase = xstrdup(name);
+	return 0;
+}
+
+static int on_sample(struct channel *ch, json_t *msg, double now)
+{
+	static const char *const counters[] = { "read_ios", "write_ios", "layout_bytes" };
+	struct cell_state *st = ch->st;
+	double mark = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(counters); i++)
+		mark += json_number_value(json_object_get(msg, counters[i]));
+	if (mark != st->progress_mark) {
+		st->progress_mark = mark;
+		st->t_progress = now;
+	}
+	if (json_array_size(st->samples) < MAX_SAMPLES) {
+		strip_envelope(msg);
+		json_array_append(st->samples, msg);
+	}
+	return 0;
+}
+
+/* Per-second figures, bounded like samples; the one summary (per-disk figures over the whole
+ * workload) is kept apart. */
+static int on_telemetry(struct channel *ch, json_t *msg, double now)
+{
+	struct cell_state *st = ch->st;
+
+	strip_envelope(msg);
+	if (json_is_true(json_object_get(msg, "summary"))) {
+		json_object_del(msg, "summary");
+		json_decref(st->telemetry_summary);
+		st->telemetry_summary = json_incref(msg);
+		return 0;
+	}
+	if (!st->telemetry)
+		st->telemetry = json_array();
+	if (json_array_size(st->telemetry) < MAX_SAMPLES)
+		json_array_append(st->telemetry, msg);
+	return 0;
+}
+
+static int on_effective(struct channel *ch, json_t *msg, double now)
+{
+	struct cell_state *st = ch->st;
+
+	json_decref(st->effective);
+	st->effective = json_incref(msg);
+	strip_envelope(st->effective);
+	return 0;
+}
+
+static int on_result(struct channel *ch, json_t *msg, double now)
+{
+	struct cell_state *st = ch->st;
+	json_t *fio = json_object_get(msg, "fio");
+
+	if (!json_is_array(json_object_get(fio, "jobs")))
+		return protocol_error(st, "a result without fio jobs");
+	json_decref(st->fio);
+	st->fio = json_incref(fio);
+	json_object_set_new(st->phases, "result", json_real(now - st->t_start));
+	return 0;
+}
+
+static int on_error(struct channel *ch, json_t *msg, double now)
+{
+	struct cell_state *st = ch->st;
+	const char *step = json_string_value(json_object_get(msg, "step"));
+	const char *text = json_string_value(json_object_get(msg, "message"));
+
+	json_decref(st->error);
+	st->error = json_incref(msg);
+	strip_envelope(st->error);
+	cell_verdict(st, !strcmp(step, "workload") ? OUTCOME_WORKLOAD_ERROR : OUTCOME_AGENT_ERROR,
+		     "step '%.*s': %.*s", utf8_prefix(step, 32), step, utf8_prefix(text, 400),
+		     text);
+	return 0;
+}
+
+static int on_bye(struct channel *ch, json_t *msg, double now)
+{
+	ch->st->got_bye = 1;
+	return 0;
+}
+
+static int on_heartbeat(struct channel *ch, json_t *msg, double now)
+{
+	return 0;
+}
+
+enum field_type { FIELD_STRING, FIELD_NUMBER, FIELD_OBJECT };
+
+struct msg_field {
+	const char *name;
+	enum field_type type;
+};
+
+#define MSG_FIELDS_MAX 3
+
+/* One message type from the guest. `required` lists the fields its handler relies on, with
+ * their types (the list ends at the first NULL name); `handle` runs only once they are there,
+ * gets the parsed message (it may keep a reference) and returns 0, or < 0 after a protocol
+ * error or a host-side failure. */
+struct msg_type {
+	const char *type;
+	struct msg_field required[MSG_FIELDS_MAX];
+	int (*handle)(struct channel *ch, json_t *msg, double now);
+};
+
+static const struct msg_type msg_types[] = {
+	{ "hello", { { "agent", FIELD_STRING }, { "kernel", FIELD_STRING } }, on_hello },
+	{ "phase", { { "name", FIELD_STRING } }, on_phase },
+	{ "heartbeat", { { NULL } }, on_heartbeat },
+	{ "sample",
+	  { { "read_ios", FIELD_NUMBER },
+	    { "write_ios", FIELD_NUMBER },
+	    { "layout_bytes", FIELD_NUMBER } },
+	  on_sample },
+	{ "telemetry", { { NULL } }, on_telemetry },
+	{ "effective", { { NULL } }, on_effective },
+	{ "result", { { "fio", FIELD_OBJECT } }, on_result },
+	{ "error", { { "step", FIELD_STRING }, { "message", FIELD_STRING } }, on_error },
+	{ "bye", { { NULL } }, on_bye },
+};
+
+static const char *const field_type_names[] = {
+	[FIELD_STRING] = "a string",
+	[FIELD_NUMBER] = "a number",
+	[FIELD_OBJECT] = "an object",
+};
+
+static int field_has_type(const json_t *v, enum field_type t)
+{
+	switch (t) {
+	case FIELD_STRING:
+		return json_is_string(v);
+	case FIELD_NUMBER:
+		return json_is_number(v);
+	case FIELD_OBJECT:
+		return json_is_object(v);
+	}
+	return 0;
+}
+
+static const struct msg_type *msg_type_find(const char *type)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(msg_types); i++)
+		if (!strcmp(msg_types[i].type, type))
+			return &msg_types[i];
+	return NULL;
+}
+
+/* The gate a message of `type` passes before its handler: hello first, a known type, its
+ * required fields. Returns the message's type, or NULL after a protocol error. */
+static const struct msg_type *msg_check(struct cell_state *st, const char *type, const json_t *msg)
+{
+	const struct msg_type *mt;
+
+	if (!st->said_hello && strcmp(type, "hello")) {
+		protocol_error(st, "first message is '%.*s', not hello", utf8_prefix(type, 32),
+			       type);
+		return NULL;
+	}
+	mt = msg_type_find(type);
+	if (!mt) {
+		protocol_error(st, "unknown message type '%.*s'", utf8_prefix(type, 32), type);
+		return NULL;
+	}
+	for (const struct msg_field *f = mt->required; f < mt->required + MSG_FIELDS_MAX && f->name;
+	     f++) {
+		if (!field_has_type(json_object_get(msg, f->name), f->type)) {
+			protocol_error(st, "a '%s' message without '%s' (%s)", mt->type, f->name,
+				       field_type_names[f->type]);
+			return NULL;
+		}
+	}
+	return mt;
+}
+
+int channel_frame(void *arg, const char *payload, size_t len)
+{
+	struct channel *ch = arg;
+	struct cell_state *st = ch->st;
+	json_t *msg = json_loadb(payload, len, JSON_REJECT_DUPLICATES, NULL);
+	const struct msg_type *mt;
+	const char *type;
+	double now = now_monotonic();
+	int rc;
+
+	if (!json_is_object(msg)) {
+		json_decref(msg);
+		return protocol_error(st, "a message is not a JSON object");
+	}
+	type = json_string_value(json_object_get(msg, "type"));
+	if (!type || json_integer_value(json_object_get(msg, "v")) != ZB_PROTO_VERSION) {
+		json_decref(msg);
+		return protocol_error(st, "a message lacks type or version %d", ZB_PROTO_VERSION);
+	}
+	st->t_last_msg = now;
+	mt = msg_check(st, type, msg);
+	rc = mt ? mt->handle(ch, msg, now) : -1;
+	json_decref(msg);
+	return rc;
+}
+
+void channel_init(struct channel *ch, struct cell_state *st, size_t max_payload)
+{
+	memset(ch, 0, sizeof(*ch));
+	proto_decoder_init(&ch->dec, max_payload);
+	ch->st = st;
+}
+
+void channel_release(struct channel *ch)
+{
+	proto_decoder_release(&ch->dec);
+}
+
+int channel_feed(struct channel *ch, const char *buf, size_t len)
+{
+	if (ch->fatal || ch->st->broken || ch->dec.state == PROTO_ERROR)
+		return -1;
+	if (proto_decoder_feed(&ch->dec, buf, len, channel_frame, ch) < 0) {
+		if (!ch->fatal)
+			protocol_error(ch->st, "%s", ch->dec.err);
+		return -1;
+	}
+	return 0;
+}
+
+void cell_state_record(const struct cell_state *st, json_t *rec)
+{
+	json_object_set(rec, "phases", st->phases);
+	if (st->hello)
+		json_object_set_new(rec, "guest",
+				    json_pack("{s:O?, s:O?}", "agent",
+					      json_object_get(st->hello, "agent"), "kernel",
+					      json_object_get(st->hello, "kernel")));
+	if (st->effective)
+		json_object_set(rec, "effective", st->effective);
+	if (st->fio)
+		json_object_set(rec, "fio", st->fio);
+	if (json_array_size(st->samples))
+		json_object_set(rec, "samples", st->samples);
+	if (json_array_size(st->telemetry))
+		json_object_set(rec, "telemetry", st->telemetry);
+	if (st->telemetry_summary)
+		json_object_set(rec, "telemetry_summary", st->telemetry_summary);
+	if (st->error)
+		json_object_set(rec, "error", st->error);
+}
