@@ -14,14 +14,80 @@
 #include "util.h"
 #include "version.h"
 
-#define MAX_SAMPLES    100000
 #define PHASE_NAME_MAX 32 /* longer phase names are ignored */
+
+static const struct {
+	const char *name;
+	size_t budget;
+} streams[STREAM_COUNT] = {
+	[STREAM_SAMPLES] = { "samples", GUEST_BUDGET_SAMPLES },
+	[STREAM_TELEMETRY] = { "telemetry", GUEST_BUDGET_TELEMETRY },
+	[STREAM_PHASES] = { "phases", GUEST_BUDGET_PHASES },
+	[STREAM_ERROR] = { "error", GUEST_BUDGET_ERROR },
+	[STREAM_CONSOLE] = { "console", GUEST_BUDGET_CONSOLE },
+};
+
+const char *guest_stream_name(enum guest_stream s)
+{
+	return (unsigned)s < STREAM_COUNT ? streams[s].name : "?";
+}
 
 void cell_state_init(struct cell_state *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->phases = json_object();
 	st->samples = json_array();
+	for (int s = 0; s < STREAM_COUNT; s++)
+		st->budget[s] = streams[s].budget;
+}
+
+void cell_state_truncate(struct cell_state *st, enum guest_stream s)
+{
+	st->truncated |= 1u << s;
+}
+
+/* Take `cost` bytes of a stream's budget: 1, or 0 (the stream is then marked truncated) if
+ * they do not fit. */
+static int stream_take(struct cell_state *st, enum guest_stream s, size_t cost)
+{
+	if (cost > st->budget[s] - st->spent[s]) {
+		cell_state_truncate(st, s);
+		return 0;
+	}
+	st->spent[s] += cost;
+	return 1;
+}
+
+/* What jansson spends holding a value, from above (measured with glibc malloc on x86-64: an
+ * array of zeros 40 bytes an element, of empty objects 236, of empty strings 92; an object's
+ * member about 97 bytes with a short key and a small integer). A JSON text can cost 80 times
+ * its size once parsed, so budgets count this, not only the bytes received. Recursion is
+ * bounded by jansson's parser depth (2048). */
+static size_t json_cost(const json_t *v)
+{
+	size_t cost = 0, i;
+	const char *key;
+	json_t *m;
+
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		cost = 256;
+		json_object_foreach ((json_t *)v, key, m)
+			cost += 64 + strlen(key) + json_cost(m);
+		return cost;
+	case JSON_ARRAY:
+		cost = 144;
+		json_array_foreach (v, i, m)
+			cost += 16 + json_cost(m);
+		return cost;
+	case JSON_STRING:
+		return 96 + json_string_length(v);
+	case JSON_INTEGER:
+	case JSON_REAL:
+		return 48;
+	default: /* true, false and null are shared */
+		return 16;
+	}
 }
 
 void cell_state_release(struct cell_state *st)
@@ -97,7 +163,7 @@ static void strip_envelope(json_t *msg)
 
 /* ---- the message types --------------------------------------------------------------------- */
 
-static int on_hello(struct channel *ch, json_t *msg, double now)
+static int on_hello(struct channel *ch, json_t *msg, size_t cost, double now)
 {
 	struct cell_state *st = ch->st;
 
@@ -114,7 +180,7 @@ static int on_hello(struct channel *ch, json_t *msg, double now)
 	return 0;
 }
 
-static int on_phase(struct channel *ch, json_t *msg, double now)
+static int on_phase(struct channel *ch, json_t *msg, size_t cost, double now)
 {
 	struct cell_state *st = ch->st;
 	const char *name = json_string_value(json_object_get(msg, "name"));
@@ -123,13 +189,16 @@ static int on_phase(struct channel *ch, json_t *msg, double now)
 		return 0;
 	if (!strcmp(name, "workload"))
 		st->t_workload = now;
-	json_object_set_new(st->phases, name, json_real(now - st->t_start));
+	/* a new name costs a member of the phases object and its number */
+	if (json_object_get(st->phases, name) ||
+	    stream_take(st, STREAM_PHASES, 64 + strlen(name) + 48))
+		json_object_set_new(st->phases, name, json_real(now - st->t_start));
 	free(st->current_phase);
 	st->current_phase = xstrdup(name);
 	return 0;
 }
 
-static int on_sample(struct channel *ch, json_t *msg, double now)
+static int on_sample(struct channel *ch, json_t *msg, size_t cost, double now)
 {
 	static const char *const counters[] = { "read_ios", "write_ios", "layout_bytes" };
 	struct cell_state *st = ch->st;
@@ -141,16 +210,16 @@ static int on_sample(struct channel *ch, json_t *msg, double now)
 		st->progress_mark = mark;
 		st->t_progress = now;
 	}
-	if (json_array_size(st->samples) < MAX_SAMPLES) {
+	if (stream_take(st, STREAM_SAMPLES, cost)) {
 		strip_envelope(msg);
 		json_array_append(st->samples, msg);
 	}
 	return 0;
 }
 
-/* Per-second figures, bounded like samples; the one summary (per-disk figures over the whole
+/* Per-second figures, within their budget; the one summary (per-disk figures over the whole
  * workload) is kept apart. */
-static int on_telemetry(struct channel *ch, json_t *msg, double now)
+static int on_telemetry(struct channel *ch, json_t *msg, size_t cost, double now)
 {
 	struct cell_state *st = ch->st;
 
@@ -161,14 +230,15 @@ static int on_telemetry(struct channel *ch, json_t *msg, double now)
 		st->telemetry_summary = json_incref(msg);
 		return 0;
 	}
+	if (!stream_take(st, STREAM_TELEMETRY, cost))
+		return 0;
 	if (!st->telemetry)
 		st->telemetry = json_array();
-	if (json_array_size(st->telemetry) < MAX_SAMPLES)
-		json_array_append(st->telemetry, msg);
+	json_array_append(st->telemetry, msg);
 	return 0;
 }
 
-static int on_effective(struct channel *ch, json_t *msg, double now)
+static int on_effective(struct channel *ch, json_t *msg, size_t cost, double now)
 {
 	struct cell_state *st = ch->st;
 
@@ -178,7 +248,7 @@ static int on_effective(struct channel *ch, json_t *msg, double now)
 	return 0;
 }
 
-static int on_result(struct channel *ch, json_t *msg, double now)
+static int on_result(struct channel *ch, json_t *msg, size_t cost, double now)
 {
 	struct cell_state *st = ch->st;
 	json_t *fio = json_object_get(msg, "fio");
@@ -191,7 +261,43 @@ static int on_result(struct channel *ch, json_t *msg, double now)
 	return 0;
 }
 
-static int on_error(struct channel *ch, json_t *msg, double now)
+/* The string s as JSON, at most `max` bytes of it: its head, or with tail set its end; never
+ * cutting a UTF-8 character. */
+static json_t *string_clipped(const char *s, size_t max, int tail)
+{
+	size_t n = strlen(s), from = 0;
+
+	if (n <= max)
+		return json_string(s);
+	if (!tail)
+		return json_stringn(s, (size_t)utf8_prefix(s, max));
+	from = n - max;
+	while (from < n && ((unsigned char)s[from] & 0xc0) == 0x80)
+		from++;
+	return json_stringn(s + from, n - from);
+}
+
+/* An error message too large to keep whole: its step, its message's first KiB, its output's
+ * last 16 KiB (where a failing command says why) and its time. */
+static json_t *error_clipped(const json_t *msg)
+{
+	const char *output = json_string_value(json_object_get(msg, "output"));
+	json_t *t = json_object_get(msg, "t");
+	json_t *e = json_object();
+
+	json_object_set_new(e, "step",
+			    string_clipped(json_string_value(json_object_get(msg, "step")), 64, 0));
+	json_object_set_new(
+	    e, "message",
+	    string_clipped(json_string_value(json_object_get(msg, "message")), 1024, 0));
+	if (output)
+		json_object_set_new(e, "output", string_clipped(output, 16 << 10, 1));
+	if (json_is_number(t))
+		json_object_set(e, "t", t);
+	return e;
+}
+
+static int on_error(struct channel *ch, json_t *msg, size_t cost, double now)
 {
 	struct cell_state *st = ch->st;
 	const char *step = json_string_value(json_object_get(msg, "step"));
@@ -200,19 +306,24 @@ static int on_error(struct channel *ch, json_t *msg, double now)
 	json_decref(st->error);
 	st->error = json_incref(msg);
 	strip_envelope(st->error);
+	if (cost > st->budget[STREAM_ERROR]) {
+		json_decref(st->error);
+		st->error = error_clipped(msg);
+		cell_state_truncate(st, STREAM_ERROR);
+	}
 	cell_verdict(st, !strcmp(step, "workload") ? OUTCOME_WORKLOAD_ERROR : OUTCOME_AGENT_ERROR,
 		     "step '%.*s': %.*s", utf8_prefix(step, 32), step, utf8_prefix(text, 400),
 		     text);
 	return 0;
 }
 
-static int on_bye(struct channel *ch, json_t *msg, double now)
+static int on_bye(struct channel *ch, json_t *msg, size_t cost, double now)
 {
 	ch->st->got_bye = 1;
 	return 0;
 }
 
-static int on_heartbeat(struct channel *ch, json_t *msg, double now)
+static int on_heartbeat(struct channel *ch, json_t *msg, size_t cost, double now)
 {
 	return 0;
 }
@@ -228,12 +339,13 @@ struct msg_field {
 
 /* One message type from the guest. `required` lists the fields its handler relies on, with
  * their types (the list ends at the first NULL name); `handle` runs only once they are there,
- * gets the parsed message (it may keep a reference) and returns 0, or < 0 after a protocol
- * error or a host-side failure. */
+ * gets the parsed message (it may keep a reference) and what keeping all of it would cost
+ * (json_cost plus the payload's bytes), and returns 0, or < 0 after a protocol error or a
+ * host-side failure. */
 struct msg_type {
 	const char *type;
 	struct msg_field required[MSG_FIELDS_MAX];
-	int (*handle)(struct channel *ch, json_t *msg, double now);
+	int (*handle)(struct channel *ch, json_t *msg, size_t cost, double now);
 };
 
 static const struct msg_type msg_types[] = {
@@ -327,7 +439,7 @@ int channel_frame(void *arg, const char *payload, size_t len)
 	}
 	st->t_last_msg = now;
 	mt = msg_check(st, type, msg);
-	rc = mt ? mt->handle(ch, msg, now) : -1;
+	rc = mt ? mt->handle(ch, msg, len + json_cost(msg), now) : -1;
 	json_decref(msg);
 	return rc;
 }
@@ -376,4 +488,12 @@ void cell_state_record(const struct cell_state *st, json_t *rec)
 		json_object_set(rec, "telemetry_summary", st->telemetry_summary);
 	if (st->error)
 		json_object_set(rec, "error", st->error);
+	if (st->truncated) {
+		json_t *names = json_array();
+
+		for (int s = 0; s < STREAM_COUNT; s++)
+			if (st->truncated & (1u << s))
+				json_array_append_new(names, json_string(streams[s].name));
+		json_object_set_new(rec, "truncated", names);
+	}
 }

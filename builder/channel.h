@@ -13,6 +13,30 @@
 #include "outcome.h"
 #include "proto.h"
 
+/* The guest's streams that could grow without end, each with a byte budget per cell
+ * (docs/protocol.md). A message costs its payload bytes plus what jansson spends holding what
+ * the host keeps of it (channel.c, json_cost), so a budget bounds both the host's memory and the
+ * record's size. A stream over its budget keeps what it has and drops the rest (the deadlines
+ * still see every message), and the record names it in "truncated". Messages kept one at a
+ * time (hello, effective, result, the telemetry summary) are bounded by the frame size. */
+enum guest_stream {
+	STREAM_SAMPLES,	  /* "sample" messages */
+	STREAM_TELEMETRY, /* per-interval "telemetry" messages */
+	STREAM_PHASES,	  /* distinct phase names */
+	STREAM_ERROR,	  /* the kept "error" message (a larger one is kept clipped) */
+	STREAM_CONSOLE,	  /* console.log (console.c) */
+	STREAM_COUNT
+};
+
+#define GUEST_BUDGET_SAMPLES   (8u << 20)
+#define GUEST_BUDGET_TELEMETRY (32u << 20)
+#define GUEST_BUDGET_PHASES    (16u << 10)
+#define GUEST_BUDGET_ERROR     (256u << 10)
+#define GUEST_BUDGET_CONSOLE   (8u << 20) /* of console.log on the host's disk */
+
+/* The record's name of a stream ("samples", "telemetry", "phases", "error", "console"). */
+const char *guest_stream_name(enum guest_stream s);
+
 /* What one attempt at a cell learned from its guest, and the verdict so far. The runner owns it
  * (cell_state_init/cell_state_release); the channel and the runner's deadlines fill it. */
 struct cell_state {
@@ -32,11 +56,18 @@ struct cell_state {
 	char *detail;			       /* a one-line explanation for non-ok outcomes */
 	char *current_phase;
 	int broken; /* the guest broke the protocol: nothing more it says can be trusted */
+	size_t
+	    budget[STREAM_COUNT]; /* bytes each stream may keep (cell_state_init: the defaults) */
+	size_t spent[STREAM_COUNT];
+	unsigned truncated; /* a bit (1 << stream) per stream that hit its budget */
 };
 
 /* Start a cell's state (t_start is set by the runner when the VM starts). */
 void cell_state_init(struct cell_state *st);
 void cell_state_release(struct cell_state *st);
+
+/* Note that a stream hit its budget (the record's "truncated" names it). */
+void cell_state_truncate(struct cell_state *st, enum guest_stream s);
 
 /* The verdict: the first one stands (later calls do nothing). */
 void cell_verdict(struct cell_state *st, enum cell_outcome outcome, const char *fmt, ...)
@@ -69,7 +100,7 @@ int channel_feed(struct channel *ch, const char *buf, size_t len);
 int channel_frame(void *arg, const char *payload, size_t len);
 
 /* Put what the guest said into a cell record: phases, guest, effective, fio, samples,
- * telemetry, telemetry_summary, error (each only when there is something). */
+ * telemetry, telemetry_summary, error, truncated (each only when there is something). */
 void cell_state_record(const struct cell_state *st, json_t *rec);
 
 #endif

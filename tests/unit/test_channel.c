@@ -232,6 +232,100 @@ static void test_hello_hook_fails(void)
 	session_end(&s);
 }
 
+/* A frame of about `size` bytes: `head` (a message's opening, up to its last field), then a
+ * padding field of the given JSON shape. */
+static char *big_msg(const char *head, size_t size, const char *shape)
+{
+	char *m = malloc(size + 64);
+	size_t n = (size_t)snprintf(m, size + 64, "%s,\"pad\":", head);
+
+	if (!strcmp(shape, "string")) {
+		m[n++] = '"';
+		while (n < size - 2)
+			m[n++] = 'x';
+		m[n++] = '"';
+	} else { /* an array of zeros: the most jansson spends per byte of JSON */
+		m[n++] = '[';
+		while (n < size - 3) {
+			m[n++] = '0';
+			m[n++] = ',';
+		}
+		m[n++] = '0';
+		m[n++] = ']';
+	}
+	m[n++] = '}';
+	m[n] = '\0';
+	return m;
+}
+
+static size_t dumped_size(const json_t *v)
+{
+	char *s = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
+	size_t n = s ? strlen(s) : 0;
+
+	free(s);
+	return n;
+}
+
+/* A guest that floods every stream: the state (and so the record) stays within the budgets
+ * and says which streams were cut; the sample deadline still sees progress. */
+static void test_budgets(void)
+{
+	struct session s;
+	json_t *rec = json_object();
+	char head[128];
+
+	session_start(&s);
+	CHECK(send(&s.ch, HELLO) == 0);
+	for (int i = 0; i < 20; i++) { /* 20 MiB of samples, half of them arrays */
+		char *m;
+
+		snprintf(head, sizeof(head),
+			 "{\"v\":1,\"type\":\"sample\",\"read_ios\":%d,\"write_ios\":0,"
+			 "\"layout_bytes\":0",
+			 i + 1);
+		m = big_msg(head, PROTO_MAX_PAYLOAD - 16, i % 2 ? "string" : "zeros");
+		CHECK(send(&s.ch, m) == 0);
+		free(m);
+	}
+	CHECK(s.st.progress_mark == 20); /* every sample counted for progress */
+	for (int i = 0; i < 40; i++) {	 /* 40 MiB of telemetry */
+		char *m = big_msg("{\"v\":1,\"type\":\"telemetry\",\"interval\":1",
+				  PROTO_MAX_PAYLOAD - 16, "string");
+
+		CHECK(send(&s.ch, m) == 0);
+		free(m);
+	}
+	for (int i = 0; i < 20000; i++) { /* 20000 phases */
+		snprintf(head, sizeof(head), "{\"v\":1,\"type\":\"phase\",\"name\":\"p%05d\"}", i);
+		CHECK(send(&s.ch, head) == 0);
+	}
+	CHECK_STR(s.st.current_phase, "p19999"); /* the deadlines still see the step */
+	{
+		char *m = big_msg("{\"v\":1,\"type\":\"error\",\"step\":\"pool\",\"message\":\"m\"",
+				  PROTO_MAX_PAYLOAD - 16, "string");
+
+		CHECK(send(&s.ch, m) == 0);
+		free(m);
+		CHECK(s.st.outcome == OUTCOME_AGENT_ERROR);
+		CHECK_STR(s.st.detail, "step 'pool': m");
+	}
+	CHECK(!s.st.broken);
+	CHECK(dumped_size(s.st.samples) <= GUEST_BUDGET_SAMPLES);
+	CHECK(dumped_size(s.st.telemetry) <= GUEST_BUDGET_TELEMETRY);
+	CHECK(dumped_size(s.st.phases) <= GUEST_BUDGET_PHASES);
+	CHECK(dumped_size(s.st.error) <= GUEST_BUDGET_ERROR);
+	CHECK(json_array_size(s.st.samples) > 0 && json_array_size(s.st.telemetry) > 0);
+	CHECK_STR(json_string_value(json_object_get(s.st.error, "step")), "pool");
+	cell_state_record(&s.st, rec);
+	CHECK(dumped_size(json_object_get(rec, "truncated")) > 0);
+	CHECK_STR(json_string_value(json_array_get(json_object_get(rec, "truncated"), 0)),
+		  "samples");
+	CHECK(json_array_size(json_object_get(rec, "truncated")) == 4);
+	json_decref(rec);
+	session_end(&s);
+}
+
 static void test_outcome_names(void)
 {
 	static const char *const names[] = {
@@ -253,6 +347,7 @@ int main(void)
 	test_framing();
 	test_error();
 	test_hello_hook_fails();
+	test_budgets();
 	test_outcome_names();
 	return check_summary("channel");
 }
