@@ -31,6 +31,7 @@
 #include "channel.h"
 #include "cloud_seed.h"
 #include "commands.h"
+#include "console.h"
 #include "disk.h"
 #include "image.h"
 #include "libvirt_uri.h"
@@ -49,7 +50,6 @@
 /* Added to timeouts.boot on the cloud flavor: systemd and cloud-init start before the agent
  * (measured under TCG here: docs/images.md). */
 #define CLOUD_BOOT_ALLOWANCE 480
-#define CONSOLE_TAIL	     4096
 
 static volatile sig_atomic_t interrupted;
 static volatile pid_t running_vm_pid = -1; /* for a second Ctrl-C */
@@ -150,73 +150,6 @@ static double json_duration(const json_t *v, double fallback)
 	if (json_is_integer(v))
 		return (double)json_integer_value(v);
 	return fallback;
-}
-
-static char *console_tail(const char *dir)
-{
-	char *path = xasprintf("%s/console.log", dir);
-	char *buf = NULL;
-	size_t len = 0;
-	struct zb_error e;
-
-	if (read_file(path, 64u << 20, &buf, &len, &e) < 0) {
-		free(path);
-		return xstrdup("");
-	}
-	free(path);
-	if (len > CONSOLE_TAIL) {
-		memmove(buf, buf + len - CONSOLE_TAIL, CONSOLE_TAIL);
-		buf[CONSOLE_TAIL] = '\0';
-	}
-	/* Keep the record valid UTF-8-ish JSON: jansson rejects invalid UTF-8, so replace bytes
-	 * outside printable ASCII and newlines. */
-	{
-		char *w = buf;
-
-		for (char *p = buf; *p; p++) {
-			unsigned char c = (unsigned char)*p;
-
-			if (c == '\r')
-				continue;
-			*w++ = (c < 0x20 && c != '\n' && c != '\t') || c >= 0x7f ? '?' : (char)c;
-		}
-		*w = '\0';
-	}
-	return buf;
-}
-
-/* The console is the best witness of how a guest died: a kernel panic explains everything
- * after it, and an OOM kill explains a workload that died or stopped making progress. */
-static void classify_from_console(struct cell_state *st, const char *tail)
-{
-	int oom = strstr(tail, "Out of memory") || strstr(tail, "oom-kill");
-
-	if (strstr(tail, "Kernel panic")) {
-		if (st->outcome != OUTCOME_NONE && st->outcome != OUTCOME_PANIC) {
-			char *was = st->detail;
-
-			st->detail = xasprintf("the guest kernel panicked (see console_tail); "
-					       "the host saw: %s: %s",
-					       outcome_name(st->outcome), was ? was : "");
-			free(was);
-			st->outcome = OUTCOME_PANIC;
-			return;
-		}
-		cell_verdict(st, OUTCOME_PANIC, "the guest kernel panicked (see console_tail)");
-	} else if (oom && !st->fio) {
-		char *was = st->detail;
-
-		if (st->outcome != OUTCOME_NONE && st->outcome != OUTCOME_OOM) {
-			st->detail =
-			    xasprintf("the guest ran out of memory (see console_tail); the "
-				      "host saw: %s: %s",
-				      outcome_name(st->outcome), was ? was : "");
-			free(was);
-			st->outcome = OUTCOME_OOM;
-			return;
-		}
-		cell_verdict(st, OUTCOME_OOM, "the guest ran out of memory (see console_tail)");
-	}
 }
 
 static void progress(struct run_ctx *ctx, struct cell_run *cr, int final)
@@ -420,6 +353,7 @@ static int cell_drive(struct run_ctx *ctx, struct cell_run *cr, struct disk_set 
 	struct cell_state *st = &cr->st;
 	struct vm_spec spec;
 	struct channel ch;
+	struct console_watch cw;
 	struct job_ctx jc;
 	struct vm *vm = NULL;
 	double t_exit_wait = 0, last_progress = 0;
@@ -446,6 +380,7 @@ static int cell_drive(struct run_ctx *ctx, struct cell_run *cr, struct disk_set 
 	ch.on_hello = send_job;
 	ch.arg = &jc;
 	ch.err = err;
+	console_watch_init(&cw, cr->dir, st);
 
 	while (!ctx->vm_ops->exited(vm, &status)) {
 		struct pollfd pfd[2] = {
@@ -463,6 +398,7 @@ static int cell_drive(struct run_ctx *ctx, struct cell_run *cr, struct disk_set 
 		}
 		if (!cr->t_first_byte && ctx->vm_ops->console_bytes(vm) > 0)
 			cr->t_first_byte = now;
+		console_watch_check(&cw);
 		if (deadline_passed(cr, &dl, now))
 			break;
 		/* After the result or an error, the guest powers itself off; give it a while. */
@@ -506,6 +442,8 @@ static int cell_drive(struct run_ctx *ctx, struct cell_run *cr, struct disk_set 
 	running_vm_pid = -1;
 	json_object_set_new(st->phases, "vm_exit", json_real(now_monotonic() - st->t_start));
 	ctx->vm_ops->free(vm);
+	console_watch_finish(&cw);
+	console_watch_release(&cw);
 	return fatal ? -1 : 0;
 }
 
@@ -638,7 +576,7 @@ static void attempt_classify(struct cell_run *cr, const char *tail)
 {
 	struct cell_state *st = &cr->st;
 
-	classify_from_console(st, tail);
+	console_classify(st, tail);
 	if (st->outcome != OUTCOME_NONE)
 		return;
 	if (st->fio)
