@@ -41,7 +41,7 @@ HOST_SRCS = builder/main.c builder/error.c builder/util.c builder/json_pos.c bui
 	builder/cmd_image.c builder/image.c builder/image_root.c builder/image_appliance.c \
 	builder/initramfs.c builder/elf_deps.c builder/vmlinux.c builder/image_cloud.c builder/image_import.c
 # the run pipeline: cells -> disks -> VM -> channel -> results
-HOST_SRCS += builder/run.c builder/channel.c builder/console.c builder/outcome.c builder/disk.c builder/disk_models.c builder/passthrough.c builder/vm.c builder/vm_qemu.c builder/cloud_seed.c builder/results.c \
+HOST_SRCS += builder/run.c builder/channel.c builder/console.c builder/outcome.c builder/term.c builder/disk.c builder/disk_models.c builder/passthrough.c builder/vm.c builder/vm_qemu.c builder/cloud_seed.c builder/results.c \
 	builder/cmd_run.c builder/cmd_replay.c builder/cmd_merge.c builder/cmd_doctor.c
 HOST_SRCS += builder/vm_libvirt.c builder/libvirt_uri.c
 # reports: statistics over repeats, one run's report, two runs compared

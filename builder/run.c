@@ -40,6 +40,7 @@
 #include "proto.h"
 #include "results.h"
 #include "stats.h"
+#include "term.h"
 #include "units.h"
 #include "util.h"
 #include "version.h"
@@ -152,31 +153,33 @@ static double json_duration(const json_t *v, double fallback)
 	return fallback;
 }
 
+/* One progress line. The cell's summary (from the matrix), the phase and the detail (from the
+ * guest) go through the terminal sanitiser. */
 static void progress(struct run_ctx *ctx, struct cell_run *cr, int final)
 {
-	char el[32];
+	char el[32], head[4 * TERM_TEXT_MAX], detail[512 + 4];
 	const struct cell_state *st = &cr->st;
 	const char *phase = st->current_phase ? st->current_phase : "boot";
 
 	format_duration(now_monotonic() - st->t_start, el, sizeof(el));
+	snprintf(head, sizeof(head), "[%d/%d] %s (%s) %s", ctx->done + 1, ctx->ncells_total,
+		 TERM(cr->cell->summary), TERM(cr->cell->id), TERM(cr->accel));
 	if (final) {
 		if (ctx->is_tty)
 			fputs("\r\033[K", stderr);
-		fprintf(stderr, "[%d/%d] %s (%s) %s: %s", ctx->done + 1, ctx->ncells_total,
-			cr->cell->summary, cr->cell->id, cr->accel, outcome_name(st->outcome));
+		fprintf(stderr, "%s: %s", head, outcome_name(st->outcome));
 		if (st->fio)
 			fprintf(stderr, ", read %.0f IOPS, write %.0f IOPS",
 				results_fio_iops(st->fio, "read"),
 				results_fio_iops(st->fio, "write"));
 		else if (st->detail)
-			fprintf(stderr, ": %s", st->detail);
+			fprintf(stderr, ": %s",
+				term_text(st->detail, sizeof(detail) - 4, detail, sizeof(detail)));
 		fprintf(stderr, " [%s]\n", el);
 	} else if (ctx->is_tty) {
-		fprintf(stderr, "\r\033[K[%d/%d] %s (%s) %s: %s %s", ctx->done + 1,
-			ctx->ncells_total, cr->cell->summary, cr->cell->id, cr->accel, phase, el);
+		fprintf(stderr, "\r\033[K%s: %s %s", head, TERM(phase), el);
 	} else {
-		fprintf(stderr, "[%d/%d] %s (%s) %s: %s at %s\n", ctx->done + 1, ctx->ncells_total,
-			cr->cell->summary, cr->cell->id, cr->accel, phase, el);
+		fprintf(stderr, "%s: %s at %s\n", head, TERM(phase), el);
 	}
 	fflush(stderr);
 }
@@ -634,7 +637,8 @@ static int run_cell(struct run_ctx *ctx, const struct cell *cell, int repeat, in
 			break;
 		if (attempt <= ctx->m_retries)
 			fprintf(stderr, "zbench: cell %s ended %s; retrying (attempt %d of %d)\n",
-				cell->id, outcome_name(outcome), attempt + 1, 1 + ctx->m_retries);
+				TERM(cell->id), outcome_name(outcome), attempt + 1,
+				1 + ctx->m_retries);
 	}
 	if (outcome == OUTCOME_OK)
 		ctx->ok++;
@@ -951,8 +955,8 @@ static int run_adaptive(struct run_ctx *ctx, struct done_map *dm, size_t *order,
 			fprintf(stderr,
 				"zbench: adaptive: cell %s has CV %.1f%% of %s over %zu runs "
 				"(limit %g%%): repeat %d\n",
-				cell->id, isnan(st.cv) ? 100.0 : st.cv * 100, metric, n, limit,
-				r + 1);
+				TERM(cell->id), isnan(st.cv) ? 100.0 : st.cv * 100, TERM(metric), n,
+				limit, r + 1);
 			if (run_or_skip(ctx, dm, cell, r, err) < 0) {
 				json_decref(records);
 				return -1;
@@ -1348,7 +1352,7 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 		fprintf(stderr,
 			"zbench: note: the image is %.12s, the run used %.12s (the recipe or the "
 			"guest binaries changed since)\n",
-			ctx.img.hash, o->replay_image_hash);
+			TERM(ctx.img.hash), TERM(o->replay_image_hash));
 	/* Every cell's disks on buses the image's kernel drives, before anything boots. */
 	for (size_t k = 0; k < ctx.m->n_cells; k++) {
 		if (disk_check_image(ctx.m->cells[k].config, &ctx.img, recipe, o->cache_dir, err) <
@@ -1430,8 +1434,8 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 		    cell_shard(&ctx.m->cells[i], ctx.shard_count) == ctx.shard_index - 1)
 			ctx.ncells_total += ctx.m->repeats;
 	fprintf(stderr, "zbench: %s '%s': %d cells x %d repeats in %s\n",
-		o->resume_dir ? "resuming" : "running", ctx.m->name, (int)ctx.m->n_cells,
-		ctx.m->repeats, dir);
+		o->resume_dir ? "resuming" : "running", TERM(ctx.m->name), (int)ctx.m->n_cells,
+		ctx.m->repeats, TERM(dir));
 	order = xcalloc(ctx.m->n_cells, sizeof(*order));
 	if (o->jobs > 1 || ctx.nhosts) {
 		if (run_parallel(&ctx, &dm, order, err) < 0)
@@ -1465,10 +1469,10 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 		fprintf(stderr,
 			"zbench: interrupted after %d of %d cells; `zbench run --resume %s` "
 			"finishes the run\n",
-			ctx.done, ctx.ncells_total, dir);
+			ctx.done, ctx.ncells_total, TERM(dir));
 	else
 		fprintf(stderr, "zbench: %d of %d cells ok; results in %s/cells.jsonl\n", ctx.ok,
-			ctx.ncells_total, dir);
+			ctx.ncells_total, TERM(dir));
 	printf("%s\n", dir);
 	rc = interrupted ? 130 : (ctx.ok == ctx.ncells_total ? 0 : 1);
 out:
