@@ -17,14 +17,18 @@
 #define PHASE_NAME_MAX 32 /* longer phase names are ignored */
 
 static const struct {
-	const char *name;
+	const char *name; /* in the record's "truncated" */
 	size_t budget;
+	int one; /* the budget is for the one message kept at a time, not a sum */
 } streams[STREAM_COUNT] = {
-	[STREAM_SAMPLES] = { "samples", GUEST_BUDGET_SAMPLES },
-	[STREAM_TELEMETRY] = { "telemetry", GUEST_BUDGET_TELEMETRY },
-	[STREAM_PHASES] = { "phases", GUEST_BUDGET_PHASES },
-	[STREAM_ERROR] = { "error", GUEST_BUDGET_ERROR },
-	[STREAM_CONSOLE] = { "console", GUEST_BUDGET_CONSOLE },
+	[STREAM_SAMPLES] = { "samples", GUEST_BUDGET_SAMPLES, 0 },
+	[STREAM_TELEMETRY] = { "telemetry", GUEST_BUDGET_TELEMETRY, 0 },
+	[STREAM_TELEMETRY_SUMMARY] = { "telemetry_summary", GUEST_BUDGET_TELEMETRY_SUMMARY, 1 },
+	[STREAM_PHASES] = { "phases", GUEST_BUDGET_PHASES, 0 },
+	[STREAM_EFFECTIVE] = { "effective", GUEST_BUDGET_EFFECTIVE, 1 },
+	[STREAM_RESULT] = { "result", GUEST_BUDGET_RESULT, 1 },
+	[STREAM_ERROR] = { "error", GUEST_BUDGET_ERROR, 1 },
+	[STREAM_CONSOLE] = { "console", GUEST_BUDGET_CONSOLE, 0 },
 };
 
 const char *guest_stream_name(enum guest_stream s)
@@ -46,10 +50,16 @@ void cell_state_truncate(struct cell_state *st, enum guest_stream s)
 	st->truncated |= 1u << s;
 }
 
-/* Take `cost` bytes of a stream's budget: 1, or 0 (the stream is then marked truncated) if
- * they do not fit. */
+/* Take `cost` bytes of a stream's budget (for a stream kept one message at a time, whether the
+ * message fits): 1, or 0 (the stream is then marked truncated) if they do not fit. */
 static int stream_take(struct cell_state *st, enum guest_stream s, size_t cost)
 {
+	if (streams[s].one) {
+		if (cost <= st->budget[s])
+			return 1;
+		cell_state_truncate(st, s);
+		return 0;
+	}
 	if (cost > st->budget[s] - st->spent[s]) {
 		cell_state_truncate(st, s);
 		return 0;
@@ -105,21 +115,16 @@ void cell_state_release(struct cell_state *st)
 	memset(st, 0, sizeof(*st));
 }
 
-static void verdict_v(struct cell_state *st, enum cell_outcome outcome, const char *fmt, va_list ap)
-{
-	if (st->outcome != OUTCOME_NONE)
-		return; /* the first verdict stands */
-	st->outcome = outcome;
-	if (vasprintf(&st->detail, fmt, ap) < 0)
-		st->detail = NULL;
-}
-
 void cell_verdict(struct cell_state *st, enum cell_outcome outcome, const char *fmt, ...)
 {
 	va_list ap;
 
+	if (st->outcome != OUTCOME_NONE)
+		return; /* the first verdict stands */
+	st->outcome = outcome;
 	va_start(ap, fmt);
-	verdict_v(st, outcome, fmt, ap);
+	if (vasprintf(&st->detail, fmt, ap) < 0)
+		st->detail = NULL;
 	va_end(ap);
 }
 
@@ -161,6 +166,22 @@ static void strip_envelope(json_t *msg)
 	json_object_del(msg, "v");
 }
 
+/* The string s as JSON, at most `max` bytes of it: its head, or with tail set its end; never
+ * cutting a UTF-8 character. */
+static json_t *string_clipped(const char *s, size_t max, int tail)
+{
+	size_t n = strlen(s), from = 0;
+
+	if (n <= max)
+		return json_string(s);
+	if (!tail)
+		return json_stringn(s, (size_t)utf8_prefix(s, max));
+	from = n - max;
+	while (from < n && ((unsigned char)s[from] & 0xc0) == 0x80)
+		from++;
+	return json_stringn(s + from, n - from);
+}
+
 /* ---- the message types --------------------------------------------------------------------- */
 
 static int on_hello(struct channel *ch, json_t *msg, size_t cost, double now)
@@ -171,7 +192,13 @@ static int on_hello(struct channel *ch, json_t *msg, size_t cost, double now)
 		return protocol_error(st, "a second hello");
 	st->said_hello = 1;
 	st->t_hello = now;
-	st->hello = json_incref(msg);
+	/* the record keeps these two, clipped */
+	st->hello = json_pack("{s:o, s:o}", "agent",
+			      string_clipped(json_string_value(json_object_get(msg, "agent")),
+					     GUEST_HELLO_FIELD_MAX, 0),
+			      "kernel",
+			      string_clipped(json_string_value(json_object_get(msg, "kernel")),
+					     GUEST_HELLO_FIELD_MAX, 0));
 	json_object_set_new(st->phases, "hello", json_real(now - st->t_start));
 	if (ch->on_hello && ch->on_hello(ch->arg, ch->err) < 0) {
 		ch->fatal = 1;
@@ -225,6 +252,8 @@ static int on_telemetry(struct channel *ch, json_t *msg, size_t cost, double now
 
 	strip_envelope(msg);
 	if (json_is_true(json_object_get(msg, "summary"))) {
+		if (!stream_take(st, STREAM_TELEMETRY_SUMMARY, cost))
+			return 0;
 		json_object_del(msg, "summary");
 		json_decref(st->telemetry_summary);
 		st->telemetry_summary = json_incref(msg);
@@ -242,6 +271,8 @@ static int on_effective(struct channel *ch, json_t *msg, size_t cost, double now
 {
 	struct cell_state *st = ch->st;
 
+	if (!stream_take(st, STREAM_EFFECTIVE, cost))
+		return 0;
 	json_decref(st->effective);
 	st->effective = json_incref(msg);
 	strip_envelope(st->effective);
@@ -255,26 +286,15 @@ static int on_result(struct channel *ch, json_t *msg, size_t cost, double now)
 
 	if (!json_is_array(json_object_get(fio, "jobs")))
 		return protocol_error(st, "a result without fio jobs");
+	/* refused rather than dropped: without it the cell could only look like a failure */
+	if (!stream_take(st, STREAM_RESULT, cost))
+		return protocol_error(st,
+				      "a result too large to keep (%zu bytes held, at most %zu)",
+				      cost, st->budget[STREAM_RESULT]);
 	json_decref(st->fio);
 	st->fio = json_incref(fio);
 	json_object_set_new(st->phases, "result", json_real(now - st->t_start));
 	return 0;
-}
-
-/* The string s as JSON, at most `max` bytes of it: its head, or with tail set its end; never
- * cutting a UTF-8 character. */
-static json_t *string_clipped(const char *s, size_t max, int tail)
-{
-	size_t n = strlen(s), from = 0;
-
-	if (n <= max)
-		return json_string(s);
-	if (!tail)
-		return json_stringn(s, (size_t)utf8_prefix(s, max));
-	from = n - max;
-	while (from < n && ((unsigned char)s[from] & 0xc0) == 0x80)
-		from++;
-	return json_stringn(s + from, n - from);
 }
 
 /* An error message too large to keep whole: its step, its message's first KiB, its output's
@@ -304,12 +324,11 @@ static int on_error(struct channel *ch, json_t *msg, size_t cost, double now)
 	const char *text = json_string_value(json_object_get(msg, "message"));
 
 	json_decref(st->error);
-	st->error = json_incref(msg);
-	strip_envelope(st->error);
-	if (cost > st->budget[STREAM_ERROR]) {
-		json_decref(st->error);
+	if (stream_take(st, STREAM_ERROR, cost)) {
+		st->error = json_incref(msg);
+		strip_envelope(st->error);
+	} else {
 		st->error = error_clipped(msg);
-		cell_state_truncate(st, STREAM_ERROR);
 	}
 	cell_verdict(st, !strcmp(step, "workload") ? OUTCOME_WORKLOAD_ERROR : OUTCOME_AGENT_ERROR,
 		     "step '%.*s': %.*s", utf8_prefix(step, 32), step, utf8_prefix(text, 400),
@@ -472,10 +491,7 @@ void cell_state_record(const struct cell_state *st, json_t *rec)
 {
 	json_object_set(rec, "phases", st->phases);
 	if (st->hello)
-		json_object_set_new(rec, "guest",
-				    json_pack("{s:O?, s:O?}", "agent",
-					      json_object_get(st->hello, "agent"), "kernel",
-					      json_object_get(st->hello, "kernel")));
+		json_object_set(rec, "guest", st->hello);
 	if (st->effective)
 		json_object_set(rec, "effective", st->effective);
 	if (st->fio)

@@ -13,26 +13,32 @@
 #include "outcome.h"
 #include "proto.h"
 
-/* The guest's streams that could grow without end, each with a byte budget per cell
- * (docs/protocol.md). A message costs its payload bytes plus what jansson spends holding what
- * the host keeps of it (channel.c, json_cost), so a budget bounds both the host's memory and the
- * record's size. A stream over its budget keeps what it has and drops the rest (the deadlines
- * still see every message), and the record names it in "truncated". Messages kept one at a
- * time (hello, effective, result, the telemetry summary) are bounded by the frame size. */
+/* What a guest can make the host keep, each with a byte budget per cell (docs/protocol.md). A
+ * message costs its payload bytes plus what jansson spends holding it (channel.c, json_cost), so
+ * a budget bounds both the host's memory and the record's size. A stream over its budget keeps
+ * what it has and drops the rest (the deadlines still see every message), and the record names
+ * it in "truncated". Messages kept one at a time have a budget for the one kept. */
 enum guest_stream {
-	STREAM_SAMPLES,	  /* "sample" messages */
-	STREAM_TELEMETRY, /* per-interval "telemetry" messages */
-	STREAM_PHASES,	  /* distinct phase names */
-	STREAM_ERROR,	  /* the kept "error" message (a larger one is kept clipped) */
-	STREAM_CONSOLE,	  /* console.log (console.c) */
+	STREAM_SAMPLES,		  /* "sample" messages */
+	STREAM_TELEMETRY,	  /* per-interval "telemetry" messages */
+	STREAM_TELEMETRY_SUMMARY, /* the kept telemetry summary (one at a time) */
+	STREAM_PHASES,		  /* distinct phase names */
+	STREAM_EFFECTIVE,	  /* the kept "effective" message (one at a time) */
+	STREAM_RESULT,		  /* the kept "result" (one at a time; a larger one is refused) */
+	STREAM_ERROR,		  /* the kept "error" (one at a time; a larger one is clipped) */
+	STREAM_CONSOLE,		  /* console.log (console.c) */
 	STREAM_COUNT
 };
 
-#define GUEST_BUDGET_SAMPLES   (8u << 20)
-#define GUEST_BUDGET_TELEMETRY (32u << 20)
-#define GUEST_BUDGET_PHASES    (16u << 10)
-#define GUEST_BUDGET_ERROR     (256u << 10)
-#define GUEST_BUDGET_CONSOLE   (8u << 20) /* of console.log on the host's disk */
+#define GUEST_BUDGET_SAMPLES	       (8u << 20)
+#define GUEST_BUDGET_TELEMETRY	       (32u << 20)
+#define GUEST_BUDGET_TELEMETRY_SUMMARY (4u << 20)
+#define GUEST_BUDGET_PHASES	       (16u << 10)
+#define GUEST_BUDGET_EFFECTIVE	       (8u << 20)
+#define GUEST_BUDGET_RESULT	       (16u << 20) /* a 1 MiB fio result with json+ bins: ~8 MiB */
+#define GUEST_BUDGET_ERROR	       (256u << 10)
+#define GUEST_BUDGET_CONSOLE	       (8u << 20) /* of console.log on the host's disk */
+#define GUEST_HELLO_FIELD_MAX	       256	  /* the hello's agent and kernel, kept clipped */
 
 /* The record's name of a stream ("samples", "telemetry", "phases", "error", "console"). */
 const char *guest_stream_name(enum guest_stream s);
@@ -47,8 +53,8 @@ struct cell_state {
 	int said_hello, got_bye;
 	json_t *phases;	   /* name -> seconds since VM start (host clock) */
 	json_t *effective; /* the "effective" message */
-	json_t *hello;
-	json_t *fio; /* the result */
+	json_t *hello;	   /* the hello's agent and kernel */
+	json_t *fio;	   /* the result */
 	json_t *samples;
 	json_t *telemetry, *telemetry_summary; /* "telemetry" messages; created on the first */
 	json_t *error;			       /* the agent's "error" message */

@@ -326,6 +326,49 @@ static void test_budgets(void)
 	session_end(&s);
 }
 
+/* Messages kept one at a time: a pathological one (1 MiB of empty objects holds about 80 MiB)
+ * is dropped and the previous one stays; a result is refused rather than dropped; the hello
+ * keeps its agent and kernel, clipped. */
+static void test_one_at_a_time(void)
+{
+	struct session s;
+	json_t *rec = json_object(), *truncated;
+	char *m, hello[600];
+
+	session_start(&s);
+	memset(hello, 'a', sizeof(hello));
+	memcpy(hello, "{\"v\":1,\"type\":\"hello\",\"kernel\":\"6.1\",\"agent\":\"", 46);
+	memcpy(hello + sizeof(hello) - 3, "\"}", 3);
+	CHECK(send(&s.ch, hello) == 0);
+	CHECK(strlen(json_string_value(json_object_get(s.st.hello, "agent"))) ==
+	      GUEST_HELLO_FIELD_MAX);
+	CHECK(send(&s.ch, "{\"v\":1,\"type\":\"effective\",\"pool\":{}}") == 0);
+	m = big_msg("{\"v\":1,\"type\":\"effective\",\"pool\":{}", PROTO_MAX_PAYLOAD - 16, "zeros");
+	CHECK(send(&s.ch, m) == 0);
+	free(m);
+	CHECK(s.st.effective && !json_object_get(s.st.effective, "pad")); /* the first one stays */
+	m = big_msg("{\"v\":1,\"type\":\"telemetry\",\"summary\":true", PROTO_MAX_PAYLOAD - 16,
+		    "zeros");
+	CHECK(send(&s.ch, m) == 0);
+	free(m);
+	CHECK(!s.st.telemetry_summary);
+	CHECK(!s.st.broken);
+	cell_state_record(&s.st, rec);
+	truncated = json_object_get(rec, "truncated");
+	CHECK(json_array_size(truncated) == 2);
+	CHECK_STR(json_string_value(json_array_get(truncated, 0)), "telemetry_summary");
+	CHECK_STR(json_string_value(json_array_get(truncated, 1)), "effective");
+	CHECK(dumped_size(json_object_get(rec, "guest")) < 2 * GUEST_HELLO_FIELD_MAX + 64);
+	m = big_msg("{\"v\":1,\"type\":\"result\",\"fio\":{\"jobs\":[]}", PROTO_MAX_PAYLOAD - 16,
+		    "zeros");
+	CHECK(send(&s.ch, m) < 0);
+	free(m);
+	CHECK(s.st.broken && !s.st.fio && s.st.outcome == OUTCOME_AGENT_ERROR);
+	CHECK(s.st.detail && !strncmp(s.st.detail, "protocol: a result too large to keep", 36));
+	json_decref(rec);
+	session_end(&s);
+}
+
 static void test_outcome_names(void)
 {
 	static const char *const names[] = {
@@ -348,6 +391,7 @@ int main(void)
 	test_error();
 	test_hello_hook_fails();
 	test_budgets();
+	test_one_at_a_time();
 	test_outcome_names();
 	return check_summary("channel");
 }
