@@ -30,12 +30,12 @@ enum guest_stream {
 	STREAM_COUNT
 };
 
-#define GUEST_BUDGET_SAMPLES	       (8u << 20)
-#define GUEST_BUDGET_TELEMETRY	       (32u << 20)
+#define GUEST_BUDGET_SAMPLES	       (16u << 20)  /* ~1.7 KiB a second: 2.7 hours */
+#define GUEST_BUDGET_TELEMETRY	       (128u << 20) /* ~3.6 KiB a second a disk: 1 hour of 8 */
 #define GUEST_BUDGET_TELEMETRY_SUMMARY (4u << 20)
 #define GUEST_BUDGET_PHASES	       (16u << 10)
 #define GUEST_BUDGET_EFFECTIVE	       (8u << 20)
-#define GUEST_BUDGET_RESULT	       (16u << 20) /* a 1 MiB fio result with json+ bins: ~8 MiB */
+#define GUEST_BUDGET_RESULT	       (16u << 20) /* a 1 MiB fio result with json+ bins: ~10 MiB */
 #define GUEST_BUDGET_ERROR	       (256u << 10)
 #define GUEST_BUDGET_CONSOLE	       (8u << 20) /* of console.log on the host's disk */
 #define GUEST_HELLO_FIELD_MAX	       256	  /* the hello's agent and kernel, kept clipped */

@@ -277,7 +277,7 @@ static void test_budgets(void)
 
 	session_start(&s);
 	CHECK(send(&s.ch, HELLO) == 0);
-	for (int i = 0; i < 20; i++) { /* 20 MiB of samples, half of them arrays */
+	for (int i = 0; i < 24; i++) { /* 24 MiB of samples, half of them arrays */
 		char *m;
 
 		snprintf(head, sizeof(head),
@@ -288,10 +288,10 @@ static void test_budgets(void)
 		CHECK(send(&s.ch, m) == 0);
 		free(m);
 	}
-	CHECK(s.st.progress_mark == 20); /* every sample counted for progress */
-	for (int i = 0; i < 40; i++) {	 /* 40 MiB of telemetry */
+	CHECK(s.st.progress_mark == 24); /* every sample counted for progress */
+	for (int i = 0; i < 6; i++) {	 /* 6 MiB of telemetry, about 200 MiB once parsed */
 		char *m = big_msg("{\"v\":1,\"type\":\"telemetry\",\"interval\":1",
-				  PROTO_MAX_PAYLOAD - 16, "string");
+				  PROTO_MAX_PAYLOAD - 16, "zeros");
 
 		CHECK(send(&s.ch, m) == 0);
 		free(m);
@@ -315,6 +315,8 @@ static void test_budgets(void)
 	CHECK(dumped_size(s.st.telemetry) <= GUEST_BUDGET_TELEMETRY);
 	CHECK(dumped_size(s.st.phases) <= GUEST_BUDGET_PHASES);
 	CHECK(dumped_size(s.st.error) <= GUEST_BUDGET_ERROR);
+	for (int i = 0; i < STREAM_COUNT; i++)
+		CHECK(s.st.spent[i] <= s.st.budget[i]);
 	CHECK(json_array_size(s.st.samples) > 0 && json_array_size(s.st.telemetry) > 0);
 	CHECK_STR(json_string_value(json_object_get(s.st.error, "step")), "pool");
 	cell_state_record(&s.st, rec);
