@@ -28,15 +28,19 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "channel.h"
 #include "cloud_seed.h"
 #include "commands.h"
+#include "console.h"
 #include "disk.h"
 #include "image.h"
 #include "libvirt_uri.h"
 #include "matrix.h"
+#include "outcome.h"
 #include "proto.h"
 #include "results.h"
 #include "stats.h"
+#include "term.h"
 #include "units.h"
 #include "util.h"
 #include "version.h"
@@ -47,8 +51,6 @@
 /* Added to timeouts.boot on the cloud flavor: systemd and cloud-init start before the agent
  * (measured under TCG here: docs/images.md). */
 #define CLOUD_BOOT_ALLOWANCE 480
-#define MAX_SAMPLES	     100000
-#define CONSOLE_TAIL	     4096
 
 static volatile sig_atomic_t interrupted;
 static volatile pid_t running_vm_pid = -1; /* for a second Ctrl-C */
@@ -86,49 +88,45 @@ struct run_ctx {
 	char cpuset[64];     /* host CPUs of this process's VMs on a shared host, or "" */
 };
 
-/* Everything the host learns about one attempt at one cell. */
+/* One attempt at one cell: what the runner keeps beside the state the channel fills. */
 struct cell_run {
 	const struct cell *cell;
 	int repeat, attempt;
 	char *dir;
 	const char *accel;
-	double t_start, t_first_byte, t_last_msg, t_hello;
-	double t_workload, t_progress; /* workload phase start; last sample whose counters moved */
-	double progress_mark;	       /* the sum of the counters in the last sample */
-	int said_hello, got_bye;
-	json_t *phases;	   /* name -> seconds since VM start (host clock) */
-	json_t *effective; /* the "effective" message */
-	json_t *hello;
-	json_t *fio; /* the result */
-	json_t *samples;
-	json_t *telemetry, *telemetry_summary; /* "telemetry" messages; created on the first */
-	json_t *error;			       /* the agent's "error" message */
-	const char *outcome;
-	char *detail; /* a one-line explanation for non-ok outcomes */
-	char *current_phase;
-	int job_sent;
-	int broken; /* the guest broke the protocol: nothing more it says can be trusted */
+	double t_first_byte; /* the first byte from the guest, console or channel */
+	struct cell_state st;
 };
 
 /* ---- the channel --------------------------------------------------------------------------- */
 
-static int send_job(struct cell_run *cr, struct vm *vm, const struct vm_ops *ops,
-		    struct vm_disk *disks, int ndisks, struct zb_error *err)
+/* What the channel's hello hook needs to answer with the job. */
+struct job_ctx {
+	struct cell_run *cr;
+	struct vm *vm;
+	const struct vm_ops *ops;
+	struct vm_disk *disks;
+	int ndisks;
+};
+
+/* The answer to the guest's hello: the job, as one frame. */
+static int send_job(void *arg, struct zb_error *err)
 {
+	struct job_ctx *jc = arg;
 	json_t *jd = json_array();
 	json_t *job;
 	char *text;
-	int fd = ops->channel_fd(vm), rc, flags;
+	int fd = jc->ops->channel_fd(jc->vm), rc, flags;
 
-	for (int i = 0; i < ndisks; i++) {
-		char *gp = disk_guest_path(&disks[i]);
+	for (int i = 0; i < jc->ndisks; i++) {
+		char *gp = disk_guest_path(&jc->disks[i]);
 
 		json_array_append_new(
-		    jd, json_pack("{s:s, s:s}", "name", disks[i].name, "guest_path", gp));
+		    jd, json_pack("{s:s, s:s}", "name", jc->disks[i].name, "guest_path", gp));
 		free(gp);
 	}
 	job = json_pack("{s:i, s:s, s:s, s:O, s:o}", "v", ZB_PROTO_VERSION, "type", "job", "cell",
-			cr->cell->id, "config", cr->cell->config, "disks", jd);
+			jc->cr->cell->id, "config", jc->cr->cell->config, "disks", jd);
 	text = json_dumps(job, JSON_COMPACT);
 	json_decref(job);
 	/* One small message: write it blocking, then go back to non-blocking. */
@@ -139,158 +137,6 @@ static int send_job(struct cell_run *cr, struct vm *vm, const struct vm_ops *ops
 	free(text);
 	if (rc < 0)
 		return error_sys(err, errno, "sending the job");
-	cr->job_sent = 1;
-	return 0;
-}
-
-static void set_detail(struct cell_run *cr, const char *outcome, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-/* A protocol violation: record it and stop the VM without waiting for a power-off. */
-#define PROTOCOL_ERROR(cr, ...)                                                                    \
-	do {                                                                                       \
-		set_detail((cr), "agent-error", "protocol: " __VA_ARGS__);                         \
-		(cr)->broken = 1;                                                                  \
-	} while (0)
-static void set_detail(struct cell_run *cr, const char *outcome, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (cr->outcome)
-		return; /* the first verdict stands */
-	cr->outcome = outcome;
-	va_start(ap, fmt);
-	if (vasprintf(&cr->detail, fmt, ap) < 0)
-		cr->detail = NULL;
-	va_end(ap);
-}
-
-struct frame_ctx {
-	struct cell_run *cr;
-	struct vm *vm;
-	const struct vm_ops *ops;
-	struct vm_disk *disks;
-	int ndisks;
-	struct zb_error *err;
-	int fatal; /* a host-side failure while handling a frame */
-};
-
-/* One message from the guest. Everything in it is untrusted: types are checked before use and
- * nothing from it reaches a shell or a path. */
-static int on_frame(void *arg, const char *payload, size_t len)
-{
-	struct frame_ctx *fc = arg;
-	struct cell_run *cr = fc->cr;
-	json_error_t jerr;
-	json_t *msg = json_loadb(payload, len, JSON_REJECT_DUPLICATES, &jerr);
-	const char *type;
-	double now = now_monotonic();
-
-	if (!json_is_object(msg)) {
-		json_decref(msg);
-		PROTOCOL_ERROR(cr, "a message is not a JSON object");
-		return -1;
-	}
-	type = json_string_value(json_object_get(msg, "type"));
-	if (!type || json_integer_value(json_object_get(msg, "v")) != ZB_PROTO_VERSION) {
-		json_decref(msg);
-		PROTOCOL_ERROR(cr, "a message lacks type or version %d", ZB_PROTO_VERSION);
-		return -1;
-	}
-	cr->t_last_msg = now;
-	if (!cr->said_hello && strcmp(type, "hello")) {
-		PROTOCOL_ERROR(cr, "first message is '%.32s', not hello", type);
-		json_decref(msg);
-		return -1;
-	}
-	if (!strcmp(type, "hello")) {
-		if (cr->said_hello) {
-			json_decref(msg);
-			PROTOCOL_ERROR(cr, "a second hello");
-			return -1;
-		}
-		cr->said_hello = 1;
-		cr->t_hello = now;
-		cr->hello = json_incref(msg);
-		json_object_set_new(cr->phases, "hello", json_real(now - cr->t_start));
-		if (send_job(cr, fc->vm, fc->ops, fc->disks, fc->ndisks, fc->err) < 0) {
-			fc->fatal = 1;
-			json_decref(msg);
-			return -1;
-		}
-	} else if (!strcmp(type, "phase")) {
-		const char *name = json_string_value(json_object_get(msg, "name"));
-
-		if (name && strlen(name) < 32) {
-			if (!strcmp(name, "workload"))
-				cr->t_workload = now;
-			json_object_set_new(cr->phases, name, json_real(now - cr->t_start));
-			free(cr->current_phase);
-			cr->current_phase = xstrdup(name);
-		}
-	} else if (!strcmp(type, "sample")) {
-		static const char *const counters[] = { "read_ios", "write_ios", "layout_bytes" };
-		double mark = 0;
-
-		for (size_t i = 0; i < ARRAY_SIZE(counters); i++)
-			mark += json_number_value(json_object_get(msg, counters[i]));
-		if (mark != cr->progress_mark) {
-			cr->progress_mark = mark;
-			cr->t_progress = now;
-		}
-		if (json_array_size(cr->samples) < MAX_SAMPLES) {
-			json_object_del(msg, "type");
-			json_object_del(msg, "v");
-			json_array_append(cr->samples, msg);
-		}
-	} else if (!strcmp(type, "telemetry")) {
-		/* Bounded like samples; the one summary (per-disk figures over the whole
-		 * workload) is kept apart. */
-		json_object_del(msg, "type");
-		json_object_del(msg, "v");
-		if (json_is_true(json_object_get(msg, "summary"))) {
-			json_object_del(msg, "summary");
-			json_decref(cr->telemetry_summary);
-			cr->telemetry_summary = json_incref(msg);
-		} else {
-			if (!cr->telemetry)
-				cr->telemetry = json_array();
-			if (json_array_size(cr->telemetry) < MAX_SAMPLES)
-				json_array_append(cr->telemetry, msg);
-		}
-	} else if (!strcmp(type, "effective")) {
-		json_decref(cr->effective);
-		cr->effective = json_incref(msg);
-		json_object_del(cr->effective, "type");
-		json_object_del(cr->effective, "v");
-	} else if (!strcmp(type, "result")) {
-		json_t *fio = json_object_get(msg, "fio");
-
-		if (!json_is_object(fio) || !json_is_array(json_object_get(fio, "jobs"))) {
-			PROTOCOL_ERROR(cr, "a result without fio jobs");
-			json_decref(msg);
-			return -1;
-		}
-		json_decref(cr->fio);
-		cr->fio = json_incref(fio);
-		json_object_set_new(cr->phases, "result", json_real(now - cr->t_start));
-	} else if (!strcmp(type, "error")) {
-		const char *step = json_string_value(json_object_get(msg, "step"));
-		const char *text = json_string_value(json_object_get(msg, "message"));
-
-		json_decref(cr->error);
-		cr->error = json_incref(msg);
-		json_object_del(cr->error, "type");
-		json_object_del(cr->error, "v");
-		set_detail(cr, step && !strcmp(step, "workload") ? "workload-error" : "agent-error",
-			   "step '%.32s': %.400s", step ? step : "?", text ? text : "?");
-	} else if (!strcmp(type, "bye")) {
-		cr->got_bye = 1;
-	} else if (strcmp(type, "heartbeat")) {
-		PROTOCOL_ERROR(cr, "unknown message type '%.32s'", type);
-		json_decref(msg);
-		return -1;
-	}
-	json_decref(msg);
 	return 0;
 }
 
@@ -307,95 +153,33 @@ static double json_duration(const json_t *v, double fallback)
 	return fallback;
 }
 
-static char *console_tail(const char *dir)
-{
-	char *path = xasprintf("%s/console.log", dir);
-	char *buf = NULL;
-	size_t len = 0;
-	struct zb_error e;
-
-	if (read_file(path, 64u << 20, &buf, &len, &e) < 0) {
-		free(path);
-		return xstrdup("");
-	}
-	free(path);
-	if (len > CONSOLE_TAIL) {
-		memmove(buf, buf + len - CONSOLE_TAIL, CONSOLE_TAIL);
-		buf[CONSOLE_TAIL] = '\0';
-	}
-	/* Keep the record valid UTF-8-ish JSON: jansson rejects invalid UTF-8, so replace bytes
-	 * outside printable ASCII and newlines. */
-	{
-		char *w = buf;
-
-		for (char *p = buf; *p; p++) {
-			unsigned char c = (unsigned char)*p;
-
-			if (c == '\r')
-				continue;
-			*w++ = (c < 0x20 && c != '\n' && c != '\t') || c >= 0x7f ? '?' : (char)c;
-		}
-		*w = '\0';
-	}
-	return buf;
-}
-
-/* The console is the best witness of how a guest died: a kernel panic explains everything
- * after it, and an OOM kill explains a workload that died or stopped making progress. */
-static void classify_from_console(struct cell_run *cr, const char *tail)
-{
-	int oom = strstr(tail, "Out of memory") || strstr(tail, "oom-kill");
-
-	if (strstr(tail, "Kernel panic")) {
-		if (cr->outcome && strcmp(cr->outcome, "panic")) {
-			free(cr->detail);
-			cr->detail = xasprintf("the guest kernel panicked (see console_tail); "
-					       "the host saw: %s: %s",
-					       cr->outcome, cr->detail ? cr->detail : "");
-			cr->outcome = "panic";
-			return;
-		}
-		set_detail(cr, "panic", "the guest kernel panicked (see console_tail)");
-	} else if (oom && !cr->fio) {
-		char *was = cr->detail;
-
-		if (cr->outcome && strcmp(cr->outcome, "oom")) {
-			cr->detail =
-			    xasprintf("the guest ran out of memory (see console_tail); the "
-				      "host saw: %s: %s",
-				      cr->outcome, was ? was : "");
-			free(was);
-			cr->outcome = "oom";
-			return;
-		}
-		set_detail(cr, "oom", "the guest ran out of memory (see console_tail)");
-	}
-}
-
+/* One progress line. The cell's summary (from the matrix), the phase and the detail (from the
+ * guest) go through the terminal sanitiser. */
 static void progress(struct run_ctx *ctx, struct cell_run *cr, int final)
 {
-	char el[32];
-	const char *phase = cr->current_phase ? cr->current_phase : "boot";
+	char el[32], head[4 * TERM_TEXT_MAX], detail[512 + 4];
+	const struct cell_state *st = &cr->st;
+	const char *phase = st->current_phase ? st->current_phase : "boot";
 
-	format_duration(now_monotonic() - cr->t_start, el, sizeof(el));
+	format_duration(now_monotonic() - st->t_start, el, sizeof(el));
+	snprintf(head, sizeof(head), "[%d/%d] %s (%s) %s", ctx->done + 1, ctx->ncells_total,
+		 TERM(cr->cell->summary), TERM(cr->cell->id), TERM(cr->accel));
 	if (final) {
 		if (ctx->is_tty)
 			fputs("\r\033[K", stderr);
-		fprintf(stderr, "[%d/%d] %s (%s) %s: %s", ctx->done + 1, ctx->ncells_total,
-			cr->cell->summary, cr->cell->id, cr->accel, cr->outcome);
-		if (cr->fio)
+		fprintf(stderr, "%s: %s", head, outcome_name(st->outcome));
+		if (st->fio)
 			fprintf(stderr, ", read %.0f IOPS, write %.0f IOPS",
-				results_fio_iops(cr->fio, "read"),
-				results_fio_iops(cr->fio, "write"));
-		else if (cr->detail)
-			fprintf(stderr, ": %s", cr->detail);
+				results_fio_iops(st->fio, "read"),
+				results_fio_iops(st->fio, "write"));
+		else if (st->detail)
+			fprintf(stderr, ": %s",
+				term_text(st->detail, sizeof(detail) - 4, detail, sizeof(detail)));
 		fprintf(stderr, " [%s]\n", el);
 	} else if (ctx->is_tty) {
-		fprintf(stderr, "\r\033[K[%d/%d] %s (%s) %s: %s %s", ctx->done + 1,
-			ctx->ncells_total, cr->cell->summary, cr->cell->id, cr->accel, phase, el);
+		fprintf(stderr, "\r\033[K%s: %s %s", head, TERM(phase), el);
 	} else {
-		fprintf(stderr, "[%d/%d] %s (%s) %s: %s at %s\n", ctx->done + 1, ctx->ncells_total,
-			cr->cell->summary, cr->cell->id, cr->accel, phase, el);
+		fprintf(stderr, "%s: %s at %s\n", head, TERM(phase), el);
 	}
 	fflush(stderr);
 }
@@ -427,16 +211,7 @@ static void capture_stacks(struct run_ctx *ctx, struct vm *vm)
 
 static void cell_run_release(struct cell_run *cr)
 {
-	json_decref(cr->phases);
-	json_decref(cr->effective);
-	json_decref(cr->hello);
-	json_decref(cr->fio);
-	json_decref(cr->samples);
-	json_decref(cr->telemetry);
-	json_decref(cr->telemetry_summary);
-	json_decref(cr->error);
-	free(cr->detail);
-	free(cr->current_phase);
+	cell_state_release(&cr->st);
 	free(cr->dir);
 }
 
@@ -484,59 +259,117 @@ fallback:
 	return xstrdup("");
 }
 
+/* The deadlines of one attempt, in seconds (docs/protocol.md). */
+struct deadlines {
+	double probe;	  /* > 0: the KVM probe's, until the first console byte */
+	double boot;	  /* until the agent's hello */
+	double heartbeat; /* between messages, and between samples whose counters moved */
+	double overall;	  /* the whole cell */
+};
+
+/* Whether one of the attempt's deadlines has passed; if so the verdict says which. */
+static int deadline_passed(struct cell_run *cr, const struct deadlines *dl, double now)
+{
+	struct cell_state *st = &cr->st;
+
+	if (dl->probe > 0 && !cr->t_first_byte && now - st->t_start > dl->probe) {
+		cell_verdict(st, OUTCOME_BOOT_FAIL, "no console output within %.0f s (KVM probe)",
+			     dl->probe);
+		return 1;
+	}
+	if (!st->said_hello && now - st->t_start > dl->boot) {
+		cell_verdict(st, OUTCOME_BOOT_FAIL, "the agent did not say hello within %.0f s%s",
+			     dl->boot, cr->t_first_byte ? "" : " (no console output either)");
+		return 1;
+	}
+	if (st->t_workload && !st->fio && st->outcome == OUTCOME_NONE &&
+	    now - (st->t_progress > st->t_workload ? st->t_progress : st->t_workload) >
+		dl->heartbeat) {
+		cell_verdict(st, OUTCOME_TIMEOUT, "the workload made no progress for %.0f s",
+			     dl->heartbeat);
+		return 1;
+	}
+	if (st->said_hello && st->outcome == OUTCOME_NONE && now - st->t_last_msg > dl->heartbeat) {
+		cell_verdict(st, OUTCOME_TIMEOUT,
+			     "no message from the agent for %.0f s (step '%s')", dl->heartbeat,
+			     st->current_phase ? st->current_phase : "?");
+		return 1;
+	}
+	if (now - st->t_start > dl->overall) {
+		cell_verdict(st, OUTCOME_TIMEOUT, "the cell exceeded its overall limit of %.0f s",
+			     dl->overall);
+		return 1;
+	}
+	return 0;
+}
+
+/* The VM of one attempt: its kernel command line and resources from the cell's config. Returns
+ * the command line spec->cmdline points to, for the caller to free. */
+static char *cell_vm_spec(struct run_ctx *ctx, struct cell_run *cr, struct disk_set *ds,
+			  const struct cloud_cell *cc, struct vm_spec *spec)
+{
+	json_t *cfg = cr->cell->config;
+	json_t *vmc = json_object_get(cfg, "vm");
+	const char *kargs = json_string_value(json_object_get(vmc, "kernel_args"));
+	uint64_t memory = 1u << 30;
+	char *mod_args, *cmdline;
+
+	if (json_is_string(json_object_get(vmc, "memory")))
+		units_parse_size(json_string_value(json_object_get(vmc, "memory")), &memory);
+	mod_args = run_module_cmdline(json_object_get(cfg, "module_params"));
+	memset(spec, 0, sizeof(*spec));
+	cmdline = xasprintf("%s%sconsole=ttyS0 panic=-1 loglevel=4 zbench.cell=%s%s %s",
+			    ctx->img.cmdline ? ctx->img.cmdline : "", ctx->img.cmdline ? " " : "",
+			    cr->cell->id, mod_args, kargs ? kargs : "");
+	spec->cmdline = cmdline;
+	free(mod_args);
+	spec->kernel = ctx->img.kernel;
+	spec->initramfs = ctx->img.initramfs;
+	spec->memory = memory;
+	spec->cpus = json_is_integer(json_object_get(vmc, "cpus"))
+			 ? (int)json_integer_value(json_object_get(vmc, "cpus"))
+			 : 2;
+	spec->accel = cr->accel;
+	spec->dir = cr->dir;
+	spec->disks = ds->disks;
+	spec->ndisks = ds->n;
+	spec->cpuset = ctx->cpuset[0] ? ctx->cpuset : NULL;
+	spec->root_disk = cc ? cc->overlay : NULL;
+	spec->seed = cc ? cc->seed : NULL;
+	return cmdline;
+}
+
 /* Boot the VM for one attempt and drive it to the end. Returns < 0 only for host failures that
  * leave no verdict (err set); every guest-side failure is an outcome. */
 static int cell_drive(struct run_ctx *ctx, struct cell_run *cr, struct disk_set *ds,
 		      const struct cloud_cell *cc, double probe_s, struct zb_error *err)
 {
-	json_t *cfg = cr->cell->config;
-	json_t *vmc = json_object_get(cfg, "vm");
-	json_t *timeouts = json_object_get(cfg, "timeouts");
-	json_t *wl = json_object_get(cfg, "workload");
-	double heartbeat_s = json_duration(json_object_get(timeouts, "heartbeat"), 60);
-	double boot_deadline_s = json_duration(json_object_get(timeouts, "boot"), 120);
-	const char *kargs = json_string_value(json_object_get(vmc, "kernel_args"));
+	json_t *timeouts = json_object_get(cr->cell->config, "timeouts");
+	json_t *wl = json_object_get(cr->cell->config, "workload");
 	double runtime = json_duration(json_object_get(wl, "runtime"), 0) +
 			 json_duration(json_object_get(wl, "ramp_time"), 0);
-	double overall_s;
-	struct vm_spec spec = { 0 };
-	struct proto_decoder dec;
-	struct frame_ctx fc = { 0 };
-	uint64_t memory = 1u << 30;
-	char *cmdline, *mod_args;
+	struct deadlines dl = {
+		.probe = probe_s,
+		.boot = json_duration(json_object_get(timeouts, "boot"), 120),
+		.heartbeat = json_duration(json_object_get(timeouts, "heartbeat"), 60),
+	};
+	struct cell_state *st = &cr->st;
+	struct vm_spec spec;
+	struct channel ch;
+	struct console_watch cw;
+	struct job_ctx jc;
 	struct vm *vm = NULL;
 	double t_exit_wait = 0, last_progress = 0;
-	char last_phase[32] = "";
-	int status;
+	char last_phase[32] = "", *cmdline;
+	int status, fatal;
 
 	/* systemd and cloud-init come up before the agent on the cloud flavor (docs/images.md). */
 	if (ctx->img.disk)
-		boot_deadline_s += CLOUD_BOOT_ALLOWANCE;
-	overall_s = json_duration(json_object_get(timeouts, "overall"),
-				  boot_deadline_s + 600 + 2 * runtime);
-	if (json_is_string(json_object_get(vmc, "memory")))
-		units_parse_size(json_string_value(json_object_get(vmc, "memory")), &memory);
-	mod_args = run_module_cmdline(json_object_get(cfg, "module_params"));
-	cmdline = xasprintf("%s%sconsole=ttyS0 panic=-1 loglevel=4 zbench.cell=%s%s %s",
-			    ctx->img.cmdline ? ctx->img.cmdline : "", ctx->img.cmdline ? " " : "",
-			    cr->cell->id, mod_args, kargs ? kargs : "");
-	free(mod_args);
-	spec.kernel = ctx->img.kernel;
-	spec.initramfs = ctx->img.initramfs;
-	spec.cmdline = cmdline;
-	spec.memory = memory;
-	spec.cpus = json_is_integer(json_object_get(vmc, "cpus"))
-			? (int)json_integer_value(json_object_get(vmc, "cpus"))
-			: 2;
-	spec.accel = cr->accel;
-	spec.dir = cr->dir;
-	spec.disks = ds->disks;
-	spec.ndisks = ds->n;
-	spec.cpuset = ctx->cpuset[0] ? ctx->cpuset : NULL;
-	spec.root_disk = cc ? cc->overlay : NULL;
-	spec.seed = cc ? cc->seed : NULL;
-
-	cr->t_start = now_monotonic();
+		dl.boot += CLOUD_BOOT_ALLOWANCE;
+	dl.overall =
+	    json_duration(json_object_get(timeouts, "overall"), dl.boot + 600 + 2 * runtime);
+	cmdline = cell_vm_spec(ctx, cr, ds, cc, &spec);
+	st->t_start = now_monotonic();
 	if (ctx->vm_ops->start(&spec, &vm, err) < 0) {
 		free(cmdline);
 		return error_wrap(err, "starting the VM");
@@ -544,9 +377,13 @@ static int cell_drive(struct run_ctx *ctx, struct cell_run *cr, struct disk_set 
 	free(cmdline);
 	if (ctx->vm_ops->pid)
 		running_vm_pid = ctx->vm_ops->pid(vm);
-	json_object_set_new(cr->phases, "vm_started", json_real(now_monotonic() - cr->t_start));
-	proto_decoder_init(&dec, PROTO_MAX_PAYLOAD);
-	fc = (struct frame_ctx){ cr, vm, ctx->vm_ops, ds->disks, ds->n, err, 0 };
+	json_object_set_new(st->phases, "vm_started", json_real(now_monotonic() - st->t_start));
+	channel_init(&ch, st, PROTO_MAX_PAYLOAD);
+	jc = (struct job_ctx){ cr, vm, ctx->vm_ops, ds->disks, ds->n };
+	ch.on_hello = send_job;
+	ch.arg = &jc;
+	ch.err = err;
+	console_watch_init(&cw, cr->dir, st);
 
 	while (!ctx->vm_ops->exited(vm, &status)) {
 		struct pollfd pfd[2] = {
@@ -555,59 +392,34 @@ static int cell_drive(struct run_ctx *ctx, struct cell_run *cr, struct disk_set 
 		};
 		double now = now_monotonic();
 
-		if (cr->broken)
+		if (st->broken)
 			break;
 		if (interrupted) {
-			set_detail(cr, "interrupted", "stopped by signal %d", (int)interrupted);
+			cell_verdict(st, OUTCOME_INTERRUPTED, "stopped by signal %d",
+				     (int)interrupted);
 			break;
 		}
 		if (!cr->t_first_byte && ctx->vm_ops->console_bytes(vm) > 0)
 			cr->t_first_byte = now;
-		if (probe_s > 0 && !cr->t_first_byte && now - cr->t_start > probe_s) {
-			set_detail(cr, "boot-fail", "no console output within %.0f s (KVM probe)",
-				   probe_s);
+		console_watch_check(&cw);
+		if (deadline_passed(cr, &dl, now))
 			break;
-		}
-		if (!cr->said_hello && now - cr->t_start > boot_deadline_s) {
-			set_detail(cr, "boot-fail", "the agent did not say hello within %.0f s%s",
-				   boot_deadline_s,
-				   cr->t_first_byte ? "" : " (no console output either)");
-			break;
-		}
-		if (cr->t_workload && !cr->fio && !cr->outcome &&
-		    now - (cr->t_progress > cr->t_workload ? cr->t_progress : cr->t_workload) >
-			heartbeat_s) {
-			set_detail(cr, "timeout", "the workload made no progress for %.0f s",
-				   heartbeat_s);
-			break;
-		}
-		if (cr->said_hello && !cr->outcome && now - cr->t_last_msg > heartbeat_s) {
-			set_detail(cr, "timeout",
-				   "no message from the agent for %.0f s (step '%s')", heartbeat_s,
-				   cr->current_phase ? cr->current_phase : "?");
-			break;
-		}
-		if (now - cr->t_start > overall_s) {
-			set_detail(cr, "timeout", "the cell exceeded its overall limit of %.0f s",
-				   overall_s);
-			break;
-		}
 		/* After the result or an error, the guest powers itself off; give it a while. */
-		if ((cr->fio || cr->error || cr->outcome) && !t_exit_wait)
+		if ((st->fio || st->error || st->outcome != OUTCOME_NONE) && !t_exit_wait)
 			t_exit_wait = now;
 		if (t_exit_wait && now - t_exit_wait > EXIT_GRACE_SECONDS)
 			break;
 		if (ctx->is_tty ? now - last_progress >= 1.0
-				: (cr->current_phase && strcmp(cr->current_phase, last_phase))) {
+				: (st->current_phase && strcmp(st->current_phase, last_phase))) {
 			progress(ctx, cr, 0);
 			last_progress = now;
 			snprintf(last_phase, sizeof(last_phase), "%s",
-				 cr->current_phase ? cr->current_phase : "");
+				 st->current_phase ? st->current_phase : "");
 		}
 
 		if (poll(pfd, pfd[1].fd >= 0 ? 2 : 1, 250) < 0 && errno != EINTR) {
 			error_sys(err, errno, "polling the VM");
-			fc.fatal = 1;
+			ch.fatal = 1;
 			break;
 		}
 		if (pfd[0].revents & (POLLIN | POLLHUP)) {
@@ -617,33 +429,30 @@ static int cell_drive(struct run_ctx *ctx, struct cell_run *cr, struct disk_set 
 			if (r > 0) {
 				if (!cr->t_first_byte)
 					cr->t_first_byte = now_monotonic();
-				if (dec.state != PROTO_ERROR &&
-				    proto_decoder_feed(&dec, buf, (size_t)r, on_frame, &fc) < 0) {
-					if (fc.fatal)
-						break;
-					PROTOCOL_ERROR(cr, "%s", dec.err);
-				}
+				if (channel_feed(&ch, buf, (size_t)r) < 0 && ch.fatal)
+					break;
 			} else if (r == 0 && !t_exit_wait) {
 				/* The channel closed: QEMU is going away. */
 				usleep(50 * 1000);
 			}
 		}
 	}
-	proto_decoder_release(&dec);
-	if (cr->outcome && !strcmp(cr->outcome, "timeout") && cr->said_hello &&
-	    !ctx->vm_ops->exited(vm, NULL))
+	fatal = ch.fatal;
+	channel_release(&ch);
+	if (st->outcome == OUTCOME_TIMEOUT && st->said_hello && !ctx->vm_ops->exited(vm, NULL))
 		capture_stacks(ctx, vm);
 	ctx->vm_ops->stop(vm, 5);
 	running_vm_pid = -1;
-	json_object_set_new(cr->phases, "vm_exit", json_real(now_monotonic() - cr->t_start));
+	json_object_set_new(st->phases, "vm_exit", json_real(now_monotonic() - st->t_start));
 	ctx->vm_ops->free(vm);
-	if (fc.fatal)
-		return -1;
-	return 0;
+	console_watch_finish(&cw);
+	console_watch_release(&cw);
+	return fatal ? -1 : 0;
 }
 
 static json_t *cell_record(struct run_ctx *ctx, struct cell_run *cr, const char *tail)
 {
+	const struct cell_state *st = &cr->st;
 	json_t *rec = json_object();
 
 	json_object_set_new(rec, "cell", json_string(cr->cell->id));
@@ -651,9 +460,9 @@ static json_t *cell_record(struct run_ctx *ctx, struct cell_run *cr, const char 
 	json_object_set_new(rec, "repeat", json_integer(cr->repeat));
 	json_object_set_new(rec, "attempt", json_integer(cr->attempt));
 	json_object_set_new(rec, "summary", json_string(cr->cell->summary));
-	json_object_set_new(rec, "outcome", json_string(cr->outcome));
-	if (cr->detail)
-		json_object_set_new(rec, "detail", json_string(cr->detail));
+	json_object_set_new(rec, "outcome", json_string(outcome_name(st->outcome)));
+	if (st->detail)
+		json_object_set_new(rec, "detail", json_string(st->detail));
 	json_object_set_new(rec, "accel", json_string(cr->accel));
 	json_object_set_new(rec, "backend", json_string(ctx->vm_ops->name));
 	if (ctx->host_uri[0])
@@ -661,30 +470,13 @@ static json_t *cell_record(struct run_ctx *ctx, struct cell_run *cr, const char 
 	json_object_set_new(rec, "flavor", json_string(ctx->img.flavor));
 	json_object_set_new(rec, "image", json_string(ctx->img.hash));
 	json_object_set_new(rec, "config", json_incref(cr->cell->config));
-	json_object_set(rec, "phases", cr->phases);
 	json_object_set_new(rec, "boot_first_output",
-			    cr->t_first_byte ? json_real(cr->t_first_byte - cr->t_start)
+			    cr->t_first_byte ? json_real(cr->t_first_byte - st->t_start)
 					     : json_null());
-	json_object_set_new(rec, "wall_seconds", json_real(now_monotonic() - cr->t_start));
+	json_object_set_new(rec, "wall_seconds", json_real(now_monotonic() - st->t_start));
 	json_object_set_new(rec, "finished", json_real(now_wall()));
-	if (cr->hello)
-		json_object_set_new(rec, "guest",
-				    json_pack("{s:O?, s:O?}", "agent",
-					      json_object_get(cr->hello, "agent"), "kernel",
-					      json_object_get(cr->hello, "kernel")));
-	if (cr->effective)
-		json_object_set(rec, "effective", cr->effective);
-	if (cr->fio)
-		json_object_set(rec, "fio", cr->fio);
-	if (json_array_size(cr->samples))
-		json_object_set(rec, "samples", cr->samples);
-	if (json_array_size(cr->telemetry))
-		json_object_set(rec, "telemetry", cr->telemetry);
-	if (cr->telemetry_summary)
-		json_object_set(rec, "telemetry_summary", cr->telemetry_summary);
-	if (cr->error)
-		json_object_set(rec, "error", cr->error);
-	if (strcmp(cr->outcome, "ok"))
+	cell_state_record(st, rec);
+	if (st->outcome != OUTCOME_OK)
 		json_object_set_new(rec, "console_tail", json_string(tail));
 	json_object_set_new(rec, "dir", json_string(strrchr(cr->dir, '/') + 1));
 	return rec;
@@ -708,75 +500,66 @@ static char *cell_dir_name(const struct cell *cell, int repeat, int attempt)
 	return xasprintf("%03d-%s-r%d", cell->index, cell->id, repeat);
 }
 
-/* One attempt at one cell: fresh disks, a VM, the verdict, one record. *outcome gets a static
- * string ("ok", "timeout", ...; "interrupted" attempts leave no record). */
-static int run_attempt(struct run_ctx *ctx, const struct cell *cell, int repeat, int attempt,
-		       const char **outcome, struct zb_error *err)
+/* Boot one attempt's VM (fresh disks, and the cloud flavor's seed) and drive it to its end,
+ * trying KVM first where auto allows it. Fills *cr (the caller releases it); returns < 0 only
+ * for a host failure (err set). */
+static int attempt_boot(struct run_ctx *ctx, struct cell_run *cr, const struct cell *cell,
+			int repeat, int attempt, struct zb_error *err)
 {
 	json_t *cfg = cell->config;
 	const char *want =
 	    ctx->accel_opt
 		? ctx->accel_opt
 		: json_string_value(json_object_get(json_object_get(cfg, "vm"), "accel"));
-	struct cell_run cr;
 	struct disk_set ds;
 	struct cloud_cell cc = { 0 };
-	json_t *rec;
-	char *tail;
 	int probing, rc;
 
 	if (!want)
 		want = "auto";
 	for (;;) {
-		memset(&cr, 0, sizeof(cr));
-		cr.cell = cell;
-		cr.repeat = repeat;
-		cr.attempt = attempt;
-		cr.phases = json_object();
-		cr.samples = json_array();
+		memset(cr, 0, sizeof(*cr));
+		cr->cell = cell;
+		cr->repeat = repeat;
+		cr->attempt = attempt;
+		cell_state_init(&cr->st);
 		probing = 0;
 		if (!strcmp(want, "auto")) {
 			if (!ctx->accel[0] && kvm_openable()) {
 				probing = 1;
-				cr.accel = "kvm";
+				cr->accel = "kvm";
 			} else {
-				cr.accel = ctx->accel[0] ? ctx->accel : "tcg";
+				cr->accel = ctx->accel[0] ? ctx->accel : "tcg";
 			}
 		} else {
-			cr.accel = want;
+			cr->accel = want;
 		}
 		{
 			char *name = cell_dir_name(cell, repeat, attempt);
 
-			rc = results_cell_dir(&ctx->res, name, &cr.dir, err);
+			rc = results_cell_dir(&ctx->res, name, &cr->dir, err);
 			free(name);
 		}
-		if (rc < 0) {
-			cell_run_release(&cr);
+		if (rc < 0)
 			return -1;
-		}
-		if (disk_set_create(&ds, cfg, cr.dir, err) < 0) {
-			cell_run_release(&cr);
+		if (disk_set_create(&ds, cfg, cr->dir, err) < 0)
 			return error_wrap(err, "cell %s", cell->id);
-		}
 		rc = 0;
 		if (ctx->img.disk &&
-		    cloud_seed_create(&ctx->img, cell->id, cfg, cr.dir, &cc, err) < 0)
+		    cloud_seed_create(&ctx->img, cell->id, cfg, cr->dir, &cc, err) < 0)
 			rc = -1;
 		if (rc == 0)
-			rc = cell_drive(ctx, &cr, &ds, ctx->img.disk ? &cc : NULL,
+			rc = cell_drive(ctx, cr, &ds, ctx->img.disk ? &cc : NULL,
 					probing ? KVM_PROBE_SECONDS : 0, err);
-		if (!ctx->o->keep_disks || (cr.outcome && !strcmp(cr.outcome, "interrupted"))) {
+		if (!ctx->o->keep_disks || cr->st.outcome == OUTCOME_INTERRUPTED) {
 			disk_set_remove(&ds);
 			cloud_seed_remove(&cc);
 		}
 		disk_set_release(&ds);
 		cloud_seed_release(&cc);
-		if (rc < 0) {
-			cell_run_release(&cr);
+		if (rc < 0)
 			return error_wrap(err, "cell %s", cell->id);
-		}
-		if (probing && cr.outcome && !strcmp(cr.outcome, "boot-fail") && !cr.t_first_byte) {
+		if (probing && cr->st.outcome == OUTCOME_BOOT_FAIL && !cr->t_first_byte) {
 			/* KVM opened but the guest never spoke: it does not work on this host
 			 * (DESIGN.md field notes). Everything from here runs under TCG. */
 			fprintf(stderr,
@@ -784,39 +567,63 @@ static int run_attempt(struct run_ctx *ctx, const struct cell *cell, int repeat,
 				"using TCG for this run\n",
 				KVM_PROBE_SECONDS);
 			snprintf(ctx->accel, sizeof(ctx->accel), "tcg");
-			remove_tree(cr.dir, err);
-			cell_run_release(&cr);
+			remove_tree(cr->dir, err);
+			cell_run_release(cr);
 			continue;
 		}
-		if (probing || (!ctx->accel[0] && cr.said_hello))
-			snprintf(ctx->accel, sizeof(ctx->accel), "%s", cr.accel);
-		break;
+		if (probing || (!ctx->accel[0] && cr->st.said_hello))
+			snprintf(ctx->accel, sizeof(ctx->accel), "%s", cr->accel);
+		return 0;
 	}
-	if (cr.outcome && !strcmp(cr.outcome, "interrupted")) {
+}
+
+/* How the attempt ended, once the VM is gone: the console first (a panic or an OOM explains
+ * everything), then what the channel brought. */
+static void attempt_classify(struct cell_run *cr, const char *tail)
+{
+	struct cell_state *st = &cr->st;
+
+	console_classify(st, tail);
+	if (st->outcome != OUTCOME_NONE)
+		return;
+	if (st->fio)
+		st->outcome = OUTCOME_OK;
+	else if (!cr->t_first_byte)
+		cell_verdict(st, OUTCOME_BOOT_FAIL, "the guest exited without any output");
+	else
+		cell_verdict(st, OUTCOME_AGENT_ERROR,
+			     "the guest stopped without a result or an error (last step '%s')",
+			     st->current_phase ? st->current_phase : "boot");
+}
+
+/* One attempt at one cell: fresh disks, a VM, the verdict, one record. *outcome gets the
+ * verdict (OUTCOME_INTERRUPTED attempts leave no record). */
+static int run_attempt(struct run_ctx *ctx, const struct cell *cell, int repeat, int attempt,
+		       enum cell_outcome *outcome, struct zb_error *err)
+{
+	struct cell_run cr;
+	json_t *rec;
+	char *tail;
+	int rc;
+
+	if (attempt_boot(ctx, &cr, cell, repeat, attempt, err) < 0) {
+		cell_run_release(&cr);
+		return -1;
+	}
+	if (cr.st.outcome == OUTCOME_INTERRUPTED) {
 		/* Not a verdict on the cell: nothing is recorded and --resume runs it again. */
-		*outcome = "interrupted";
+		*outcome = OUTCOME_INTERRUPTED;
 		cell_run_release(&cr);
 		return 0;
 	}
 	tail = console_tail(cr.dir);
-	classify_from_console(&cr, tail);
-	if (!cr.outcome) {
-		if (cr.fio)
-			cr.outcome = "ok";
-		else if (!cr.t_first_byte)
-			set_detail(&cr, "boot-fail", "the guest exited without any output");
-		else
-			set_detail(
-			    &cr, "agent-error",
-			    "the guest stopped without a result or an error (last step '%s')",
-			    cr.current_phase ? cr.current_phase : "boot");
-	}
+	attempt_classify(&cr, tail);
 	rec = cell_record(ctx, &cr, tail);
 	free(tail);
 	rc = results_append(&ctx->res, rec, err);
 	json_decref(rec);
 	progress(ctx, &cr, 1);
-	*outcome = cr.outcome;
+	*outcome = cr.st.outcome;
 	cell_run_release(&cr);
 	return rc;
 }
@@ -825,20 +632,21 @@ static int run_attempt(struct run_ctx *ctx, const struct cell *cell, int repeat,
 static int run_cell(struct run_ctx *ctx, const struct cell *cell, int repeat, int attempt,
 		    struct zb_error *err)
 {
-	const char *outcome = NULL;
+	enum cell_outcome outcome = OUTCOME_NONE;
 
 	for (; attempt <= 1 + ctx->m_retries; attempt++) {
 		if (run_attempt(ctx, cell, repeat, attempt, &outcome, err) < 0)
 			return -1;
-		if (!strcmp(outcome, "ok") || !strcmp(outcome, "interrupted"))
+		if (outcome == OUTCOME_OK || outcome == OUTCOME_INTERRUPTED)
 			break;
 		if (attempt <= ctx->m_retries)
 			fprintf(stderr, "zbench: cell %s ended %s; retrying (attempt %d of %d)\n",
-				cell->id, outcome, attempt + 1, 1 + ctx->m_retries);
+				TERM(cell->id), outcome_name(outcome), attempt + 1,
+				1 + ctx->m_retries);
 	}
-	if (outcome && !strcmp(outcome, "ok"))
+	if (outcome == OUTCOME_OK)
 		ctx->ok++;
-	if (!outcome || strcmp(outcome, "interrupted"))
+	if (outcome != OUTCOME_INTERRUPTED)
 		ctx->done++;
 	return 0;
 }
@@ -1102,8 +910,8 @@ static int run_adaptive(struct run_ctx *ctx, struct done_map *dm, size_t *order,
 			fprintf(stderr,
 				"zbench: adaptive: cell %s has CV %.1f%% of %s over %zu runs "
 				"(limit %g%%): repeat %d\n",
-				cell->id, isnan(st.cv) ? 100.0 : st.cv * 100, metric, n, limit,
-				r + 1);
+				TERM(cell->id), isnan(st.cv) ? 100.0 : st.cv * 100, TERM(metric), n,
+				limit, r + 1);
 			if (run_or_skip(ctx, dm, cell, r, err) < 0) {
 				json_decref(records);
 				return -1;
@@ -1535,7 +1343,7 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 		fprintf(stderr,
 			"zbench: note: the image is %.12s, the run used %.12s (the recipe or the "
 			"guest binaries changed since)\n",
-			ctx.img.hash, o->replay_image_hash);
+			TERM(ctx.img.hash), TERM(o->replay_image_hash));
 	/* Every cell's disks on buses the image's kernel drives, before anything boots. */
 	for (size_t k = 0; k < ctx.m->n_cells; k++) {
 		if (disk_check_image(ctx.m->cells[k].config, &ctx.img, recipe, o->cache_dir, err) <
@@ -1618,8 +1426,8 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 		    cell_shard(&ctx.m->cells[i], ctx.shard_count) == ctx.shard_index - 1)
 			ctx.ncells_total += ctx.m->repeats;
 	fprintf(stderr, "zbench: %s '%s': %d cells x %d repeats in %s\n",
-		o->resume_dir ? "resuming" : "running", ctx.m->name, (int)ctx.m->n_cells,
-		ctx.m->repeats, dir);
+		o->resume_dir ? "resuming" : "running", TERM(ctx.m->name), (int)ctx.m->n_cells,
+		ctx.m->repeats, TERM(dir));
 	order = xcalloc(ctx.m->n_cells, sizeof(*order));
 	if (o->jobs > 1 || ctx.nhosts) {
 		if (run_parallel(&ctx, &dm, order, err) < 0)
@@ -1653,10 +1461,10 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 		fprintf(stderr,
 			"zbench: interrupted after %d of %d cells; `zbench run --resume %s` "
 			"finishes the run\n",
-			ctx.done, ctx.ncells_total, dir);
+			ctx.done, ctx.ncells_total, TERM(dir));
 	else
 		fprintf(stderr, "zbench: %d of %d cells ok; results in %s/cells.jsonl\n", ctx.ok,
-			ctx.ncells_total, dir);
+			ctx.ncells_total, TERM(dir));
 	printf("%s\n", dir);
 	rc = interrupted ? 130 : (ctx.ok == ctx.ncells_total ? 0 : 1);
 out:

@@ -39,6 +39,8 @@ check "accel recorded (kvm or tcg)" \
 	[ "$(jq -r '.accel | test("^(kvm|tcg)$")' "$cells" | sort -u)" = true ]
 check "OpenZFS and kernel versions recorded" \
 	[ "$(jq -r '(.effective.zfs_version | length > 0) and (.guest.kernel | length > 0)' "$cells" | sort -u)" = true ]
+check "no guest stream hit its budget (no 'truncated')" \
+	[ "$(jq 'has("truncated")' "$cells" | sort -u)" = false ]
 check "console logs kept, disk images removed" \
 	[ "$(ls "$out"/run/cells/*/console.log | wc -l)" -eq 2 -a -z "$(ls "$out"/run/cells/*/*.img 2>/dev/null)" ]
 
