@@ -1,5 +1,6 @@
 #include "error.h"
 #include "commands.h"
+#include "term.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -53,7 +54,25 @@ void error_clear(struct zb_error *err)
 	err->msg[0] = '\0';
 }
 
+/* An error's message quotes what files and guests said (names, values, a guest's detail): each
+ * line goes through the terminal sanitiser, the line breaks stay. */
 void die_message(const char *msg)
 {
-	fprintf(stderr, "zbench: %s\n", msg);
+	char line[ZB_ERROR_MAX], buf[ZB_ERROR_MAX + 4];
+	const char *p = msg;
+
+	fputs("zbench: ", stderr);
+	for (;;) {
+		size_t n = strcspn(p, "\n");
+
+		if (n >= sizeof(line))
+			n = sizeof(line) - 1;
+		memcpy(line, p, n);
+		line[n] = '\0';
+		fprintf(stderr, "%s\n", term_text(line, ZB_ERROR_MAX, buf, sizeof(buf)));
+		p += n;
+		if (*p != '\n' || !p[1])
+			break;
+		p++;
+	}
 }

@@ -119,6 +119,11 @@ make_matrix refs 'v = list(range(1, 10001)); m["axes"] = [{"name": "r", "path": 
 check "20001 published values, the last not a value of the axis: found" \
 	refused refs "^zbench: ${F}reference\[0\].values\[20000\].match.r: 10001 is not a value of axis \"r\""
 
+printf '{"zbench":1,"name":"e","base":{"x\\u001b]0;owned\\u0007\\u001b[31m":1}}' >"$t/escape.json"
+check "a key with terminal escapes is named in the error with no control character left" \
+	sh -c 'out=$("$1" matrix check "$2" 2>&1 >/dev/null); echo "$out" | grep -q "unknown key" &&
+		! printf "%s" "$out" | od -An -c | grep -qE "033|007"' - "$ZBENCH" "$t/escape.json"
+
 echo "matrix: $passed passed, $failed failed"
 if [ "$failed" -eq 0 ]; then rm -rf "$t"; else echo "  kept: $t"; fi
 [ "$failed" -eq 0 ]
