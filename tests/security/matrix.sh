@@ -9,18 +9,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 ZBENCH=${ZBENCH:-$(pwd)/zbench}
 t=$(mktemp -d /tmp/zbench-sec-matrix.XXXXXX)
-passed=0 failed=0
-check() {
-	what=$1
-	shift
-	if "$@"; then
-		passed=$((passed + 1))
-		echo "  ok   $what"
-	else
-		failed=$((failed + 1))
-		echo "  FAIL $what"
-	fi
-}
+. tests/security/check.inc
 
 # make NAME PYTHON: a matrix from quick.json, changed by PYTHON (m is the matrix, b its base)
 make_matrix() {

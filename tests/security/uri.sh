@@ -13,18 +13,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 ZBENCH=${ZBENCH:-$(pwd)/zbench}
 t=$(mktemp -d /tmp/zbench-sec-uri.XXXXXX)
-passed=0 failed=0
-check() {
-	what=$1
-	shift
-	if "$@"; then
-		passed=$((passed + 1))
-		echo "  ok   $what"
-	else
-		failed=$((failed + 1))
-		echo "  FAIL $what"
-	fi
-}
+. tests/security/check.inc
 
 # refused RC WANT ERRFILE TEXT [REGEX]: exit status WANT, TEXT (and REGEX) in ERRFILE
 refused() {
