@@ -303,25 +303,16 @@ void compare_render(struct report_doc *d, const struct compare *c, struct report
 	section_plots(d, c, pl);
 }
 
+static void render_compare(struct report_doc *d, const void *c, struct report_plotter *pl)
+{
+	compare_render(d, c, pl);
+}
+
 int compare_write(const struct compare *c, const char *outdir, struct zb_error *err)
 {
-	struct report_plotter pl;
-	struct report_doc d;
-	struct outdir out;
-	char *title;
-	int rc;
+	char *title = xasprintf("zbench compare: %s vs %s", c->a->name, c->b->name);
+	int rc = report_publish(outdir, title, "compare", render_compare, c, err);
 
-	if (outdir_open(&out, outdir, OUTDIR_CREATE, 0755, err) < 0)
-		return error_wrap(err, "comparing '%s' and '%s'", c->a->dir, c->b->dir);
-	title = xasprintf("zbench compare: %s vs %s", c->a->name, c->b->name);
-	report_doc_open(&d, title);
 	free(title);
-	report_plotter_files(&pl, &out, "compare-plots");
-	compare_render(&d, c, &pl);
-	report_plotter_release(&pl);
-	rc = report_doc_write(&d, &out, "compare", err);
-	outdir_close(&out);
-	if (rc < 0)
-		return error_wrap(err, "comparing '%s' and '%s'", c->a->dir, c->b->dir);
-	return 0;
+	return rc < 0 ? error_wrap(err, "comparing '%s' and '%s'", c->a->dir, c->b->dir) : 0;
 }

@@ -122,25 +122,39 @@ void report_render(struct report_doc *d, const struct report_run *run, struct re
 	section_plots(d, run, pl);
 }
 
-int report_write(const struct report_run *run, const char *outdir, struct zb_error *err)
+int report_publish(const char *outdir, const char *title, const char *stem,
+		   void (*render)(struct report_doc *d, const void *arg, struct report_plotter *pl),
+		   const void *arg, struct zb_error *err)
 {
 	struct report_plotter pl;
 	struct report_doc d;
 	struct outdir out;
-	char *title;
+	char *plots;
 	int rc;
 
 	if (outdir_open(&out, outdir, OUTDIR_CREATE, 0755, err) < 0)
-		return error_wrap(err, "report for '%s'", run->dir);
-	title = xasprintf("zbench report: %s", run->name);
+		return -1;
 	report_doc_open(&d, title);
-	free(title);
-	report_plotter_files(&pl, &out, "report-plots");
-	report_render(&d, run, &pl);
+	plots = xasprintf("%s-plots", stem);
+	report_plotter_files(&pl, &out, plots);
+	render(&d, arg, &pl);
 	report_plotter_release(&pl);
-	rc = report_doc_write(&d, &out, "report", err);
+	free(plots);
+	rc = report_doc_write(&d, &out, stem, err);
 	outdir_close(&out);
-	if (rc < 0)
-		return error_wrap(err, "report for '%s'", run->dir);
-	return 0;
+	return rc;
+}
+
+static void render_run(struct report_doc *d, const void *run, struct report_plotter *pl)
+{
+	report_render(d, run, pl);
+}
+
+int report_write(const struct report_run *run, const char *outdir, struct zb_error *err)
+{
+	char *title = xasprintf("zbench report: %s", run->name);
+	int rc = report_publish(outdir, title, "report", render_run, run, err);
+
+	free(title);
+	return rc < 0 ? error_wrap(err, "report for '%s'", run->dir) : 0;
 }

@@ -169,6 +169,13 @@ void report_plotter_release(struct report_plotter *pl);
 /* The report of one run into an open document (report_doc_open()), plots through pl. */
 void report_render(struct report_doc *d, const struct report_run *run, struct report_plotter *pl);
 
+/* Render a document into OUTDIR (created if missing): `render(d, arg, pl)` fills it, plots go to
+ * OUTDIR/<stem>-plots/, the document to OUTDIR/<stem>.md and .html. The one write path of report
+ * and compare; on error, err says what failed (the caller adds which run). */
+int report_publish(const char *outdir, const char *title, const char *stem,
+		   void (*render)(struct report_doc *d, const void *arg, struct report_plotter *pl),
+		   const void *arg, struct zb_error *err);
+
 /* A number in 3-4 significant digits without an exponent: "0.0123", "4.56", "123", "12346". */
 const char *report_fmt_num(double v, char *buf, size_t len);
 
