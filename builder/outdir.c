@@ -195,10 +195,14 @@ static void tmp_abandon(const struct outdir *d, int fd, char *tmp)
 	free(tmp);
 }
 
-int outdir_write(const struct outdir *d, const char *name, const void *buf, size_t len, mode_t mode,
-		 struct zb_error *err)
+/* Write `name` all or nothing: a fresh O_EXCL temporary that fill() writes, then fsync and rename
+ * over `name`. fill returns < 0 with err set (naming the file) on failure. */
+static int write_through_tmp(const struct outdir *d, const char *name, mode_t mode,
+			     int (*fill)(int fd, const struct outdir *d, const char *name,
+					 const void *arg, struct zb_error *err),
+			     const void *arg, struct zb_error *err)
 {
-	char *tmp;
+	char *tmp = NULL;
 	int fd;
 
 	if (name_check(d, name, err) < 0)
@@ -206,27 +210,55 @@ int outdir_write(const struct outdir *d, const char *name, const void *buf, size
 	fd = tmp_create(d, name, mode, &tmp, err);
 	if (fd < 0)
 		return -1;
-	if (write_all(fd, buf, len) < 0) {
-		name_error(err, errno, d, name, "writing");
+	if (fill(fd, d, name, arg, err) < 0) {
 		tmp_abandon(d, fd, tmp);
 		return -1;
 	}
 	return tmp_commit(d, fd, tmp, name, err);
 }
 
-/* Copy everything `in` holds to `out`. */
-static int copy_fd(int in, const char *what, int out, const struct outdir *d, const char *name,
-		   struct zb_error *err)
+struct buffer {
+	const void *buf;
+	size_t len;
+};
+
+static int fill_buffer(int fd, const struct outdir *d, const char *name, const void *arg,
+		       struct zb_error *err)
 {
+	const struct buffer *b = arg;
+
+	if (write_all(fd, b->buf, b->len) < 0)
+		return name_error(err, errno, d, name, "writing");
+	return 0;
+}
+
+int outdir_write(const struct outdir *d, const char *name, const void *buf, size_t len, mode_t mode,
+		 struct zb_error *err)
+{
+	struct buffer b = { buf, len };
+
+	return write_through_tmp(d, name, mode, fill_buffer, &b, err);
+}
+
+struct source {
+	int in;
+	const char *what;
+};
+
+/* Copy everything the source descriptor holds. */
+static int fill_copy(int fd, const struct outdir *d, const char *name, const void *arg,
+		     struct zb_error *err)
+{
+	const struct source *src = arg;
 	char buf[1 << 16];
 	ssize_t r;
 
-	while ((r = read(in, buf, sizeof(buf))) != 0) {
+	while ((r = read(src->in, buf, sizeof(buf))) != 0) {
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
-			return error_sys(err, errno, "reading '%s'", what);
-		if (write_all(out, buf, (size_t)r) < 0)
+			return error_sys(err, errno, "reading '%s'", src->what);
+		if (write_all(fd, buf, (size_t)r) < 0)
 			return name_error(err, errno, d, name, "writing");
 	}
 	return 0;
@@ -235,19 +267,9 @@ static int copy_fd(int in, const char *what, int out, const struct outdir *d, co
 int outdir_write_from(const struct outdir *d, const char *name, int in, const char *what,
 		      mode_t mode, struct zb_error *err)
 {
-	char *tmp;
-	int fd;
+	struct source src = { in, what };
 
-	if (name_check(d, name, err) < 0)
-		return -1;
-	fd = tmp_create(d, name, mode, &tmp, err);
-	if (fd < 0)
-		return -1;
-	if (copy_fd(in, what, fd, d, name, err) < 0) {
-		tmp_abandon(d, fd, tmp);
-		return -1;
-	}
-	return tmp_commit(d, fd, tmp, name, err);
+	return write_through_tmp(d, name, mode, fill_copy, &src, err);
 }
 
 int outdir_create(const struct outdir *d, const char *name, mode_t mode, struct zb_error *err)
@@ -375,7 +397,7 @@ int outdir_link_or_copy(const struct outdir *src, const char *name, const struct
 		return -1;
 	}
 	what = xasprintf("%s/%s", src->path, name);
-	rc = copy_fd(in, what, out, dst, name, err);
+	rc = fill_copy(out, dst, name, &(struct source){ in, what }, err);
 	free(what);
 	close(in);
 	if (close(out) < 0 && rc == 0)
