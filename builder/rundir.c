@@ -17,6 +17,7 @@
 #include "term.h"
 #include "util.h"
 #include "version.h"
+#include "vm.h"
 
 /* ---- what the run is ----------------------------------------------------------------------- */
 
@@ -193,6 +194,12 @@ int rundir_cmdline_is_leftover(const char *cmdline, size_t len, const char *cell
 		if (buf[k] == '\0')
 			buf[k] = ' ';
 	found = strstr(buf, "qemu-system") && strstr(buf, cells);
+	if (!found && strstr(buf, "qemu-system")) {
+		char *quoted = vm_qemu_opt_quote(cells);
+
+		found = strstr(buf, quoted) != NULL;
+		free(quoted);
+	}
 	free(buf);
 	return found;
 }
