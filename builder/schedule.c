@@ -192,6 +192,8 @@ int schedule_shard(const struct cell *cell, int count)
 	return (int)(strtoull(cell->id + 8, NULL, 16) % (unsigned long long)count);
 }
 
+/* One (cell, repeat) task: nothing if it belongs to another shard, counted if the done map
+ * settled it, else cell_run() from its next attempt. */
 static int run_or_skip(struct run_ctx *ctx, const struct done_map *dm, const struct cell *cell,
 		       int r, struct zb_error *err)
 {
@@ -452,7 +454,7 @@ static int workers_reap(struct workers *wk)
 	int failed = 0, forwarded = 0;
 
 	for (int w = 0; w < wk->n; w++) {
-		int status;
+		int status = 0;
 
 		while (waitpid(wk->pids[w], &status, 0) < 0) {
 			if (errno != EINTR)
