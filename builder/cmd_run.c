@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "disk.h"
+#include "log.h"
 #include "run.h"
 
 static void usage(FILE *f)
@@ -50,6 +51,8 @@ static void usage(FILE *f)
 	    "      --resume RUNDIR  finish a run that was interrupted or killed: cells with a\n"
 	    "                       record are not run again, what the run left behind (QEMU\n"
 	    "                       processes, disk images) is removed; same matrix and image\n"
+	    "  -q, --quiet          no progress lines or run information on stderr (warnings\n"
+	    "                       and errors still); the run directory still on stdout\n"
 	    "  -h, --help           this text\n"
 	    "\n"
 	    "exit status: 0 all cells ok, 1 some cell failed (see cells.jsonl),\n"
@@ -87,6 +90,7 @@ int cmd_run(int argc, char **argv)
 		{ "allow-interference", no_argument, NULL, OPT_INTERFERENCE },
 		{ "hosts", required_argument, NULL, OPT_HOSTS },
 		{ "shared-paths", no_argument, NULL, OPT_SHARED_PATHS },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -94,7 +98,7 @@ int cmd_run(int argc, char **argv)
 	struct zb_error err = { 0 };
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "o:i:j:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:i:j:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o.out_dir = optarg;
@@ -155,6 +159,9 @@ int cmd_run(int argc, char **argv)
 					optarg);
 				return 2;
 			}
+			break;
+		case 'q':
+			log_set_quiet(1);
 			break;
 		case 'h':
 			usage(stdout);

@@ -16,6 +16,7 @@
 #include "image_flavor.h"
 #include "image_stage.h"
 #include "initramfs.h"
+#include "log.h"
 #include "util.h"
 #include "version.h"
 
@@ -262,15 +263,16 @@ static int appliance_build(struct image_job *job, const char *dir, struct build 
 		  a->r.hash, a->r.root_hash);
 	b->nsteps = build_steps_count(appliance_steps, ARRAY_SIZE(appliance_steps), a) +
 		    (need_root ? root_nsteps() : 0);
-	fprintf(stderr, "building image '%s' %.12s (log: %s)\n", a->r.name, job->hash, b->log_path);
+	log_progress(LOG_NEWLINE, "building image '%s' %.12s (log: %s)", a->r.name, job->hash,
+		     b->log_path);
 	if (need_root) {
-		fprintf(stderr, "root %.12s: not cached, building (about 10 minutes)\n",
-			a->r.root_hash);
+		log_progress(LOG_NEWLINE, "root %.12s: not cached, building (about 10 minutes)",
+			     a->r.root_hash);
 		/* A failed root stays on disk for inspection until the next build removes it. */
 		if (build_entry(a->root_dir, 1, root_build_in, job, err) < 0)
 			return -1;
 	} else {
-		fprintf(stderr, "root %.12s: cached\n", a->r.root_hash);
+		log_progress(LOG_NEWLINE, "root %.12s: cached", a->r.root_hash);
 	}
 	return appliance_assemble(job, b, err);
 }

@@ -17,6 +17,7 @@
 #include "image.h"
 #include "image_flavor.h"
 #include "image_stage.h"
+#include "log.h"
 #include "util.h"
 
 /* Every flavor, in probe order: an import takes a .qcow2 file, the cloud flavor a recipe with a
@@ -134,7 +135,7 @@ static int lock_file(const char *path, int *fd_out, struct zb_error *err)
 	if (fd < 0)
 		return error_sys(err, errno, "opening lock file '%s'", path);
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		fprintf(stderr, "waiting for another zbench build (lock '%s') ...\n", path);
+		log_progress(LOG_NEWLINE, "waiting for another zbench build (lock '%s') ...", path);
 		if (flock(fd, LOCK_EX) < 0)
 			return error_sys(err, errno, "locking '%s'", path);
 	}
@@ -187,8 +188,8 @@ static void job_announce(const struct image_job *job, const char *dir)
 		job->flavor->announce(job, dir);
 		return;
 	}
-	fprintf(stderr, "image '%s' %.12s ready in %s: %s\n", job->name, job->hash,
-		format_duration(now_monotonic() - job->build_t0, dur, sizeof(dur)), dir);
+	log_progress(LOG_NEWLINE, "image '%s' %.12s ready in %s: %s", job->name, job->hash,
+		     format_duration(now_monotonic() - job->build_t0, dur, sizeof(dur)), dir);
 }
 
 /* Everything after load: 0 with `out` filled, or -1. */
@@ -207,7 +208,7 @@ static int job_transact(struct image_job *job, const char *cache_dir, struct ima
 	dir = xasprintf("%s/images/%s", job->cache, job->hash);
 	rc = job_find(job, dir, out, err);
 	if (rc == 0 && f->cached_note)
-		fprintf(stderr, "%s: %s (cached)\n", f->cached_note, dir);
+		log_progress(LOG_NEWLINE, "%s: %s (cached)", f->cached_note, dir);
 	if (rc <= 0)
 		return rc;
 	if (job_may_build(job, err) < 0 || job_build_base(job, err) < 0)

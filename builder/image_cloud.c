@@ -22,6 +22,7 @@
 #include "cleanup.h"
 #include "guestfs_util.h"
 #include "image_flavor.h"
+#include "log.h"
 #include "units.h"
 #include "util.h"
 #include "version.h"
@@ -538,15 +539,16 @@ static int cloud_build(struct image_job *job, const char *dir, struct build *b,
 		return error_sys(err, errno, "removing '%s'", cj->root_disk);
 	b->nsteps = build_steps_count(cloud_steps, ARRAY_SIZE(cloud_steps), cj) +
 		    (need_root ? root_derive_nsteps() : 0);
-	fprintf(stderr, "building cloud image '%s' %.12s (log: %s)\n", cj->c.name, job->hash,
-		b->log_path);
+	log_progress(LOG_NEWLINE, "building cloud image '%s' %.12s (log: %s)", cj->c.name,
+		     job->hash, b->log_path);
 	if (need_root) {
-		fprintf(stderr, "root %.12s: not cached, deriving it from %.12s (a few minutes)\n",
-			cj->root_hash, cj->base.root_hash);
+		log_progress(LOG_NEWLINE,
+			     "root %.12s: not cached, deriving it from %.12s (a few minutes)",
+			     cj->root_hash, cj->base.root_hash);
 		if (build_entry(cj->root_dir, 1, root_derive_in, job, err) < 0)
 			return -1;
 	} else {
-		fprintf(stderr, "root %.12s: cached\n", cj->root_hash);
+		log_progress(LOG_NEWLINE, "root %.12s: cached", cj->root_hash);
 	}
 	if (root_info_load(cj->root_dir, &cj->info, &cj->kver, err) < 0 ||
 	    build_steps_run(cloud_steps, ARRAY_SIZE(cloud_steps), cj, b, err) < 0)

@@ -23,6 +23,7 @@
 #include "guestfs_util.h"
 #include "image_flavor.h"
 #include "image_inspect.h"
+#include "log.h"
 #include "qcow2.h"
 #include "util.h"
 #include "version.h"
@@ -188,9 +189,9 @@ static int step_describe(void *ctx, struct build *b, struct zb_error *err)
 {
 	const struct import_facts *f = &((struct import_job *)ctx)->f;
 
-	fprintf(stderr, "      %s (%s %s), root %s, kernel %s, OpenZFS %s (%s), %s\n",
-		f->product ? f->product : "?", f->distro ? f->distro : "?", f->version, f->root,
-		f->kver, f->openzfs, f->module, f->systemd);
+	log_progress(LOG_NEWLINE, "      %s (%s %s), root %s, kernel %s, OpenZFS %s (%s), %s",
+		     f->product ? f->product : "?", f->distro ? f->distro : "?", f->version,
+		     f->root, f->kver, f->openzfs, f->module, f->systemd);
 	return 0;
 }
 
@@ -351,14 +352,13 @@ static int import_load(struct image_job *job, struct zb_error *err)
 	if (guest_files_hash(&ij->in, err) < 0)
 		return error_wrap(err, "the files to inject (build them with 'make')");
 	t0 = now_monotonic();
-	fprintf(stderr, "hashing '%s' (%.0f MiB) ...", ij->file,
-		(double)ij->source_size / (1 << 20));
-	fflush(stderr);
+	log_progress(0, "hashing '%s' (%.0f MiB) ...", ij->file,
+		     (double)ij->source_size / (1 << 20));
 	if (sha256_file_hex(ij->file, ij->source_sha, err) < 0) {
-		fputc('\n', stderr);
+		log_progress(LOG_NEWLINE, "%s", "");
 		return -1;
 	}
-	fprintf(stderr, " %.1fs\n", now_monotonic() - t0);
+	log_progress(LOG_NEWLINE, " %.1fs", now_monotonic() - t0);
 	return 0;
 }
 
@@ -389,8 +389,8 @@ static int import_build(struct image_job *job, const char *dir, struct build *b,
 	 * command: no log tail. */
 	b->bare_failures = 1;
 	b->nsteps = build_steps_count(import_steps, ARRAY_SIZE(import_steps), ij);
-	fprintf(stderr, "importing '%s' as image %.12s (log: %s)\n", ij->file, job->hash,
-		b->log_path);
+	log_progress(LOG_NEWLINE, "importing '%s' as image %.12s (log: %s)", ij->file, job->hash,
+		     b->log_path);
 	rc = build_steps_run(import_steps, ARRAY_SIZE(import_steps), ij, b, err);
 	/* Before the temporary directory with the overlay in it goes. */
 	if (ij->g)
@@ -403,8 +403,8 @@ static void import_announce(const struct image_job *job, const char *dir)
 {
 	char dur[32];
 
-	fprintf(stderr, "imported in %s: %s\n",
-		format_duration(now_monotonic() - job->t0, dur, sizeof(dur)), dir);
+	log_progress(LOG_NEWLINE, "imported in %s: %s",
+		     format_duration(now_monotonic() - job->t0, dur, sizeof(dur)), dir);
 }
 
 static void import_release(struct image_job *job)

@@ -8,6 +8,7 @@
 
 #include "cleanup.h"
 #include "image_build.h"
+#include "log.h"
 #include "util.h"
 #include "vmlinux.h"
 
@@ -40,8 +41,7 @@ void build_step_begin(struct build *b, const char *fmt, ...)
 	b->step_t0 = now_monotonic();
 	free((char *)b->step_name);
 	b->step_name = xstrdup(name);
-	fprintf(stderr, "[%d/%d] %s ...", b->step, b->nsteps, name);
-	fflush(stderr);
+	log_progress(0, "[%d/%d] %s ...", b->step, b->nsteps, name);
 	build_log(b, "==> [%d/%d] %s", b->step, b->nsteps, name);
 }
 
@@ -49,7 +49,7 @@ void build_step_end(struct build *b)
 {
 	double dt = now_monotonic() - b->step_t0;
 
-	fprintf(stderr, " %.1fs\n", dt);
+	log_progress(LOG_NEWLINE, " %.1fs", dt);
 	build_log(b, "<== %s: %.1fs", b->step_name, dt);
 	json_array_append_new(b->steps, json_pack("{s:s, s:f}", "name", b->step_name, "seconds",
 						  (double)(long)(dt * 10 + 0.5) / 10));
@@ -85,7 +85,7 @@ int build_step_fail(struct build *b, struct zb_error *err)
 {
 	cleanup_free char *tail = NULL;
 
-	fprintf(stderr, " failed after %.1fs\n", now_monotonic() - b->step_t0);
+	log_progress(LOG_NEWLINE, " failed after %.1fs", now_monotonic() - b->step_t0);
 	if (b->bare_failures)
 		return -1;
 	build_log(b, "step failed: %s", err->msg);

@@ -38,8 +38,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "disk.h"
 #include "libvirt_uri.h"
+#include "outdir.h"
 #include "util.h"
 #include "vm.h"
 
@@ -129,30 +131,49 @@ static int on_lifecycle(virConnectPtr conn, virDomainPtr dom, int event, int det
  * extended attributes of our files alone (QEMU runs as their owner: nothing to relabel, and
  * the image cache is shared by every run), and sends QEMU's output to files instead of to
  * virtlogd, which is a daemon (DESIGN.md field notes). */
-static int embed_root_prepare(const char *root, struct zb_error *err)
+static int embed_root_prepare(const struct outdir *root, struct zb_error *err)
 {
-	char *etc = xasprintf("%s/etc", root);
-	char *log = xasprintf("%s/log", root);
-	char *conf_path = xasprintf("%s/etc/qemu.conf", root);
-	char *conf = xasprintf("# written by zbench (builder/vm_libvirt.c, docs/libvirt.md)\n"
-			       "user = \"+%u\"\n"
-			       "group = \"+%u\"\n"
-			       "dynamic_ownership = 0\n"
-			       "remember_owner = 0\n"
-			       "stdio_handler = \"file\"\n",
-			       (unsigned)getuid(), (unsigned)getgid());
+	cleanup_free char *conf = xasprintf("# written by zbench (builder/vm_libvirt.c, "
+					    "docs/libvirt.md)\n"
+					    "user = \"+%u\"\n"
+					    "group = \"+%u\"\n"
+					    "dynamic_ownership = 0\n"
+					    "remember_owner = 0\n"
+					    "stdio_handler = \"file\"\n",
+					    (unsigned)getuid(), (unsigned)getgid());
+	struct outdir etc = { .fd = -1 }, log = { .fd = -1 };
 	int rc = -1;
 
-	if (mkdir_p(etc, 0700, err) < 0 || mkdir_p(log, 0700, err) < 0)
+	if (outdir_sub(root, "etc", OUTDIR_CREATE, 0700, &etc, err) < 0 ||
+	    outdir_sub(root, "log", OUTDIR_CREATE, 0700, &log, err) < 0)
 		goto out;
-	if (write_file_atomic(conf_path, conf, strlen(conf), 0600, err) < 0)
-		goto out;
-	rc = 0;
+	rc = outdir_write(&etc, "qemu.conf", conf, strlen(conf), 0600, err);
 out:
-	free(etc);
-	free(log);
-	free(conf_path);
-	free(conf);
+	outdir_close(&etc);
+	outdir_close(&log);
+	return rc;
+}
+
+/* Open (creating it) the embedded driver's root: a root the URI names is the user's path
+ * (followed as usual); ours, RUNDIR/libvirt/PID, is opened one component at a time below the
+ * run directory, never through a symlink planted there (docs/security.md, "Run
+ * directories"). */
+static int embed_root_open(const char *run_dir, int ours, struct outdir *root, struct zb_error *err)
+{
+	struct outdir run = { .fd = -1 }, lvdir = { .fd = -1 };
+	char pid[32];
+	int rc;
+
+	if (!ours)
+		return outdir_open(root, lv.embed_root, OUTDIR_CREATE, 0700, err);
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	rc = outdir_open(&run, run_dir, 0, 0, err);
+	if (rc == 0)
+		rc = outdir_sub(&run, "libvirt", OUTDIR_CREATE, 0700, &lvdir, err);
+	if (rc == 0)
+		rc = outdir_sub(&lvdir, pid, OUTDIR_CREATE, 0700, root, err);
+	outdir_close(&run);
+	outdir_close(&lvdir);
 	return rc;
 }
 
@@ -177,6 +198,7 @@ static int conn_open(const char *uri, const char *run_dir, struct zb_error *err)
 	char msg[1536];
 	virNodeInfo node;
 	pthread_t th;
+	int ours = 0; /* the root is RUNDIR/libvirt/PID */
 
 	if (lv.conn)
 		return 0;
@@ -199,11 +221,18 @@ static int conn_open(const char *uri, const char *run_dir, struct zb_error *err)
 		if (!abs)
 			return error_sys(err, errno, "'%s'", run_dir);
 		lv.embed_root = xasprintf("%s/libvirt/%d", abs, (int)getpid());
+		ours = 1;
 		lv.uri = xasprintf(EMBED_PREFIX "?root=%s", lv.embed_root);
 		free(abs);
 	}
 	if (lv.embed_root) {
-		if (embed_root_prepare(lv.embed_root, err) < 0)
+		struct outdir root = { .fd = -1 };
+		int rc = embed_root_open(run_dir, ours, &root, err);
+
+		if (rc == 0)
+			rc = embed_root_prepare(&root, err);
+		outdir_close(&root);
+		if (rc < 0)
 			return error_wrap(err, "libvirt root '%s'", lv.embed_root);
 		/* The embedded driver logs its warnings to our stderr (taint notes, missing
 		 * device-mapper, ...): into the root instead, unless the user chose. Read once,

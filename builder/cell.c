@@ -1,0 +1,598 @@
+/* One cell (cell.h): for each attempt fresh disks, a VM, the job over the channel, a verdict,
+ * one record.
+ *
+ * Per attempt the host is a small event loop over two file descriptors (the channel socket and
+ * a pidfd of the VM process) with three deadlines (docs/protocol.md):
+ *   boot       no byte from the guest (console or channel) since the VM started
+ *   heartbeat  no message from the agent for that long once it said hello
+ *   overall    a backstop derived from the workload's runtime
+ * and classifies how the attempt ended into the outcome enum (DESIGN.md, outcome classes).
+ */
+#include "cell.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "channel.h"
+#include "cloud_seed.h"
+#include "console.h"
+#include "disk.h"
+#include "log.h"
+#include "outcome.h"
+#include "proto.h"
+#include "term.h"
+#include "units.h"
+#include "util.h"
+#include "version.h"
+
+#define KVM_PROBE_SECONDS  15 /* a working KVM guest prints within a second or two */
+#define EXIT_GRACE_SECONDS 30 /* after the result: time for the guest to power off */
+/* Added to timeouts.boot on the cloud flavor: systemd and cloud-init start before the agent
+ * (measured under TCG here: docs/images.md). */
+#define CLOUD_BOOT_ALLOWANCE 480
+
+/* One attempt at one cell: what the runner keeps beside the state the channel fills. */
+struct attempt {
+	const struct cell *cell;
+	int repeat, attempt;
+	char *dir;
+	const char *accel;
+	double t_first_byte; /* the first byte from the guest, console or channel */
+	struct cell_state st;
+};
+
+/* ---- the channel --------------------------------------------------------------------------- */
+
+/* What the channel's hello hook needs to answer with the job. */
+struct job_ctx {
+	struct attempt *cr;
+	struct vm *vm;
+	const struct vm_ops *ops;
+	struct vm_disk *disks;
+	int ndisks;
+};
+
+/* The answer to the guest's hello: the job, as one frame. */
+static int send_job(void *arg, struct zb_error *err)
+{
+	struct job_ctx *jc = arg;
+	json_t *jd = json_array();
+	json_t *job;
+	char *text;
+	int fd = jc->ops->channel_fd(jc->vm), rc, flags;
+
+	for (int i = 0; i < jc->ndisks; i++) {
+		char *gp = disk_guest_path(&jc->disks[i]);
+
+		json_array_append_new(
+		    jd, json_pack("{s:s, s:s}", "name", jc->disks[i].name, "guest_path", gp));
+		free(gp);
+	}
+	job = json_pack("{s:i, s:s, s:s, s:O, s:o}", "v", ZB_PROTO_VERSION, "type", "job", "cell",
+			jc->cr->cell->id, "config", jc->cr->cell->config, "disks", jd);
+	text = json_dumps(job, JSON_COMPACT);
+	json_decref(job);
+	/* One small message: write it blocking, then go back to non-blocking. */
+	flags = fcntl(fd, F_GETFL);
+	fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+	rc = proto_write_frame(fd, text, strlen(text));
+	fcntl(fd, F_SETFL, flags);
+	free(text);
+	if (rc < 0)
+		return error_sys(err, errno, "sending the job");
+	return 0;
+}
+
+/* ---- one cell ------------------------------------------------------------------------------ */
+
+static double json_duration(const json_t *v, double fallback)
+{
+	uint64_t usec;
+
+	if (json_is_string(v) && units_parse_duration(json_string_value(v), &usec) == 0)
+		return (double)usec / 1e6;
+	if (json_is_integer(v))
+		return (double)json_integer_value(v);
+	return fallback;
+}
+
+/* One progress line. The cell's summary (from the matrix), the phase and the detail (from the
+ * guest) go through the terminal sanitiser. */
+static void progress(struct run_ctx *ctx, struct attempt *cr, int final)
+{
+	char el[32], head[4 * TERM_TEXT_MAX], detail[512 + 4], what[600];
+	const struct cell_state *st = &cr->st;
+	const char *phase = st->current_phase ? st->current_phase : "boot";
+
+	format_duration(now_monotonic() - st->t_start, el, sizeof(el));
+	snprintf(head, sizeof(head), "[%d/%d] %s (%s) %s", ctx->done + 1, ctx->ncells_total,
+		 TERM(cr->cell->summary), TERM(cr->cell->id), TERM(cr->accel));
+	if (final) {
+		if (st->fio)
+			snprintf(what, sizeof(what), ", read %.0f IOPS, write %.0f IOPS",
+				 results_fio_iops(st->fio, "read"),
+				 results_fio_iops(st->fio, "write"));
+		else if (st->detail)
+			snprintf(what, sizeof(what), ": %s",
+				 term_text(st->detail, sizeof(detail) - 4, detail, sizeof(detail)));
+		else
+			what[0] = '\0';
+		log_progress((ctx->is_tty ? LOG_CLEAR : 0) | LOG_NEWLINE, "%s: %s%s [%s]", head,
+			     outcome_name(st->outcome), what, el);
+	} else if (ctx->is_tty) {
+		log_progress(LOG_CLEAR, "%s: %s %s", head, TERM(phase), el);
+	} else {
+		log_progress(LOG_NEWLINE, "%s: %s at %s", head, TERM(phase), el);
+	}
+}
+
+/* Evidence for a timeout while the guest may still answer: ask the agent to dump the blocked
+ * tasks' stacks (sysrq w) to the console, and give the console a few seconds to receive them. */
+static void capture_stacks(struct run_ctx *ctx, struct vm *vm)
+{
+	static const char dump[] = "{\"v\":1,\"type\":\"dump\"}";
+	int fd = ctx->vm_ops->channel_fd(vm);
+	int flags = fcntl(fd, F_GETFL);
+	char sink[4096];
+
+	fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+	if (proto_write_frame(fd, dump, sizeof(dump) - 1) < 0) {
+		fcntl(fd, F_SETFL, flags);
+		return;
+	}
+	fcntl(fd, F_SETFL, flags);
+	for (double end = now_monotonic() + 4; now_monotonic() < end;) {
+		/* keep the channel drained so the guest never blocks writing to it */
+		while (read(fd, sink, sizeof(sink)) > 0)
+			;
+		if (ctx->vm_ops->exited(vm, NULL))
+			break;
+		usleep(100 * 1000);
+	}
+}
+
+static void cell_run_release(struct attempt *cr)
+{
+	cell_state_release(&cr->st);
+	free(cr->dir);
+}
+
+/* The module parameters' share of the kernel command line must stay well under x86's 2048
+ * bytes with the rest of it (console, cell id, the matrix's vm.kernel_args). */
+#define MODULE_CMDLINE_MAX 1024
+
+char *run_module_cmdline(const json_t *module_params)
+{
+	char *line = xstrdup(" zbench.preload=zfs"), *next;
+	const char *mod, *k;
+	json_t *kv, *v;
+
+	json_object_foreach ((json_t *)module_params, mod, kv) {
+		json_object_foreach (kv, k, v) {
+			char val[64];
+
+			if (json_is_string(v))
+				snprintf(val, sizeof(val), "%s", json_string_value(v));
+			else if (json_is_integer(v))
+				snprintf(val, sizeof(val), "%lld",
+					 (long long)json_integer_value(v));
+			else if (json_is_boolean(v))
+				snprintf(val, sizeof(val), "%d", json_is_true(v));
+			else if (json_is_real(v))
+				snprintf(val, sizeof(val), "%g", json_real_value(v));
+			else
+				val[0] = '\0';
+			/* no quoting: spaces, quotes, '=' and the like keep the old way */
+			if (!val[0] ||
+			    strspn(val, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+					"0123456789_.,:+-/") != strlen(val) ||
+			    (json_is_string(v) && strlen(json_string_value(v)) >= sizeof(val)))
+				goto fallback;
+			next = xasprintf("%s %s.%s=%s", line, mod, k, val);
+			free(line);
+			line = next;
+			if (strlen(line) > MODULE_CMDLINE_MAX)
+				goto fallback;
+		}
+	}
+	return line;
+fallback:
+	free(line);
+	return xstrdup("");
+}
+
+/* The deadlines of one attempt, in seconds (docs/protocol.md). */
+struct deadlines {
+	double probe;	  /* > 0: the KVM probe's, until the first console byte */
+	double boot;	  /* until the agent's hello */
+	double heartbeat; /* between messages, and between samples whose counters moved */
+	double overall;	  /* the whole cell */
+};
+
+/* Whether one of the attempt's deadlines has passed; if so the verdict says which. */
+static int deadline_passed(struct attempt *cr, const struct deadlines *dl, double now)
+{
+	struct cell_state *st = &cr->st;
+
+	if (dl->probe > 0 && !cr->t_first_byte && now - st->t_start > dl->probe) {
+		cell_verdict(st, OUTCOME_BOOT_FAIL, "no console output within %.0f s (KVM probe)",
+			     dl->probe);
+		return 1;
+	}
+	if (!st->said_hello && now - st->t_start > dl->boot) {
+		cell_verdict(st, OUTCOME_BOOT_FAIL, "the agent did not say hello within %.0f s%s",
+			     dl->boot, cr->t_first_byte ? "" : " (no console output either)");
+		return 1;
+	}
+	if (st->t_workload && !st->fio && st->outcome == OUTCOME_NONE &&
+	    now - (st->t_progress > st->t_workload ? st->t_progress : st->t_workload) >
+		dl->heartbeat) {
+		cell_verdict(st, OUTCOME_TIMEOUT, "the workload made no progress for %.0f s",
+			     dl->heartbeat);
+		return 1;
+	}
+	if (st->said_hello && st->outcome == OUTCOME_NONE && now - st->t_last_msg > dl->heartbeat) {
+		cell_verdict(st, OUTCOME_TIMEOUT,
+			     "no message from the agent for %.0f s (step '%s')", dl->heartbeat,
+			     st->current_phase ? st->current_phase : "?");
+		return 1;
+	}
+	if (now - st->t_start > dl->overall) {
+		cell_verdict(st, OUTCOME_TIMEOUT, "the cell exceeded its overall limit of %.0f s",
+			     dl->overall);
+		return 1;
+	}
+	return 0;
+}
+
+/* The VM of one attempt: its kernel command line and resources from the cell's config. Returns
+ * the command line spec->cmdline points to, for the caller to free. */
+static char *cell_vm_spec(struct run_ctx *ctx, struct attempt *cr, struct disk_set *ds,
+			  const struct cloud_cell *cc, struct vm_spec *spec)
+{
+	json_t *cfg = cr->cell->config;
+	json_t *vmc = json_object_get(cfg, "vm");
+	const char *kargs = json_string_value(json_object_get(vmc, "kernel_args"));
+	uint64_t memory = 1u << 30;
+	char *mod_args, *cmdline;
+
+	if (json_is_string(json_object_get(vmc, "memory")))
+		units_parse_size(json_string_value(json_object_get(vmc, "memory")), &memory);
+	mod_args = run_module_cmdline(json_object_get(cfg, "module_params"));
+	memset(spec, 0, sizeof(*spec));
+	cmdline = xasprintf("%s%sconsole=ttyS0 panic=-1 loglevel=4 zbench.cell=%s%s %s",
+			    ctx->img.cmdline ? ctx->img.cmdline : "", ctx->img.cmdline ? " " : "",
+			    cr->cell->id, mod_args, kargs ? kargs : "");
+	spec->cmdline = cmdline;
+	free(mod_args);
+	spec->kernel = ctx->img.kernel;
+	spec->initramfs = ctx->img.initramfs;
+	spec->memory = memory;
+	spec->cpus = json_is_integer(json_object_get(vmc, "cpus"))
+			 ? (int)json_integer_value(json_object_get(vmc, "cpus"))
+			 : 2;
+	spec->accel = cr->accel;
+	spec->dir = cr->dir;
+	spec->disks = ds->disks;
+	spec->ndisks = ds->n;
+	spec->cpuset = ctx->cpuset[0] ? ctx->cpuset : NULL;
+	spec->root_disk = cc ? cc->overlay : NULL;
+	spec->seed = cc ? cc->seed : NULL;
+	return cmdline;
+}
+
+/* Boot the VM for one attempt and drive it to the end. Returns < 0 only for host failures that
+ * leave no verdict (err set); every guest-side failure is an outcome. */
+static int cell_drive(struct run_ctx *ctx, struct attempt *cr, struct disk_set *ds,
+		      const struct cloud_cell *cc, double probe_s, struct zb_error *err)
+{
+	json_t *timeouts = json_object_get(cr->cell->config, "timeouts");
+	json_t *wl = json_object_get(cr->cell->config, "workload");
+	double runtime = json_duration(json_object_get(wl, "runtime"), 0) +
+			 json_duration(json_object_get(wl, "ramp_time"), 0);
+	struct deadlines dl = {
+		.probe = probe_s,
+		.boot = json_duration(json_object_get(timeouts, "boot"), 120),
+		.heartbeat = json_duration(json_object_get(timeouts, "heartbeat"), 60),
+	};
+	struct cell_state *st = &cr->st;
+	struct vm_spec spec;
+	struct channel ch;
+	struct console_watch cw;
+	struct job_ctx jc;
+	struct vm *vm = NULL;
+	double t_exit_wait = 0, last_progress = 0;
+	char last_phase[32] = "", *cmdline;
+	int status, fatal;
+
+	/* systemd and cloud-init come up before the agent on the cloud flavor (docs/images.md). */
+	if (ctx->img.disk)
+		dl.boot += CLOUD_BOOT_ALLOWANCE;
+	dl.overall =
+	    json_duration(json_object_get(timeouts, "overall"), dl.boot + 600 + 2 * runtime);
+	cmdline = cell_vm_spec(ctx, cr, ds, cc, &spec);
+	st->t_start = now_monotonic();
+	if (ctx->vm_ops->start(&spec, &vm, err) < 0) {
+		free(cmdline);
+		return error_wrap(err, "starting the VM");
+	}
+	free(cmdline);
+	if (ctx->vm_ops->pid)
+		run_vm_pid = ctx->vm_ops->pid(vm);
+	json_object_set_new(st->phases, "vm_started", json_real(now_monotonic() - st->t_start));
+	channel_init(&ch, st, PROTO_MAX_PAYLOAD);
+	jc = (struct job_ctx){ cr, vm, ctx->vm_ops, ds->disks, ds->n };
+	ch.on_hello = send_job;
+	ch.arg = &jc;
+	ch.err = err;
+	console_watch_init(&cw, cr->dir, st);
+
+	while (!ctx->vm_ops->exited(vm, &status)) {
+		struct pollfd pfd[2] = {
+			{ ctx->vm_ops->channel_fd(vm), POLLIN, 0 },
+			{ ctx->vm_ops->exit_fd(vm), POLLIN, 0 },
+		};
+		double now = now_monotonic();
+
+		if (st->broken)
+			break;
+		if (run_interrupted) {
+			cell_verdict(st, OUTCOME_INTERRUPTED, "stopped by signal %d",
+				     (int)run_interrupted);
+			break;
+		}
+		if (!cr->t_first_byte && ctx->vm_ops->console_bytes(vm) > 0)
+			cr->t_first_byte = now;
+		console_watch_check(&cw);
+		if (deadline_passed(cr, &dl, now))
+			break;
+		/* After the result or an error, the guest powers itself off; give it a while. */
+		if ((st->fio || st->error || st->outcome != OUTCOME_NONE) && !t_exit_wait)
+			t_exit_wait = now;
+		if (t_exit_wait && now - t_exit_wait > EXIT_GRACE_SECONDS)
+			break;
+		if (ctx->is_tty ? now - last_progress >= 1.0
+				: (st->current_phase && strcmp(st->current_phase, last_phase))) {
+			progress(ctx, cr, 0);
+			last_progress = now;
+			snprintf(last_phase, sizeof(last_phase), "%s",
+				 st->current_phase ? st->current_phase : "");
+		}
+
+		if (poll(pfd, pfd[1].fd >= 0 ? 2 : 1, 250) < 0 && errno != EINTR) {
+			error_sys(err, errno, "polling the VM");
+			ch.fatal = 1;
+			break;
+		}
+		if (pfd[0].revents & (POLLIN | POLLHUP)) {
+			char buf[65536];
+			ssize_t r = read(pfd[0].fd, buf, sizeof(buf));
+
+			if (r > 0) {
+				if (!cr->t_first_byte)
+					cr->t_first_byte = now_monotonic();
+				if (channel_feed(&ch, buf, (size_t)r) < 0 && ch.fatal)
+					break;
+			} else if (r == 0 && !t_exit_wait) {
+				/* The channel closed: QEMU is going away. */
+				usleep(50 * 1000);
+			}
+		}
+	}
+	fatal = ch.fatal;
+	channel_release(&ch);
+	if (st->outcome == OUTCOME_TIMEOUT && st->said_hello && !ctx->vm_ops->exited(vm, NULL))
+		capture_stacks(ctx, vm);
+	ctx->vm_ops->stop(vm, 5);
+	run_vm_pid = -1;
+	json_object_set_new(st->phases, "vm_exit", json_real(now_monotonic() - st->t_start));
+	ctx->vm_ops->free(vm);
+	console_watch_finish(&cw);
+	console_watch_release(&cw);
+	return fatal ? -1 : 0;
+}
+
+static json_t *cell_record(struct run_ctx *ctx, struct attempt *cr, const char *tail)
+{
+	const struct cell_state *st = &cr->st;
+	json_t *rec = json_object();
+
+	json_object_set_new(rec, "cell", json_string(cr->cell->id));
+	json_object_set_new(rec, "index", json_integer(cr->cell->index));
+	json_object_set_new(rec, "repeat", json_integer(cr->repeat));
+	json_object_set_new(rec, "attempt", json_integer(cr->attempt));
+	json_object_set_new(rec, "summary", json_string(cr->cell->summary));
+	json_object_set_new(rec, "outcome", json_string(outcome_name(st->outcome)));
+	if (st->detail)
+		json_object_set_new(rec, "detail", json_string(st->detail));
+	json_object_set_new(rec, "accel", json_string(cr->accel));
+	json_object_set_new(rec, "backend", json_string(ctx->vm_ops->name));
+	if (ctx->host_uri[0])
+		json_object_set_new(rec, "host", json_string(ctx->host_uri));
+	json_object_set_new(rec, "flavor", json_string(ctx->img.flavor));
+	json_object_set_new(rec, "image", json_string(ctx->img.hash));
+	json_object_set_new(rec, "config", json_incref(cr->cell->config));
+	json_object_set_new(rec, "boot_first_output",
+			    cr->t_first_byte ? json_real(cr->t_first_byte - st->t_start)
+					     : json_null());
+	json_object_set_new(rec, "wall_seconds", json_real(now_monotonic() - st->t_start));
+	json_object_set_new(rec, "finished", json_real(now_wall()));
+	cell_state_record(st, rec);
+	if (st->outcome != OUTCOME_OK)
+		json_object_set_new(rec, "console_tail", json_string(tail));
+	json_object_set_new(rec, "dir", json_string(strrchr(cr->dir, '/') + 1));
+	return rec;
+}
+
+/* Whether /dev/kvm can be opened read-write (whether guests actually run is another matter). */
+int cell_kvm_openable(void)
+{
+	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+static char *cell_dir_name(const struct cell *cell, int repeat, int attempt)
+{
+	if (attempt > 1)
+		return xasprintf("%03d-%s-r%d-a%d", cell->index, cell->id, repeat, attempt);
+	return xasprintf("%03d-%s-r%d", cell->index, cell->id, repeat);
+}
+
+/* Boot one attempt's VM (fresh disks, and the cloud flavor's seed) and drive it to its end,
+ * trying KVM first where auto allows it. Fills *cr (the caller releases it); returns < 0 only
+ * for a host failure (err set). */
+static int attempt_boot(struct run_ctx *ctx, struct attempt *cr, const struct cell *cell,
+			int repeat, int attempt, struct zb_error *err)
+{
+	json_t *cfg = cell->config;
+	const char *want =
+	    ctx->accel_opt
+		? ctx->accel_opt
+		: json_string_value(json_object_get(json_object_get(cfg, "vm"), "accel"));
+	struct disk_set ds;
+	struct cloud_cell cc = { 0 };
+	int probing, rc;
+
+	if (!want)
+		want = "auto";
+	for (;;) {
+		memset(cr, 0, sizeof(*cr));
+		cr->cell = cell;
+		cr->repeat = repeat;
+		cr->attempt = attempt;
+		cell_state_init(&cr->st);
+		probing = 0;
+		if (!strcmp(want, "auto")) {
+			if (!ctx->accel[0] && cell_kvm_openable()) {
+				probing = 1;
+				cr->accel = "kvm";
+			} else {
+				cr->accel = ctx->accel[0] ? ctx->accel : "tcg";
+			}
+		} else {
+			cr->accel = want;
+		}
+		{
+			char *name = cell_dir_name(cell, repeat, attempt);
+
+			rc = results_cell_dir(&ctx->res, name, &cr->dir, err);
+			free(name);
+		}
+		if (rc < 0)
+			return -1;
+		if (disk_set_create(&ds, cfg, cr->dir, err) < 0)
+			return error_wrap(err, "cell %s", cell->id);
+		rc = 0;
+		if (ctx->img.disk &&
+		    cloud_seed_create(&ctx->img, cell->id, cfg, cr->dir, &cc, err) < 0)
+			rc = -1;
+		if (rc == 0)
+			rc = cell_drive(ctx, cr, &ds, ctx->img.disk ? &cc : NULL,
+					probing ? KVM_PROBE_SECONDS : 0, err);
+		if (!ctx->o->keep_disks || cr->st.outcome == OUTCOME_INTERRUPTED) {
+			disk_set_remove(&ds);
+			cloud_seed_remove(&cc);
+		}
+		disk_set_release(&ds);
+		cloud_seed_release(&cc);
+		if (rc < 0)
+			return error_wrap(err, "cell %s", cell->id);
+		if (probing && cr->st.outcome == OUTCOME_BOOT_FAIL && !cr->t_first_byte) {
+			/* KVM opened but the guest never spoke: it does not work on this host
+			 * (DESIGN.md field notes). Everything from here runs under TCG. */
+			log_warn("KVM opened but the guest printed nothing in %d s; using TCG "
+				 "for this run",
+				 KVM_PROBE_SECONDS);
+			snprintf(ctx->accel, sizeof(ctx->accel), "tcg");
+			remove_tree(cr->dir, err);
+			cell_run_release(cr);
+			continue;
+		}
+		if (probing || (!ctx->accel[0] && cr->st.said_hello))
+			snprintf(ctx->accel, sizeof(ctx->accel), "%s", cr->accel);
+		return 0;
+	}
+}
+
+/* How the attempt ended, once the VM is gone: the console first (a panic or an OOM explains
+ * everything), then what the channel brought. */
+static void attempt_classify(struct attempt *cr, const char *tail)
+{
+	struct cell_state *st = &cr->st;
+
+	console_classify(st, tail);
+	if (st->outcome != OUTCOME_NONE)
+		return;
+	if (st->fio)
+		st->outcome = OUTCOME_OK;
+	else if (!cr->t_first_byte)
+		cell_verdict(st, OUTCOME_BOOT_FAIL, "the guest exited without any output");
+	else
+		cell_verdict(st, OUTCOME_AGENT_ERROR,
+			     "the guest stopped without a result or an error (last step '%s')",
+			     st->current_phase ? st->current_phase : "boot");
+}
+
+/* One attempt at one cell: fresh disks, a VM, the verdict, one record. *outcome gets the
+ * verdict (OUTCOME_INTERRUPTED attempts leave no record). */
+static int run_attempt(struct run_ctx *ctx, const struct cell *cell, int repeat, int attempt,
+		       enum cell_outcome *outcome, struct zb_error *err)
+{
+	struct attempt cr;
+	json_t *rec;
+	char *tail;
+	int rc;
+
+	if (attempt_boot(ctx, &cr, cell, repeat, attempt, err) < 0) {
+		cell_run_release(&cr);
+		return -1;
+	}
+	if (cr.st.outcome == OUTCOME_INTERRUPTED) {
+		/* Not a verdict on the cell: nothing is recorded and --resume runs it again. */
+		*outcome = OUTCOME_INTERRUPTED;
+		cell_run_release(&cr);
+		return 0;
+	}
+	tail = console_tail(cr.dir);
+	attempt_classify(&cr, tail);
+	rec = cell_record(ctx, &cr, tail);
+	free(tail);
+	rc = results_append(&ctx->res, rec, err);
+	json_decref(rec);
+	progress(ctx, &cr, 1);
+	*outcome = cr.st.outcome;
+	cell_run_release(&cr);
+	return rc;
+}
+
+/* Every attempt the matrix allows at one (cell, repeat), starting at `attempt`. */
+int cell_run(struct run_ctx *ctx, const struct cell *cell, int repeat, int attempt,
+	     struct zb_error *err)
+{
+	enum cell_outcome outcome = OUTCOME_NONE;
+
+	for (; attempt <= 1 + ctx->m_retries; attempt++) {
+		if (run_attempt(ctx, cell, repeat, attempt, &outcome, err) < 0)
+			return -1;
+		if (outcome == OUTCOME_OK || outcome == OUTCOME_INTERRUPTED)
+			break;
+		if (attempt <= ctx->m_retries)
+			log_warn("cell %s ended %s; retrying (attempt %d of %d)", TERM(cell->id),
+				 outcome_name(outcome), attempt + 1, 1 + ctx->m_retries);
+	}
+	if (outcome == OUTCOME_OK)
+		ctx->ok++;
+	if (outcome != OUTCOME_INTERRUPTED)
+		ctx->done++;
+	return 0;
+}

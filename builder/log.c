@@ -1,0 +1,69 @@
+/* Warnings and progress from library code (log.h). */
+#include "log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "term.h"
+#include "util.h"
+
+static int quiet;
+
+void log_set_quiet(int q)
+{
+	quiet = q;
+}
+
+/* Format, sanitise and write one piece of a line to stderr in a single stdio call, so that
+ * the -j workers' lines (each its own process, stderr unbuffered) do not interleave within a
+ * line. */
+static void emit(const char *prefix, unsigned flags, const char *fmt, va_list ap)
+{
+	char *text = NULL, *safe;
+	size_t n;
+	int len = vasprintf(&text, fmt, ap);
+
+	if (len < 0)
+		return;
+	n = (size_t)len;
+	safe = xmalloc(n + 4);
+	term_text(text, n, safe, n + 4);
+	fprintf(stderr, "%s%s%s%s", flags & LOG_CLEAR ? "\r\033[K" : "", prefix, safe,
+		flags & LOG_NEWLINE ? "\n" : "");
+	fflush(stderr);
+	free(safe);
+	free(text);
+}
+
+void log_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit("zbench: ", LOG_NEWLINE, fmt, ap);
+	va_end(ap);
+}
+
+void log_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (quiet)
+		return;
+	va_start(ap, fmt);
+	emit("zbench: ", LOG_NEWLINE, fmt, ap);
+	va_end(ap);
+}
+
+void log_progress(unsigned flags, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (quiet)
+		return;
+	va_start(ap, fmt);
+	emit("", flags, fmt, ap);
+	va_end(ap);
+}

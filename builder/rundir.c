@@ -1,0 +1,387 @@
+/* The run directory of one run (rundir.h). */
+#include "rundir.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cell.h"
+#include "log.h"
+#include "term.h"
+#include "util.h"
+#include "version.h"
+#include "vm.h"
+
+/* ---- what the run is ----------------------------------------------------------------------- */
+
+/* --resume: the run directory, and the matrix as it was when the run started, not as the file
+ * is now. */
+static int load_resumed(struct run_ctx *ctx, struct zb_error *err)
+{
+	json_t *mm;
+
+	ctx->dir = xstrdup(ctx->o->resume_dir);
+	if (results_open(&ctx->res, ctx->dir, err) < 0)
+		return -1;
+	mm = json_object_get(ctx->res.manifest, "matrix");
+	ctx->matrix_path = json_string_value(json_object_get(mm, "path"));
+	ctx->recipe = json_string_value(
+	    json_object_get(json_object_get(ctx->res.manifest, "image"), "recipe"));
+	if (!ctx->matrix_path || !ctx->recipe || !json_object_get(mm, "content"))
+		return error_set(err, EINVAL, "'%s/manifest.json' lacks the matrix or image",
+				 ctx->dir);
+	ctx->matrix_text = json_dumps(json_object_get(mm, "content"), JSON_INDENT(2));
+	return matrix_load_buffer(ctx->matrix_path, ctx->matrix_text, strlen(ctx->matrix_text),
+				  &ctx->m, err);
+}
+
+/* The options a resumed run keeps from its manifest unless the command line says otherwise. */
+static void load_resumed_options(struct run_ctx *ctx)
+{
+	json_t *sh = json_object_get(ctx->res.manifest, "shard");
+
+	ctx->shard_index = (int)json_integer_value(json_object_get(sh, "index"));
+	ctx->shard_count = (int)json_integer_value(json_object_get(sh, "count"));
+	if (!ctx->accel_opt)
+		ctx->accel_opt = json_string_value(
+		    json_object_get(json_object_get(ctx->res.manifest, "options"), "accel"));
+}
+
+int rundir_load(struct run_ctx *ctx, struct zb_error *err)
+{
+	const struct run_options *o = ctx->o;
+
+	ctx->matrix_path = o->matrix_path;
+	ctx->recipe = o->recipe_path;
+	if (o->resume_dir) {
+		if (load_resumed(ctx, err) < 0)
+			return -1;
+	} else if (o->matrix_text) {
+		if (matrix_load_buffer(ctx->matrix_path, o->matrix_text, strlen(o->matrix_text),
+				       &ctx->m, err) < 0)
+			return -1;
+	} else if (matrix_load(ctx->matrix_path, &ctx->m, err) < 0) {
+		return -1;
+	}
+	ctx->m_retries = (int)json_integer_value(json_object_get(ctx->m->json, "retries"));
+	ctx->accel_opt = o->accel;
+	ctx->shard_index = o->shard_index;
+	ctx->shard_count = o->shard_count;
+	if (o->resume_dir)
+		load_resumed_options(ctx);
+	if (!ctx->recipe) {
+		/* the recipe as the matrix named it is the manifest's record (a replay on another
+		 * machine finds it in its own repository); `recipe` is where it was found */
+		const char *named = json_string_value(json_object_get(ctx->m->json, "image"));
+
+		ctx->recipe =
+		    named ? (ctx->matrix_recipe = image_recipe_locate(named, ctx->matrix_path))
+			  : RUN_DEFAULT_RECIPE;
+		ctx->recipe_named = named;
+	}
+	return 0;
+}
+
+/* ---- a new run ----------------------------------------------------------------------------- */
+
+static char *qemu_version(void)
+{
+	char *const argv[] = { "qemu-system-x86_64", "--version", NULL };
+	char *out = NULL;
+	struct zb_error e;
+
+	if (run_capture(argv, "/dev/null", 4096, &out, &e) != 0) {
+		free(out);
+		return xstrdup("unknown");
+	}
+	out[strcspn(out, "\n")] = '\0';
+	return out;
+}
+
+static json_t *host_info(void)
+{
+	struct utsname u;
+	char *qv = qemu_version();
+	json_t *h;
+
+	uname(&u);
+	h = json_pack("{s:s, s:s, s:s, s:s, s:i, s:b}", "hostname", u.nodename, "kernel", u.release,
+		      "machine", u.machine, "qemu", qv, "cpus", (int)sysconf(_SC_NPROCESSORS_ONLN),
+		      "kvm_openable", cell_kvm_openable());
+	free(qv);
+	return h;
+}
+
+static char *default_run_dir(const char *name)
+{
+	char ts[32];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(ts, sizeof(ts), "%Y%m%d-%H%M%S", &tm);
+	return xasprintf("runs/%s-%s", name, ts);
+}
+
+/* A new run's manifest: what ran where, with what, from which matrix and image. */
+static void manifest_new(struct run_ctx *ctx)
+{
+	const struct run_options *o = ctx->o;
+	json_t *man = ctx->res.manifest;
+
+	json_object_set_new(man, "zbench", json_string(ZBENCH_VERSION));
+	json_object_set_new(man, "status", json_string("running"));
+	json_object_set_new(man, "started", json_real(now_wall()));
+	json_object_set_new(man, "host", host_info());
+	json_object_set_new(man, "backend", json_string(ctx->vm_ops->name));
+	json_object_set_new(man, "flavor", json_string(ctx->img.flavor));
+	json_object_set_new(man, "options",
+			    json_pack("{s:s?, s:b, s:s?, s:s?, s:b}", "accel", o->accel,
+				      "keep_disks", o->keep_disks, "libvirt_uri", ctx->uri, "hosts",
+				      o->hosts, "shared_paths", o->shared_paths));
+	if (ctx->nhosts) {
+		json_t *hosts = json_array();
+
+		for (int h = 0; h < ctx->nhosts; h++)
+			json_array_append_new(hosts,
+					      json_pack("{s:s, s:i}", "uri", ctx->hosts[h].uri,
+							"slots", ctx->hosts[h].slots));
+		json_object_set_new(man, "hosts", hosts);
+	}
+	if (o->shard_count > 1)
+		json_object_set_new(
+		    man, "shard",
+		    json_pack("{s:i, s:i}", "index", o->shard_index, "count", o->shard_count));
+	json_object_set_new(man, "matrix",
+			    json_pack("{s:s, s:s, s:O}", "path", ctx->matrix_path, "sha256",
+				      o->matrix_sha256 ? o->matrix_sha256 : ctx->m->sha256,
+				      "content", ctx->m->json));
+	json_object_set_new(man, "image",
+			    json_pack("{s:s, s:s, s:O}", "recipe",
+				      ctx->recipe_named ? ctx->recipe_named : ctx->recipe, "hash",
+				      ctx->img.hash, "manifest", ctx->img.manifest));
+}
+
+static int start_new(struct run_ctx *ctx, struct zb_error *err)
+{
+	ctx->dir = ctx->o->out_dir ? xstrdup(ctx->o->out_dir) : default_run_dir(ctx->m->name);
+	if (results_create(&ctx->res, ctx->dir, err) < 0)
+		return -1;
+	ctx->lock_fd = results_lock(&ctx->res, err);
+	if (ctx->lock_fd < 0)
+		return -1;
+	manifest_new(ctx);
+	return 0;
+}
+
+/* ---- a resumed run ------------------------------------------------------------------------- */
+
+int rundir_cmdline_is_leftover(const char *cmdline, size_t len, const char *cells)
+{
+	char *buf = xmalloc(len + 1);
+	int found;
+
+	memcpy(buf, cmdline, len);
+	buf[len] = '\0';
+	for (size_t k = 0; k < len; k++)
+		if (buf[k] == '\0')
+			buf[k] = ' ';
+	found = strstr(buf, "qemu-system") && strstr(buf, cells);
+	if (!found && strstr(buf, "qemu-system")) {
+		char *quoted = vm_qemu_opt_quote(cells);
+
+		found = strstr(buf, quoted) != NULL;
+		free(quoted);
+	}
+	free(buf);
+	return found;
+}
+
+/* Kill what a killed zbench left in RUNDIR: QEMU processes whose command line names a file
+ * under RUNDIR/cells/ (their own process group outlived us), and disk images. */
+static void cleanup_leftovers(struct results *res)
+{
+	const char *run_dir = res->dir;
+	char *cells = xasprintf("%s/cells/", run_dir);
+	char *abs = realpath(run_dir, NULL);
+	char *abs_cells = abs ? xasprintf("%s/cells/", abs) : xstrdup(cells);
+	DIR *proc = opendir("/proc");
+	struct dirent *de;
+	int killed = 0, removed = 0;
+
+	while (proc && (de = readdir(proc))) {
+		char path[64], buf[8192];
+		ssize_t n;
+		int fd;
+		pid_t pid = (pid_t)atoi(de->d_name);
+
+		if (pid <= 0 || pid == getpid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf));
+		close(fd);
+		if (n <= 0)
+			continue;
+		if (rundir_cmdline_is_leftover(buf, (size_t)n, abs_cells) ||
+		    rundir_cmdline_is_leftover(buf, (size_t)n, cells)) {
+			kill(pid, SIGKILL);
+			killed++;
+		}
+	}
+	if (proc)
+		closedir(proc);
+	removed = results_remove_leftovers(res);
+	if (killed || removed)
+		log_warn("resume: stopped %d QEMU process%s and removed %d disk image%s left by "
+			 "the interrupted run",
+			 killed, killed == 1 ? "" : "es", removed, removed == 1 ? "" : "s");
+	/* give the kernel a moment to reap the killed processes' file locks */
+	if (killed)
+		usleep(200 * 1000);
+	free(cells);
+	free(abs);
+	free(abs_cells);
+}
+
+static int start_resumed(struct run_ctx *ctx, struct zb_error *err)
+{
+	json_t *man = ctx->res.manifest;
+	const char *was = json_string_value(json_object_get(json_object_get(man, "image"), "hash"));
+	json_t *resumed;
+
+	if (!was || strcmp(was, ctx->img.hash))
+		return error_set(err, EINVAL,
+				 "the image changed since the run started (%.12s, now %.12s): its "
+				 "cells would mix two images; start a new run instead",
+				 was ? was : "?", ctx->img.hash);
+	ctx->lock_fd = results_lock(&ctx->res, err);
+	if (ctx->lock_fd < 0)
+		return -1;
+	cleanup_leftovers(&ctx->res);
+	if (done_map_load(&ctx->dm, ctx->dir, err) < 0)
+		return -1;
+	resumed = json_object_get(man, "resumed");
+	if (!json_is_array(resumed)) {
+		resumed = json_array();
+		json_object_set_new(man, "resumed", resumed);
+	}
+	json_array_append_new(resumed, json_real(now_wall()));
+	json_object_set_new(man, "status", json_string("running"));
+	return 0;
+}
+
+int rundir_start(struct run_ctx *ctx, struct zb_error *err)
+{
+	if ((ctx->o->resume_dir ? start_resumed(ctx, err) : start_new(ctx, err)) < 0)
+		return -1;
+	return results_write_manifest(&ctx->res, err);
+}
+
+/* ---- what it holds ------------------------------------------------------------------------- */
+
+int done_map_load(struct done_map *dm, const char *dir, struct zb_error *err)
+{
+	struct results_skipped skipped = { 0 };
+	json_t *cells, *rec;
+	size_t i;
+
+	if (results_read_cells(dir, &cells, &skipped, err) < 0)
+		return -1;
+	results_skipped_print(&skipped, stderr);
+	results_skipped_release(&skipped);
+	dm->last = json_object();
+	json_array_foreach (cells, i, rec) {
+		const char *id = json_string_value(json_object_get(rec, "cell"));
+		const char *outcome = json_string_value(json_object_get(rec, "outcome"));
+		json_int_t repeat = json_integer_value(json_object_get(rec, "repeat"));
+		json_int_t attempt = json_integer_value(json_object_get(rec, "attempt"));
+		char key[64];
+		json_t *prev;
+
+		if (!id || !outcome)
+			continue;
+		snprintf(key, sizeof(key), "%.20s/%lld", id, (long long)repeat);
+		prev = json_object_get(dm->last, key);
+		if (prev && json_integer_value(json_object_get(prev, "attempt")) >= attempt)
+			continue;
+		json_object_set_new(
+		    dm->last, key, json_pack("{s:I, s:s}", "attempt", attempt, "outcome", outcome));
+	}
+	json_decref(cells);
+	return 0;
+}
+
+int done_map_next(const struct done_map *dm, const struct cell *cell, int repeat, int retries,
+		  int *ok)
+{
+	char key[64];
+	json_t *prev;
+	int attempt;
+	const char *outcome;
+
+	*ok = 0;
+	if (!dm->last)
+		return 1;
+	snprintf(key, sizeof(key), "%.20s/%d", cell->id, repeat);
+	prev = json_object_get(dm->last, key);
+	if (!prev)
+		return 1;
+	attempt = (int)json_integer_value(json_object_get(prev, "attempt"));
+	outcome = json_string_value(json_object_get(prev, "outcome"));
+	if (!strcmp(outcome, "ok")) {
+		*ok = 1;
+		return 0;
+	}
+	return attempt >= 1 + retries ? 0 : attempt + 1;
+}
+
+int done_map_count(struct run_ctx *ctx, struct zb_error *err)
+{
+	struct done_map final = { 0 };
+	const char *key;
+	json_t *v;
+
+	if (done_map_load(&final, ctx->res.dir, err) < 0)
+		return -1;
+	ctx->done = ctx->ok = 0;
+	json_object_foreach (final.last, key, v) {
+		ctx->done++;
+		ctx->ok += !strcmp(json_string_value(json_object_get(v, "outcome")), "ok");
+	}
+	json_decref(final.last);
+	return 0;
+}
+
+/* ---- the end ------------------------------------------------------------------------------- */
+
+int rundir_finish(struct run_ctx *ctx, int interrupted, struct zb_error *err)
+{
+	json_t *man = ctx->res.manifest;
+
+	json_object_set_new(man, "status", json_string(interrupted ? "interrupted" : "complete"));
+	json_object_set_new(man, "finished", json_real(now_wall()));
+	if (ctx->accel[0])
+		json_object_set_new(man, "accel", json_string(ctx->accel));
+	json_object_set_new(man, "cells_ok", json_integer(ctx->ok));
+	json_object_set_new(man, "cells_done", json_integer(ctx->done));
+	return results_write_manifest(&ctx->res, err);
+}
+
+void rundir_fail(struct run_ctx *ctx, const struct zb_error *err)
+{
+	if (!ctx->res.dir || !ctx->res.manifest)
+		return;
+	json_object_set_new(ctx->res.manifest, "status", json_string("failed"));
+	json_object_set_new(ctx->res.manifest, "error", json_string(err->msg));
+	results_write_manifest(&ctx->res, &(struct zb_error){ 0 });
+}

@@ -1,0 +1,578 @@
+/* Which cells run where and when (schedule.h). */
+#include "schedule.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cell.h"
+#include "commands.h"
+#include "disk.h"
+#include "log.h"
+#include "rundir.h"
+#include "stats.h"
+#include "term.h"
+#include "util.h"
+
+/* ---- where: backend, hosts, and what must hold before anything is created ------------------ */
+
+/* The backend, and for libvirt where it connects, from (first wins) the run being resumed, the
+ * command line, $ZBENCH_LIBVIRT_URI, the matrix ("backend", "libvirt_uri"), the defaults.
+ * --hosts and --libvirt-uri imply libvirt. Every URI is checked here, before anything is created:
+ * an unknown scheme, N=0, or another machine whose QEMU could not see our files is refused now. */
+static int choose_backend(struct run_ctx *ctx, struct zb_error *err)
+{
+	const struct run_options *o = ctx->o;
+	json_t *man = o->resume_dir ? ctx->res.manifest : NULL;
+	json_t *opts = json_object_get(man, "options");
+	const char *name = json_string_value(json_object_get(man, "backend"));
+	const char *hosts = o->hosts, *uri = o->libvirt_uri;
+	int shared = o->shared_paths || json_is_true(json_object_get(opts, "shared_paths"));
+	/* a URI from a manifest or a matrix may not choose a connection that runs a program */
+	enum libvirt_uri_source src = LIBVIRT_URI_COMMAND_LINE;
+
+	if (man && !hosts && !uri) {
+		hosts = json_string_value(json_object_get(opts, "hosts"));
+		uri = json_string_value(json_object_get(opts, "libvirt_uri"));
+		src = LIBVIRT_URI_FILE;
+	}
+	if (!name && (o->hosts || o->libvirt_uri) && o->backend &&
+	    !vm_backend_has(o->backend, VM_CAP_HOSTS))
+		return error_set(err, EINVAL, "%s is for the libvirt backend, not --backend %s",
+				 o->hosts ? "--hosts" : "--libvirt-uri", o->backend);
+	if (!name)
+		name = o->backend;
+	if (!name && (hosts || o->libvirt_uri))
+		name = "libvirt";
+	if (!name)
+		name = json_string_value(json_object_get(ctx->m->json, "backend"));
+	if (!name)
+		name = "qemu";
+	ctx->vm_ops = vm_backend(name);
+	if (!ctx->vm_ops)
+		return error_set(err, EINVAL, "unknown backend '%s' (qemu or libvirt)", name);
+	if (vm_ops_check(ctx->vm_ops, err) < 0)
+		return -1;
+	if (!(ctx->vm_ops->caps & VM_CAP_HOSTS)) {
+		if (hosts)
+			return error_set(err, EINVAL,
+					 "--hosts places cells on libvirt hosts, but run '%s' "
+					 "used the %s backend",
+					 o->resume_dir, name);
+		return 0;
+	}
+	if (hosts && o->jobs > 1)
+		return error_set(err, EINVAL,
+				 "--hosts and -j %d: say how many cells run at once on each "
+				 "host with URI=N",
+				 o->jobs);
+	if (hosts && o->libvirt_uri)
+		return error_set(err, EINVAL,
+				 "--hosts and --libvirt-uri: the hosts' URIs are the connections");
+	if (!hosts && !uri && getenv("ZBENCH_LIBVIRT_URI") && *getenv("ZBENCH_LIBVIRT_URI")) {
+		uri = getenv("ZBENCH_LIBVIRT_URI");
+		src = LIBVIRT_URI_COMMAND_LINE;
+	}
+	if (!hosts && !uri) {
+		uri = json_string_value(json_object_get(ctx->m->json, "libvirt_uri"));
+		src = LIBVIRT_URI_FILE;
+	}
+	if (hosts) {
+		ctx->nhosts = libvirt_hosts_parse(hosts, src, &ctx->hosts, err);
+		if (ctx->nhosts < 0) {
+			ctx->nhosts = 0;
+			return src == LIBVIRT_URI_FILE ? error_wrap(err, "run '%s'", o->resume_dir)
+						       : -1;
+		}
+	} else if (uri) {
+		ctx->hosts = xcalloc(1, sizeof(*ctx->hosts));
+		snprintf(ctx->hosts[0].uri, sizeof(ctx->hosts[0].uri), "%s", uri);
+		if (libvirt_uri_check(uri, src, &ctx->hosts[0].parsed, err->msg, sizeof(err->msg)) <
+		    0)
+			return -1;
+		ctx->uri = ctx->hosts[0].uri;
+	}
+	for (int h = 0; h < (ctx->nhosts ? ctx->nhosts : ctx->uri ? 1 : 0); h++) {
+		if (ctx->hosts[h].parsed.remote && !shared)
+			return error_set(
+			    err, EINVAL,
+			    "'%s' is another machine: its QEMU opens the kernel, the initramfs and "
+			    "the disk images at this machine's paths (the image cache and the run "
+			    "directory); mount both at the same paths there and pass "
+			    "--shared-paths "
+			    "(docs/scale-out.md)",
+			    ctx->hosts[h].uri);
+	}
+	return 0;
+}
+
+/* Parallel cells only measure what they claim if they cannot disturb each other's disks: every
+ * disk must be throttled (a disk model with limits), unless the user says otherwise. */
+static int check_interference(struct run_ctx *ctx, const char *what, struct zb_error *err)
+{
+	for (size_t i = 0; i < ctx->m->n_cells; i++) {
+		json_t *disks = json_object_get(ctx->m->cells[i].config, "disks");
+		size_t k;
+		json_t *d;
+
+		json_array_foreach (disks, k, d) {
+			if (!json_is_object(json_object_get(d, "throttle")))
+				return error_set(
+				    err, EINVAL,
+				    "%s: disk '%s' of cell %s is not throttled, so "
+				    "parallel cells would disturb each other's numbers; use "
+				    "a throttled disk model, or --allow-interference",
+				    what, json_string_value(json_object_get(d, "name")),
+				    ctx->m->cells[i].id);
+		}
+	}
+	return 0;
+}
+
+/* Every passthrough device of every cell, before anything is created (disk_check_devices()):
+ * where the cells run (a remote host: none at all) and whether they run at once. */
+static int check_devices(struct run_ctx *ctx, struct zb_error *err)
+{
+	struct disk_run_plan plan = { .repeats = ctx->m->repeats };
+	int nhosts = ctx->nhosts ? ctx->nhosts : ctx->uri ? 1 : 0, slots = 0;
+	char why[32];
+
+	for (int h = 0; h < nhosts; h++) {
+		if (ctx->hosts[h].parsed.remote && !plan.remote_uri)
+			plan.remote_uri = ctx->hosts[h].uri;
+		slots += ctx->nhosts ? ctx->hosts[h].slots : 1;
+	}
+	snprintf(why, sizeof(why), "-j %d", ctx->o->jobs);
+	if (ctx->o->jobs > 1)
+		plan.parallel = why;
+	else if (slots > 1)
+		plan.parallel = "--hosts";
+	return disk_check_devices(ctx->m->cells, ctx->m->n_cells, &plan, err);
+}
+
+/* ---- when: order, shards, tasks ------------------------------------------------------------- */
+
+void schedule_order(const struct matrix *m, int r, size_t *order)
+{
+	const char *how = json_string_value(json_object_get(m->json, "order"));
+	json_t *seed = json_object_get(m->json, "seed");
+	uint64_t x = json_is_integer(seed) ? (uint64_t)json_integer_value(seed)
+					   : strtoull(m->sha256 + 48, NULL, 16);
+	size_t n = m->n_cells;
+
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	if (how && !strcmp(how, "sequential"))
+		return;
+	x ^= (uint64_t)(r + 1) * 0x9e3779b97f4a7c15ULL;
+	for (size_t i = n; i > 1; i--) {
+		/* splitmix64 */
+		uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
+
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+		z ^= z >> 31;
+		size_t j = (size_t)(z % i);
+		size_t t = order[i - 1];
+
+		order[i - 1] = order[j];
+		order[j] = t;
+	}
+}
+
+int schedule_shard(const struct cell *cell, int count)
+{
+	return (int)(strtoull(cell->id + 8, NULL, 16) % (unsigned long long)count);
+}
+
+/* One (cell, repeat) task: nothing if it belongs to another shard, counted if the done map
+ * settled it, else cell_run() from its next attempt. */
+static int run_or_skip(struct run_ctx *ctx, const struct done_map *dm, const struct cell *cell,
+		       int r, struct zb_error *err)
+{
+	int ok, attempt;
+
+	if (ctx->shard_count > 1 && schedule_shard(cell, ctx->shard_count) != ctx->shard_index - 1)
+		return 0;
+	attempt = done_map_next(dm, cell, r, ctx->m_retries, &ok);
+	if (attempt == 0) {
+		ctx->done++;
+		ctx->ok += ok;
+		return 0;
+	}
+	return cell_run(ctx, cell, r, attempt, err);
+}
+
+/* Adaptive repeats: after the fixed ones, repeat each cell whose metric's coefficient of
+ * variation over its ok records is still above the threshold, one round at a time, until every
+ * cell is settled or has max_repeats. */
+static int run_adaptive(struct run_ctx *ctx, const struct done_map *dm, size_t *order,
+			struct zb_error *err)
+{
+	json_t *ad = json_object_get(ctx->m->json, "adaptive");
+	const char *metric = json_string_value(json_object_get(ad, "metric"));
+	json_t *cvj = json_object_get(ad, "cv_percent");
+	json_t *maxj = json_object_get(ad, "max_repeats");
+	double limit = json_is_number(cvj) ? json_number_value(cvj) : 3.5;
+	int max = json_is_integer(maxj) ? (int)json_integer_value(maxj) : 10;
+
+	for (int r = ctx->m->repeats; r < max && !run_interrupted; r++) {
+		json_t *records;
+		int wanted = 0;
+
+		/* lines it cannot read were named when the run was resumed or will be at its end */
+		if (results_read_cells(ctx->res.dir, &records, NULL, err) < 0)
+			return -1;
+		schedule_order(ctx->m, r, order);
+		for (size_t k = 0; k < ctx->m->n_cells && !run_interrupted; k++) {
+			const struct cell *cell = &ctx->m->cells[order[k]];
+			double *v = xcalloc(json_array_size(records) + 1, sizeof(*v));
+			struct stats_summary st;
+			size_t i, n = 0;
+			json_t *rec;
+
+			json_array_foreach (records, i, rec) {
+				const char *id = json_string_value(json_object_get(rec, "cell"));
+				const char *oc = json_string_value(json_object_get(rec, "outcome"));
+				double x;
+
+				if (!id || strcmp(id, cell->id) || !oc || strcmp(oc, "ok"))
+					continue;
+				x = results_fio_metric(json_object_get(rec, "fio"), metric);
+				if (!isnan(x))
+					v[n++] = x;
+			}
+			stats_summarize(v, n, &st);
+			free(v);
+			if (n >= 2 && !isnan(st.cv) && st.cv * 100 <= limit)
+				continue;
+			wanted++;
+			ctx->ncells_total++;
+			log_info(
+			    "adaptive: cell %s has CV %.1f%% of %s over %zu runs (limit %g%%): "
+			    "repeat %d",
+			    TERM(cell->id), isnan(st.cv) ? 100.0 : st.cv * 100, TERM(metric), n,
+			    limit, r + 1);
+			if (run_or_skip(ctx, dm, cell, r, err) < 0) {
+				json_decref(records);
+				return -1;
+			}
+		}
+		json_decref(records);
+		if (!wanted)
+			break;
+	}
+	return 0;
+}
+
+/* ---- workers -------------------------------------------------------------------------------- */
+
+/* Connect this process to where its VMs run, if the backend connects (libvirt): `uri` NULL
+ * is the backend's default. A host shared by `slots` workers gives each its own share of the
+ * host's CPUs (slot 0..slots-1) for its VMs' vCPUs. */
+static int schedule_connect(struct run_ctx *ctx, const char *uri, int slots, int slot,
+			    struct zb_error *err)
+{
+	struct vm_host h = { 0 };
+
+	if (!ctx->vm_ops->connect || ctx->host_uri[0])
+		return 0;
+	if (ctx->vm_ops->connect(uri, ctx->res.dir, &h, err) < 0)
+		return -1;
+	snprintf(ctx->host_uri, sizeof(ctx->host_uri), "%s", h.uri);
+	if (slots > 1 && h.cpus >= slots) {
+		int per = h.cpus / slots;
+
+		if (per == 1)
+			snprintf(ctx->cpuset, sizeof(ctx->cpuset), "%d", slot);
+		else
+			snprintf(ctx->cpuset, sizeof(ctx->cpuset), "%d-%d", slot * per,
+				 slot * per + per - 1);
+	}
+	return 0;
+}
+
+/* What a worker tells the parent once it has connected (or failed to): one write, shorter than
+ * PIPE_BUF, so the workers' reports never interleave. */
+struct worker_status {
+	int32_t worker, ok;
+	char msg[1024];
+};
+
+/* The -j or --hosts worker processes of one run. */
+struct workers {
+	int n;		    /* workers started */
+	pid_t *pids;	    /* n of them */
+	int ncpu, cpus_per; /* -j: the host's CPUs, and each worker's share */
+	int task[2];	    /* the pipe of (cell index, repeat) tasks, parent -> workers */
+	int status[2];	    /* the pipe of struct worker_status, workers -> parent */
+};
+
+/* Worker w (a child process): pinned to its CPUs (-j) or connected to its host's slot
+ * (--hosts), it reports whether it connected, then runs the tasks it reads until the pipe
+ * closes. Exits 0, 130 if interrupted, or 2 after a host failure (printed here: the parent
+ * only counts). */
+static void __attribute__((noreturn))
+worker_main(struct run_ctx *ctx, struct workers *wk, int w, struct zb_error *err)
+{
+	struct worker_status ws;
+	cpu_set_t set;
+	int32_t task[2];
+	const char *uri = ctx->uri;
+	int slots = 1, slot = 0;
+
+	close(wk->task[1]);
+	close(wk->status[0]);
+	if (ctx->nhosts) {
+		/* QEMU runs on the worker's host, which shares out its own CPUs
+		 * (schedule_connect); the worker itself only waits. */
+		int h = 0;
+
+		for (slot = w; slot >= ctx->hosts[h].slots; h++)
+			slot -= ctx->hosts[h].slots;
+		uri = ctx->hosts[h].uri;
+		slots = ctx->hosts[h].slots;
+	} else {
+		CPU_ZERO(&set);
+		for (int c = 0; c < wk->cpus_per; c++)
+			CPU_SET((w * wk->cpus_per + c) % wk->ncpu, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+	}
+	/* Connected before any task: a host that cannot be reached stops the run before any
+	 * cell runs (the parent waits for every report). */
+	memset(&ws, 0, sizeof(ws));
+	ws.worker = w;
+	ws.ok = schedule_connect(ctx, uri, slots, slot, err) == 0;
+	if (!ws.ok)
+		snprintf(ws.msg, sizeof(ws.msg), "%.1000s", err->msg);
+	if (write(wk->status[1], &ws, sizeof(ws)) != sizeof(ws) || !ws.ok)
+		_exit(0);
+	close(wk->status[1]);
+	while (!run_interrupted && read(wk->task[0], task, sizeof(task)) == sizeof(task)) {
+		if (run_or_skip(ctx, &ctx->dm, &ctx->m->cells[task[0]], task[1], err) < 0) {
+			die_message(err->msg);
+			_exit(2);
+		}
+	}
+	_exit(run_interrupted ? 130 : 0);
+}
+
+/* Create the pipes and fork the workers: with --hosts one per slot of each host, (host 0,
+ * slot 0), (host 0, slot 1), ..., (host 1, slot 0); else -j of them. wk->n says how many
+ * started (a failed fork sets err and stops there). */
+static int workers_start(struct run_ctx *ctx, struct workers *wk, struct zb_error *err)
+{
+	int jobs = ctx->o->jobs;
+
+	if (ctx->nhosts) {
+		jobs = 0;
+		for (int h = 0; h < ctx->nhosts; h++)
+			jobs += ctx->hosts[h].slots;
+	}
+	wk->ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	wk->cpus_per = wk->ncpu / jobs > 0 ? wk->ncpu / jobs : 1;
+	wk->pids = xcalloc((size_t)jobs, sizeof(*wk->pids));
+	if (pipe(wk->task) < 0)
+		return error_sys(err, errno, "creating the task pipe");
+	if (pipe(wk->status) < 0) {
+		close(wk->task[0]);
+		close(wk->task[1]);
+		return error_sys(err, errno, "creating the status pipe");
+	}
+	ctx->is_tty = 0; /* several progress lines at once: one line per event */
+	fflush(NULL);
+	for (wk->n = 0; wk->n < jobs; wk->n++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			error_sys(err, errno, "forking worker %d", wk->n);
+			break;
+		}
+		if (pid == 0)
+			worker_main(ctx, wk, wk->n, err);
+		wk->pids[wk->n] = pid;
+	}
+	close(wk->task[0]);
+	close(wk->status[1]);
+	return 0;
+}
+
+/* Wait until every worker said whether it connected. Returns how many refused (err holds the
+ * first one's reason), or 1 with err set if some never reported. */
+static int workers_connected(struct workers *wk, struct zb_error *err)
+{
+	struct worker_status ws;
+	int reported = 0, refused = 0;
+
+	while (reported < wk->n) {
+		ssize_t n = read(wk->status[0], &ws, sizeof(ws));
+
+		if (n < 0 && errno == EINTR && !run_interrupted)
+			continue;
+		if (n != sizeof(ws))
+			break;
+		reported++;
+		if (!ws.ok && !refused++)
+			error_set(err, EHOSTUNREACH, "%s", ws.msg);
+	}
+	close(wk->status[0]);
+	if (!refused && reported < wk->n && !run_interrupted) {
+		refused = 1;
+		error_set(err, EIO, "%d of %d workers did not start", wk->n - reported, wk->n);
+	}
+	return refused;
+}
+
+/* Hand out every (cell, repeat) task of the fixed repeats, in each repeat's order; the pipe
+ * blocks while every worker is busy. Closes the pipe, so idle workers end. */
+static void tasks_feed(struct run_ctx *ctx, struct workers *wk, size_t *order, int go)
+{
+	for (int r = 0; r < ctx->m->repeats && !run_interrupted && go; r++) {
+		schedule_order(ctx->m, r, order);
+		for (size_t k = 0; k < ctx->m->n_cells && !run_interrupted; k++) {
+			int32_t task[2] = { (int32_t)order[k], r };
+
+			if (write(wk->task[1], task, sizeof(task)) != sizeof(task) &&
+			    errno != EINTR)
+				break;
+		}
+	}
+	close(wk->task[1]);
+}
+
+/* Wait for every worker, forwarding a stop signal once (a SIGTERM to zbench alone must reach
+ * the workers too). Returns how many failed on a host error (exit status 2). */
+static int workers_reap(struct workers *wk)
+{
+	int failed = 0, forwarded = 0;
+
+	for (int w = 0; w < wk->n; w++) {
+		int status = 0;
+
+		while (waitpid(wk->pids[w], &status, 0) < 0) {
+			if (errno != EINTR)
+				break;
+			if (run_interrupted && !forwarded) {
+				for (int v = 0; v < wk->n; v++)
+					kill(wk->pids[v], SIGTERM);
+				forwarded = 1;
+			}
+		}
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 2)
+			failed++;
+	}
+	return failed;
+}
+
+/* -j N: N worker processes take (cell, repeat) tasks from a pipe, each pinned to its own host
+ * cores (QEMU inherits the affinity), each appending its records to cells.jsonl (one write()
+ * per record with O_APPEND: lines never interleave). The parent only hands out work, forwards
+ * a stop signal and counts the results at the end. --hosts: the same, one worker per slot of
+ * each host, connected to that host; a worker takes its next cell when its last one is done,
+ * so faster hosts run more cells. */
+static int run_parallel(struct run_ctx *ctx, size_t *order, struct zb_error *err)
+{
+	struct workers wk = { 0 };
+	int failed, refused, jobs;
+
+	if (workers_start(ctx, &wk, err) < 0) {
+		free(wk.pids);
+		return -1;
+	}
+	jobs = wk.n;
+	/* Every worker connected, or nothing runs. */
+	refused = workers_connected(&wk, err);
+	tasks_feed(ctx, &wk, order, !refused && jobs > 0);
+	failed = workers_reap(&wk);
+	free(wk.pids);
+	if (refused)
+		return refused > 1
+			   ? error_wrap(err, "%d of %d workers could not connect; the first",
+					refused, jobs)
+			   : -1;
+	/* The counts come from what the workers recorded. */
+	if (done_map_count(ctx, err) < 0)
+		return -1;
+	if (failed)
+		return error_set(err, EIO, "%d worker%s failed (see above)", failed,
+				 failed == 1 ? "" : "s");
+	return 0;
+}
+
+/* The fixed repeats one at a time, in this process. */
+static int run_serial(struct run_ctx *ctx, size_t *order, struct zb_error *err)
+{
+	if (schedule_connect(ctx, ctx->uri, 1, 0, err) < 0)
+		return -1;
+	for (int r = 0; r < ctx->m->repeats && !run_interrupted; r++) {
+		schedule_order(ctx->m, r, order);
+		for (size_t k = 0; k < ctx->m->n_cells && !run_interrupted; k++) {
+			if (run_or_skip(ctx, &ctx->dm, &ctx->m->cells[order[k]], r, err) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* ---- the plan and the run ------------------------------------------------------------------ */
+
+int schedule_plan(struct run_ctx *ctx, struct zb_error *err)
+{
+	const struct run_options *o = ctx->o;
+	int rc;
+
+	if (choose_backend(ctx, err) < 0 || check_devices(ctx, err) < 0)
+		return -1;
+	if (o->jobs > 1 && !o->allow_interference) {
+		char what[32];
+
+		snprintf(what, sizeof(what), "-j %d", o->jobs);
+		if (check_interference(ctx, what, err) < 0)
+			return -1;
+	}
+	for (int h = 0; h < ctx->nhosts && !o->allow_interference; h++) {
+		if (ctx->hosts[h].slots > 1) {
+			char *what =
+			    xasprintf("--hosts '%s=%d'", ctx->hosts[h].uri, ctx->hosts[h].slots);
+
+			rc = check_interference(ctx, what, err);
+			free(what);
+			if (rc < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+int schedule_run(struct run_ctx *ctx, struct zb_error *err)
+{
+	size_t *order = xcalloc(ctx->m->n_cells, sizeof(*order));
+	int rc;
+
+	ctx->ncells_total = 0;
+	for (size_t i = 0; i < ctx->m->n_cells; i++)
+		if (ctx->shard_count < 2 ||
+		    schedule_shard(&ctx->m->cells[i], ctx->shard_count) == ctx->shard_index - 1)
+			ctx->ncells_total += ctx->m->repeats;
+	log_info("%s '%s': %d cells x %d repeats in %s",
+		 ctx->o->resume_dir ? "resuming" : "running", TERM(ctx->m->name),
+		 (int)ctx->m->n_cells, ctx->m->repeats, TERM(ctx->dir));
+	if (ctx->o->jobs > 1 || ctx->nhosts)
+		rc = run_parallel(ctx, order, err);
+	else
+		rc = run_serial(ctx, order, err);
+	/* Adaptive repeats run here, one at a time: after --hosts on the first host. */
+	if (rc == 0 && json_is_object(json_object_get(ctx->m->json, "adaptive")) &&
+	    (schedule_connect(ctx, ctx->nhosts ? ctx->hosts[0].uri : ctx->uri, 1, 0, err) < 0 ||
+	     run_adaptive(ctx, &ctx->dm, order, err) < 0))
+		rc = -1;
+	free(order);
+	return rc;
+}

@@ -1,0 +1,36 @@
+/* Which cells run where and when: the VM backend and the hosts (--hosts URI=N slots, a libvirt
+ * URI), the checks that must pass before anything is created, the order of the cells in each
+ * repeat (shuffled deterministically), this run's shard, -j and --hosts worker processes, and
+ * adaptive repeats. Each (cell, repeat) task goes to cell_run() (cell.h). */
+#ifndef ZB_SCHEDULE_H
+#define ZB_SCHEDULE_H
+
+#include <stddef.h>
+
+#include "run_int.h"
+
+/* Choose the backend and the hosts (ctx->vm_ops, ctx->hosts, ctx->nhosts, ctx->uri) from the
+ * resumed run, the command line, $ZBENCH_LIBVIRT_URI and the matrix, and check what would
+ * refuse the run: unknown backends or URIs, remote hosts without --shared-paths, passthrough
+ * devices that cannot be used there or at once, unthrottled disks under -j or N > 1 slots
+ * (unless --allow-interference). Creates nothing, connects nowhere. */
+int schedule_plan(struct run_ctx *ctx, struct zb_error *err);
+
+/* Every task of the run: the fixed repeats (one at a time in this process, or by -j / --hosts
+ * workers), then adaptive repeats one at a time. Tasks the done map settled are counted, not
+ * run. Sets ctx->ncells_total beforehand (cells of this shard x repeats; adaptive repeats add
+ * to it) and leaves ctx->done and ctx->ok as the run's. Stops taking tasks once
+ * run_interrupted is set. Returns < 0 (err set) when a host failure stopped the run. */
+int schedule_run(struct run_ctx *ctx, struct zb_error *err);
+
+/* The order of the cells in repeat r: shuffled (the default) so slow drift of the host spreads
+ * over every cell instead of biasing the last ones, deterministically (seeded by the matrix's
+ * "seed", else by its hash) so a rerun or a resume sees the same order; "order": "sequential"
+ * keeps the matrix's. `order` has m->n_cells entries. */
+void schedule_order(const struct matrix *m, int r, size_t *order);
+
+/* The shard (0-based) a cell belongs to: from its id, so it does not depend on the order or
+ * number of cells, and a resumed or repeated run slices the same way. */
+int schedule_shard(const struct cell *cell, int count);
+
+#endif
