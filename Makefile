@@ -152,6 +152,7 @@ golden: zbench $(VM_GOLDEN)
 	$(Q)VM_GOLDEN=$(VM_GOLDEN) tests/golden/run.sh
 	$(Q)tests/matrices.sh
 	$(Q)tests/reproducible.sh
+	$(Q)tests/exit-status.sh
 
 # Real VMs: the quick matrix, every failure class, kill and resume, the configuration space.
 INTEGRATION = $(wildcard tests/integration/run.sh tests/integration/faults.sh \

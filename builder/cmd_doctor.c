@@ -106,8 +106,12 @@ int cmd_doctor(int argc, char **argv)
 		printf("usage: zbench doctor\n\nSay what this host has and lacks for zbench: QEMU, "
 		       "KVM, the user QEMU runs as, debootstrap, the image cache, disk "
 		       "space.\nExit status 0 if nothing "
-		       "is missing, 1 otherwise.\n");
+		       "is missing, 1 otherwise, 2 on a usage error.\n");
 		return 0;
+	}
+	if (argc > 1) {
+		fprintf(stderr, "zbench doctor: unexpected argument '%s' (see --help)\n", argv[1]);
+		return 2;
 	}
 	qv = first_line_of(qemu_v);
 	if (qv && strstr(qv, "version ") && atoi(strstr(qv, "version ") + 8) < 10)

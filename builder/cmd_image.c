@@ -42,6 +42,8 @@ static void usage(FILE *f)
 	    "  --overlay        import: keep the cached disk a thin qcow2 overlay backed by FILE\n"
 	    "                   (no copy; FILE must then stay where it is, unchanged)\n"
 	    "\n"
+	    "Exit status: 0 done; 1 path: the image is not in the cache; 2 errors.\n"
+	    "\n"
 	    "The guest binaries are guest/zbench-agent and guest/zbench-engine beside this\n"
 	    "executable, or $ZBENCH_AGENT and $ZBENCH_ENGINE; the unit is\n"
 	    "guest/zbench-agent.service beside the agent, or $ZBENCH_UNIT. libguestfs runs with\n"
@@ -93,43 +95,6 @@ static int parse_args(int argc, char **argv, int want_recipe, int allow_rebuild,
 	return 0;
 }
 
-static const char *mib(json_int_t bytes, char *buf, size_t len)
-{
-	snprintf(buf, len, "%.1f MiB", (double)bytes / (1 << 20));
-	return buf;
-}
-
-static void describe(const struct image *img)
-{
-	const char *name = "?", *kver = "?", *zfs = "?", *compression = "?", *os;
-	json_int_t size = 0, files = 0;
-	char buf[32];
-
-	json_unpack(img->manifest, "{s:{s:s}}", "recipe", "name", &name);
-	json_unpack(img->manifest, "{s:s}", "kernel_version", &kver);
-	json_unpack(img->manifest, "{s:s}", "zfs_version", &zfs);
-	printf("image      %s %.12s%s\n", name, img->hash,
-	       json_is_true(json_object_get(img->manifest, "imported")) ? " (imported)" : "");
-	printf("dir        %s\n", img->dir);
-	printf("kernel     %s (%s)\n", img->kernel, kver);
-	if (img->disk) {
-		/* The cloud flavor: the distribution's initrd and a qcow2 root (docs/images.md). */
-		json_unpack(img->manifest, "{s:{s:{s:I}}}", "files", "initrd.img", "size", &size);
-		printf("initrd     %s (%s, initramfs-tools)\n", img->initramfs,
-		       mib(size, buf, sizeof(buf)));
-		printf("disk       %s (qcow2; boot args '%s')\n", img->disk,
-		       img->cmdline ? img->cmdline : "");
-		if (json_unpack(img->manifest, "{s:{s:s}}", "os", "product_name", &os) == 0)
-			printf("os         %s\n", os);
-	} else {
-		printf("initramfs  %s (%s, %lld entries, compression %s)\n", img->initramfs,
-		       mib(size, buf, sizeof(buf)), (long long)files, compression);
-	}
-	printf("flavor     %s\n", img->flavor);
-	printf("openzfs    %s\n", zfs);
-	printf("manifest   %s\n", img->manifest_path);
-}
-
 static int image_build_cmd(int argc, char **argv)
 {
 	struct image_args a = { .flags = IMAGE_BUILD_IF_MISSING };
@@ -141,9 +106,9 @@ static int image_build_cmd(int argc, char **argv)
 		return 2;
 	if (image_get(a.recipe, a.cache_dir, a.flags, &img, &err) < 0) {
 		die_message(err.msg);
-		return 1;
+		return 2;
 	}
-	describe(&img);
+	image_describe(&img, stdout);
 	fprintf(stderr, "done in %.2fs\n", now_monotonic() - t0);
 	image_release(&img);
 	return 0;
@@ -160,9 +125,9 @@ static int image_import_cmd(int argc, char **argv)
 		return 2;
 	if (image_import(a.recipe, a.cache_dir, a.flags, a.overlay, &img, &err) < 0) {
 		die_message(err.msg);
-		return 1;
+		return 2;
 	}
-	describe(&img);
+	image_describe(&img, stdout);
 	fprintf(stderr, "done in %.2fs\n", now_monotonic() - t0);
 	image_release(&img);
 	return 0;
@@ -183,11 +148,17 @@ static int image_path_cmd(int argc, char **argv)
 		rc = image_get(a.recipe, a.cache_dir, 0, &img, &err);
 	if (rc < 0) {
 		die_message(err.msg);
-		return 1;
+		return err.errnum == IMAGE_NOT_CACHED ? 1 : 2;
 	}
 	printf("%s\n", img.dir);
 	image_release(&img);
 	return 0;
+}
+
+static const char *mib(json_int_t bytes, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.1f MiB", (double)bytes / (1 << 20));
+	return buf;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -215,7 +186,7 @@ static int image_list_cmd(int argc, char **argv)
 		}
 		fprintf(stderr, "zbench: listing '%s': %s\n", dir, strerror(errno));
 		free(dir);
-		return 1;
+		return 2;
 	}
 	while ((de = readdir(d))) {
 		if (strlen(de->d_name) == 64 && !strchr(de->d_name, '.')) {

@@ -22,7 +22,8 @@ static const struct command {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: zbench <command> [options]\n\ncommands:\n");
+	fprintf(f, "usage: zbench <command> [options]\n"
+		   "       zbench -V|--version\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\n'zbench <command> --help' describes each command. Documentation: README.md, "
@@ -39,7 +40,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V") ||
+	    !strcmp(argv[1], "version")) {
 		printf("zbench %s\n", ZBENCH_VERSION);
 		return 0;
 	}
