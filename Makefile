@@ -153,6 +153,7 @@ golden: zbench $(VM_GOLDEN)
 	$(Q)tests/matrices.sh
 	$(Q)tests/reproducible.sh
 	$(Q)tests/exit-status.sh
+	$(Q)tests/workflow.sh
 
 # Real VMs: the quick matrix, every failure class, kill and resume, the configuration space.
 INTEGRATION = $(wildcard tests/integration/run.sh tests/integration/faults.sh \
