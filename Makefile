@@ -175,6 +175,7 @@ golden: zbench $(VM_GOLDEN) $(GEN)
 	$(Q)tests/matrices.sh
 	$(Q)tests/reproducible.sh
 	$(Q)tests/exit-status.sh
+	$(Q)tests/json-output.sh
 	$(Q)tests/workflow.sh
 	$(Q)GEN=$(GEN) tests/generated.sh
 

@@ -12,9 +12,9 @@ _zbench() {
 	run) opts="--resume -o --output -i --image --cache-dir --accel --backend --libvirt-uri --hosts --shared-paths --keep-disks --allow-device -j --jobs --allow-interference --shard -h --help" subs="" ;;
 	replay) opts="-o --cache-dir" subs="" ;;
 	merge) opts="-o" subs="" ;;
-	image) opts="--cache-dir --rebuild --rebuild-root --overlay" subs="build import path list" ;;
+	image) opts="--cache-dir --rebuild --rebuild-root --overlay --json" subs="build import path list" ;;
 	matrix) opts="" subs="check expand keys" ;;
-	doctor) opts="" subs="" ;;
+	doctor) opts="--json" subs="" ;;
 	report) opts="-o --junit --output" subs="" ;;
 	compare) opts="-o --output" subs="" ;;
 	*) return ;;
