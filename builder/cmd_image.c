@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "image.h"
+#include "term.h"
 #include "util.h"
 
 static void usage(FILE *f)
@@ -228,11 +229,12 @@ static void list_print(const json_t *list, const char *dir)
 			printf("%.12s  (incomplete: no manifest)\n", str_or(e, "hash", "?"));
 			continue;
 		}
+		/* a manifest's text reaches the terminal through the one sanitiser */
 		printf("%.12s  %-20s  %-9s  %-20s  %-24s  %-10s  %s\n", str_or(e, "hash", "?"),
-		       str_or(e, "name", "?"), str_or(e, "flavor", "?"), str_or(e, "built", "?"),
-		       str_or(e, "kernel_version", "?"),
+		       TERM(str_or(e, "name", "?")), TERM(str_or(e, "flavor", "?")),
+		       TERM(str_or(e, "built", "?")), TERM(str_or(e, "kernel_version", "?")),
 		       mib(json_integer_value(json_object_get(e, "size")), buf, sizeof(buf)),
-		       str_or(e, "openzfs", "?"));
+		       TERM(str_or(e, "openzfs", "?")));
 	}
 	printf("%zu image(s) in '%s'\n", json_array_size(list), dir);
 }
@@ -264,7 +266,8 @@ static int image_list_cmd(int argc, char **argv)
 	}
 	if (d)
 		closedir(d);
-	qsort(names, n, sizeof(*names), cmp_str);
+	if (n > 1)
+		qsort(names, n, sizeof(*names), cmp_str);
 	for (size_t i = 0; i < n; i++) {
 		json_array_append_new(list, list_entry(dir, names[i]));
 		free(names[i]);

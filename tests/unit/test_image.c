@@ -583,6 +583,16 @@ static void test_describe(void)
 			  "compression none)\n") != NULL);
 	CHECK(strstr(out, "openzfs    2.1.11\n") != NULL);
 	free(out);
+	/* manifest text is the terminal's only through the sanitiser: no escape sequence passes */
+	json_object_set_new(img.manifest, "zfs_version", json_string("2.1\033]0;owned\007"));
+	f = open_memstream(&out, &len);
+	CHECK(f != NULL);
+	if (f) {
+		image_describe(&img, f);
+		fclose(f);
+		CHECK(strchr(out, '\033') == NULL && strchr(out, '\007') == NULL);
+		free(out);
+	}
 	json_decref(img.manifest);
 }
 
