@@ -40,7 +40,7 @@ SHARED_SRCS = guest/units.c guest/proto.c
 
 ENGINE_SRCS = guest/engine/options.c guest/engine/ioengines.c guest/engine/ioengine_psync.c guest/engine/ioengine_libaio.c guest/engine/ioengine_io_uring.c guest/engine/workload.c guest/engine/workload_worker.c guest/engine/workload_gen.c guest/engine/workload_dist.c guest/engine/buffers.c guest/engine/rate.c guest/engine/stats.c guest/engine/output_json.c guest/engine/output_normal.c guest/engine/iozone.c guest/engine/output_iozone.c
 
-HOST_SRCS = builder/main.c builder/error.c builder/util.c builder/outdir.c builder/json_pos.c builder/schema.c builder/matrix.c builder/cmd_matrix.c \
+HOST_SRCS = builder/main.c builder/commands.c builder/error.c builder/util.c builder/outdir.c builder/json_pos.c builder/schema.c builder/canon.c builder/matrix.c builder/cmd_matrix.c \
 	builder/cmd_image.c
 # images: the cache and its flavor table -> the flavors -> shared helpers (builder/image_build.h)
 HOST_SRCS += builder/image_cache.c \
@@ -74,7 +74,14 @@ UNIT_TESTS = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/te
 
 PROGRAMS = zbench guest/zbench-agent guest/zbench-engine $(BUILD)/zbench-engine-host
 
-all: $(PROGRAMS)
+# Files generated from the schema and command tables (builder/gen_docs.c): built here under
+# build/gen/, committed at their places by `make generated`, checked by tests/generated.sh.
+GEN = $(BUILD)/zbench-gen
+GENERATED = schema:docs/zbench-matrix.schema.json man1:docs/zbench.1 man5:docs/zbench-matrix.5 \
+	bash:contrib/completion/zbench.bash zsh:contrib/completion/_zbench
+GEN_OUT = $(foreach g,$(GENERATED),$(BUILD)/gen/$(notdir $(word 2,$(subst :, ,$(g)))))
+
+all: $(PROGRAMS) $(GEN_OUT)
 
 zbench: $(HOST_OBJS)
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ $^ $(HOST_LIBS)
@@ -85,6 +92,21 @@ guest/zbench-agent: $(AGENT_OBJS)
 
 guest/zbench-engine: $(ENGINE_OBJS)
 	$(QUIET_LINK)$(CC) -static $(CFLAGS) -o $@ $^ $(GUEST_LIBS)
+
+$(GEN): $(BUILD)/host/builder/gen_docs.o $(HOSTLIB_OBJS)
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ $^ $(HOST_LIBS)
+
+$(GEN_OUT): $(GEN)
+	@mkdir -p $(BUILD)/gen
+	$(Q)$(foreach g,$(GENERATED),$(GEN) $(word 1,$(subst :, ,$(g))) >$(BUILD)/gen/$(notdir $(word 2,$(subst :, ,$(g)))) &&) true
+
+# Copy the freshly generated files over the committed ones (review the diff, then commit).
+generated: $(GEN_OUT) zbench
+	$(Q)$(foreach g,$(GENERATED),mkdir -p $(dir $(word 2,$(subst :, ,$(g)))) && cp $(BUILD)/gen/$(notdir $(word 2,$(subst :, ,$(g)))) $(word 2,$(subst :, ,$(g))) &&) true
+	$(Q)./zbench matrix keys >$(BUILD)/gen/keys.md && awk -v f=$(BUILD)/gen/keys.md \
+		'/<!-- END zbench matrix keys -->/ {skip=0} !skip {print} \
+		 /<!-- BEGIN zbench matrix keys -->/ {while ((getline l <f) > 0) print l; skip=1}' \
+		docs/matrix.md >$(BUILD)/gen/matrix.md && cp $(BUILD)/gen/matrix.md docs/matrix.md
 
 $(BUILD)/zbench-engine-host: $(ENGINE_HOST_OBJS)
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ $^ $(HOST_LIBS)
@@ -126,7 +148,7 @@ $(BUILD)/libfuzzer/fuzz_%: tests/fuzz/fuzz_%.c $(LIBFUZZER_SRCS)
 	$(QUIET_LINK)clang $(CPPFLAGS) -Itests/fuzz $(LIBFUZZER_FLAGS) -o $@ $^ $(HOST_LIBS)
 
 # --- tests ----------------------------------------------------------------------------------
-.PHONY: all test unit golden security integration fuzz fuzz-corpus run deps image check-format format \
+.PHONY: all generated test unit golden security integration fuzz fuzz-corpus run deps image check-format format \
 	analyze clean FORCE
 
 # Like `make run`, `make test` first installs what the machine lacks (a second or two when
@@ -148,10 +170,15 @@ $(VM_GOLDEN): tests/golden/vm/print.c $(HOSTLIB_OBJS) $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(QUIET_LINK)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $(filter %.c %.o,$^) $(HOST_LIBS)
 
-golden: zbench $(VM_GOLDEN)
+golden: zbench $(VM_GOLDEN) $(GEN)
 	$(Q)VM_GOLDEN=$(VM_GOLDEN) tests/golden/run.sh
 	$(Q)tests/matrices.sh
 	$(Q)tests/reproducible.sh
+	$(Q)tests/exit-status.sh
+	$(Q)tests/json-output.sh
+	$(Q)tests/merge-canon.sh
+	$(Q)tests/workflow.sh
+	$(Q)GEN=$(GEN) tests/generated.sh
 
 # Real VMs: the quick matrix, every failure class, kill and resume, the configuration space.
 INTEGRATION = $(wildcard tests/integration/run.sh tests/integration/faults.sh \

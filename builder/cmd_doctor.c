@@ -8,24 +8,44 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "commands.h"
 #include "image.h"
 #include "util.h"
+#include "version.h"
 #include "vm.h"
 
 static int problems;
+/* With --json: the checks, each {"name", "status": "ok"|"missing"|"note", "detail"}, printed
+ * as one document at the end instead of the lines (docs/results.md). */
+static json_t *json_checks;
 
 static void line(int ok, const char *what, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void line(int ok, const char *what, const char *fmt, ...)
 {
 	va_list ap;
+	char *detail = NULL;
 
-	printf("%-5s %-14s ", ok > 0 ? "ok" : ok == 0 ? "MISS" : "note", what);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	if (vasprintf(&detail, fmt, ap) < 0)
+		detail = NULL;
 	va_end(ap);
-	putchar('\n');
+	if (json_checks)
+		json_array_append_new(json_checks,
+				      json_pack("{s:s, s:s, s:s}", "name", what, "status",
+						ok > 0	  ? "ok"
+						: ok == 0 ? "missing"
+							  : "note",
+						"detail", detail ? detail : ""));
+	else
+		printf("%-5s %-14s %s\n",
+		       ok > 0	 ? "ok"
+		       : ok == 0 ? "MISS"
+				 : "note",
+		       what, detail ? detail : "");
+	free(detail);
 	if (ok == 0)
 		problems++;
 }
@@ -103,11 +123,22 @@ int cmd_doctor(int argc, char **argv)
 	int fd;
 
 	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		printf("usage: zbench doctor\n\nSay what this host has and lacks for zbench: QEMU, "
+		printf("usage: zbench doctor [--json]\n\nSay what this host has and lacks for "
+		       "zbench: QEMU, "
 		       "KVM, the user QEMU runs as, debootstrap, the image cache, disk "
 		       "space.\nExit status 0 if nothing "
-		       "is missing, 1 otherwise.\n");
+		       "is missing, 1 otherwise, 2 on a usage error.\n\n"
+		       "  --json   one JSON document instead: {\"version\", \"ok\", \"checks\": "
+		       "[{\"name\",\n"
+		       "           \"status\": \"ok\"|\"missing\"|\"note\", \"detail\"}]} "
+		       "(docs/results.md)\n");
 		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[1], "--json")) {
+		json_checks = json_array();
+	} else if (argc > 1) {
+		fprintf(stderr, "zbench doctor: unexpected argument '%s' (see --help)\n", argv[1]);
+		return 2;
 	}
 	qv = first_line_of(qemu_v);
 	if (qv && strstr(qv, "version ") && atoi(strstr(qv, "version ") + 8) < 10)
@@ -150,6 +181,17 @@ int cmd_doctor(int argc, char **argv)
 					 : " (empty: the first run builds the image, ~10 min)");
 		free(images);
 	}
-	printf("%s\n", problems ? "some things are missing (MISS above)" : "nothing is missing");
+	if (json_checks) {
+		json_t *doc = json_pack("{s:s, s:b, s:o}", "version", ZBENCH_VERSION, "ok",
+					problems == 0, "checks", json_checks);
+
+		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		putchar('\n');
+		json_decref(doc);
+		json_checks = NULL;
+	} else {
+		printf("%s\n",
+		       problems ? "some things are missing (MISS above)" : "nothing is missing");
+	}
 	return problems ? 1 : 0;
 }

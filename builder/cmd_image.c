@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "image.h"
+#include "term.h"
 #include "util.h"
 
 static void usage(FILE *f)
@@ -17,7 +18,7 @@ static void usage(FILE *f)
 	    "usage: zbench image build RECIPE [--cache-dir DIR] [--rebuild] [--rebuild-root]\n"
 	    "       zbench image import FILE.qcow2 [--cache-dir DIR] [--overlay] [--rebuild]\n"
 	    "       zbench image path RECIPE|FILE.qcow2 [--cache-dir DIR]\n"
-	    "       zbench image list [--cache-dir DIR]\n"
+	    "       zbench image list [--cache-dir DIR] [--json]\n"
 	    "\n"
 	    "  build   build the appliance of RECIPE (images/*.json) unless it is cached, then\n"
 	    "          describe it; needs root. A cold build takes about 10 minutes (debootstrap,\n"
@@ -32,7 +33,9 @@ static void usage(FILE *f)
 	    "          file again: a cache hit (the time to hash it). No root needed.\n"
 	    "  path    print the cached image's directory (a recipe's, or an imported\n"
 	    "          FILE.qcow2's); exit 1 if it is not there\n"
-	    "  list    list the cached images\n"
+	    "  list    list the cached images; --json: one document {\"cache\", \"images\":\n"
+	    "          [{\"hash\", \"name\", \"flavor\", \"built\", \"kernel_version\",\n"
+	    "          \"openzfs\", \"size\", \"complete\"}]} (docs/results.md)\n"
 	    "\n"
 	    "  --cache-dir DIR  the cache (default: $ZBENCH_CACHE_DIR, $XDG_CACHE_HOME/zbench,\n"
 	    "                   ~/.cache/zbench; now '%s')\n"
@@ -41,6 +44,8 @@ static void usage(FILE *f)
 	    "  --rebuild-root   build: rebuild the root too (debootstrap and DKMS: minutes)\n"
 	    "  --overlay        import: keep the cached disk a thin qcow2 overlay backed by FILE\n"
 	    "                   (no copy; FILE must then stay where it is, unchanged)\n"
+	    "\n"
+	    "Exit status: 0 done; 1 path: the image is not in the cache; 2 errors.\n"
 	    "\n"
 	    "The guest binaries are guest/zbench-agent and guest/zbench-engine beside this\n"
 	    "executable, or $ZBENCH_AGENT and $ZBENCH_ENGINE; the unit is\n"
@@ -55,6 +60,7 @@ struct image_args {
 	const char *cache_dir;
 	unsigned flags;
 	int overlay;
+	int json; /* list: --json */
 };
 
 /* Parse "[RECIPE] [options]"; `want_recipe` says whether RECIPE is required. */
@@ -70,6 +76,8 @@ static int parse_args(int argc, char **argv, int want_recipe, int allow_rebuild,
 			a->cache_dir = argv[i] + 12;
 		} else if (allow_rebuild && !strcmp(argv[i], "--rebuild")) {
 			a->flags |= IMAGE_REBUILD;
+		} else if (!strcmp(argv[0], "list") && !strcmp(argv[i], "--json")) {
+			a->json = 1;
 		} else if (import && !strcmp(argv[i], "--overlay")) {
 			a->overlay = 1;
 		} else if (allow_rebuild && !import && !strcmp(argv[i], "--rebuild-root")) {
@@ -93,43 +101,6 @@ static int parse_args(int argc, char **argv, int want_recipe, int allow_rebuild,
 	return 0;
 }
 
-static const char *mib(json_int_t bytes, char *buf, size_t len)
-{
-	snprintf(buf, len, "%.1f MiB", (double)bytes / (1 << 20));
-	return buf;
-}
-
-static void describe(const struct image *img)
-{
-	const char *name = "?", *kver = "?", *zfs = "?", *compression = "?", *os;
-	json_int_t size = 0, files = 0;
-	char buf[32];
-
-	json_unpack(img->manifest, "{s:{s:s}}", "recipe", "name", &name);
-	json_unpack(img->manifest, "{s:s}", "kernel_version", &kver);
-	json_unpack(img->manifest, "{s:s}", "zfs_version", &zfs);
-	printf("image      %s %.12s%s\n", name, img->hash,
-	       json_is_true(json_object_get(img->manifest, "imported")) ? " (imported)" : "");
-	printf("dir        %s\n", img->dir);
-	printf("kernel     %s (%s)\n", img->kernel, kver);
-	if (img->disk) {
-		/* The cloud flavor: the distribution's initrd and a qcow2 root (docs/images.md). */
-		json_unpack(img->manifest, "{s:{s:{s:I}}}", "files", "initrd.img", "size", &size);
-		printf("initrd     %s (%s, initramfs-tools)\n", img->initramfs,
-		       mib(size, buf, sizeof(buf)));
-		printf("disk       %s (qcow2; boot args '%s')\n", img->disk,
-		       img->cmdline ? img->cmdline : "");
-		if (json_unpack(img->manifest, "{s:{s:s}}", "os", "product_name", &os) == 0)
-			printf("os         %s\n", os);
-	} else {
-		printf("initramfs  %s (%s, %lld entries, compression %s)\n", img->initramfs,
-		       mib(size, buf, sizeof(buf)), (long long)files, compression);
-	}
-	printf("flavor     %s\n", img->flavor);
-	printf("openzfs    %s\n", zfs);
-	printf("manifest   %s\n", img->manifest_path);
-}
-
 static int image_build_cmd(int argc, char **argv)
 {
 	struct image_args a = { .flags = IMAGE_BUILD_IF_MISSING };
@@ -141,9 +112,9 @@ static int image_build_cmd(int argc, char **argv)
 		return 2;
 	if (image_get(a.recipe, a.cache_dir, a.flags, &img, &err) < 0) {
 		die_message(err.msg);
-		return 1;
+		return 2;
 	}
-	describe(&img);
+	image_describe(&img, stdout);
 	fprintf(stderr, "done in %.2fs\n", now_monotonic() - t0);
 	image_release(&img);
 	return 0;
@@ -160,9 +131,9 @@ static int image_import_cmd(int argc, char **argv)
 		return 2;
 	if (image_import(a.recipe, a.cache_dir, a.flags, a.overlay, &img, &err) < 0) {
 		die_message(err.msg);
-		return 1;
+		return 2;
 	}
-	describe(&img);
+	image_describe(&img, stdout);
 	fprintf(stderr, "done in %.2fs\n", now_monotonic() - t0);
 	image_release(&img);
 	return 0;
@@ -183,16 +154,89 @@ static int image_path_cmd(int argc, char **argv)
 		rc = image_get(a.recipe, a.cache_dir, 0, &img, &err);
 	if (rc < 0) {
 		die_message(err.msg);
-		return 1;
+		return err.errnum == IMAGE_NOT_CACHED ? 1 : 2;
 	}
 	printf("%s\n", img.dir);
 	image_release(&img);
 	return 0;
 }
 
+static const char *mib(json_int_t bytes, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.1f MiB", (double)bytes / (1 << 20));
+	return buf;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* One cache entry as `image list` shows it: {hash, name, flavor, built, kernel_version, openzfs,
+ * size, complete}; null for what its manifest does not say, and everything but the hash null
+ * (complete false) when it has none (docs/results.md). */
+/* A manifest's string, or NULL: the JSON form passes on no other type. */
+static json_t *string_or_null(json_t *v)
+{
+	return json_is_string(v) ? v : NULL;
+}
+
+static json_t *list_entry(const char *dir, const char *hash)
+{
+	char *path = xasprintf("%s/%s/manifest.json", dir, hash);
+	json_t *m = json_load_file(path, 0, NULL), *files, *size, *e;
+	const char *flavor = json_string_value(json_object_get(m, "flavor"));
+
+	free(path);
+	files = json_object_get(m, "files");
+	size = json_object_get(json_object_get(files, "initramfs"), "size");
+	if (!json_is_integer(size))
+		size = json_object_get(json_object_get(files, "disk.qcow2"), "size");
+	/* Each key alone: appliance, cloud and imported manifests differ. */
+	e = json_pack("{s:s, s:O?, s:s?, s:O?, s:O?, s:O?, s:O?, s:b}", "hash", hash, "name",
+		      string_or_null(json_object_get(json_object_get(m, "recipe"), "name")),
+		      "flavor",
+		      !m					     ? NULL
+		      : json_is_true(json_object_get(m, "imported")) ? "imported"
+		      : flavor					     ? flavor
+								     : "appliance",
+		      "built", string_or_null(json_object_get(m, "built")), "kernel_version",
+		      string_or_null(json_object_get(m, "kernel_version")), "openzfs",
+		      string_or_null(json_object_get(m, "zfs_version")), "size",
+		      json_is_integer(size) ? size : NULL, "complete", m != NULL);
+	json_decref(m);
+	return e;
+}
+
+static const char *str_or(const json_t *e, const char *key, const char *dflt)
+{
+	const char *s = json_string_value(json_object_get(e, key));
+
+	return s ? s : dflt;
+}
+
+static void list_print(const json_t *list, const char *dir)
+{
+	const json_t *e;
+	size_t i;
+
+	printf("%-12s  %-20s  %-9s  %-20s  %-24s  %-10s  %s\n", "IMAGE", "NAME", "FLAVOR", "BUILT",
+	       "KERNEL", "SIZE", "OPENZFS");
+	json_array_foreach ((json_t *)list, i, e) {
+		char buf[32];
+
+		if (!json_is_true(json_object_get(e, "complete"))) {
+			printf("%.12s  (incomplete: no manifest)\n", str_or(e, "hash", "?"));
+			continue;
+		}
+		/* a manifest's text reaches the terminal through the one sanitiser */
+		printf("%.12s  %-20s  %-9s  %-20s  %-24s  %-10s  %s\n", str_or(e, "hash", "?"),
+		       TERM(str_or(e, "name", "?")), TERM(str_or(e, "flavor", "?")),
+		       TERM(str_or(e, "built", "?")), TERM(str_or(e, "kernel_version", "?")),
+		       mib(json_integer_value(json_object_get(e, "size")), buf, sizeof(buf)),
+		       TERM(str_or(e, "openzfs", "?")));
+	}
+	printf("%zu image(s) in '%s'\n", json_array_size(list), dir);
 }
 
 static int image_list_cmd(int argc, char **argv)
@@ -201,64 +245,46 @@ static int image_list_cmd(int argc, char **argv)
 	char *dir, **names = NULL;
 	size_t n = 0;
 	struct dirent *de;
+	json_t *list = json_array();
 	DIR *d;
 
 	if (parse_args(argc, argv, 0, 0, &a) < 0)
 		return 2;
 	dir = xasprintf("%s/images", a.cache_dir ? a.cache_dir : image_cache_dir_default());
 	d = opendir(dir);
-	if (!d) {
-		if (errno == ENOENT) {
-			printf("no images in '%s'\n", dir);
-			free(dir);
-			return 0;
-		}
+	if (!d && errno != ENOENT) {
 		fprintf(stderr, "zbench: listing '%s': %s\n", dir, strerror(errno));
 		free(dir);
-		return 1;
+		json_decref(list);
+		return 2;
 	}
-	while ((de = readdir(d))) {
+	while (d && (de = readdir(d))) {
 		if (strlen(de->d_name) == 64 && !strchr(de->d_name, '.')) {
 			names = xrealloc(names, (n + 1) * sizeof(*names));
 			names[n++] = xstrdup(de->d_name);
 		}
 	}
-	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_str);
-	printf("%-12s  %-20s  %-9s  %-20s  %-24s  %-10s  %s\n", "IMAGE", "NAME", "FLAVOR", "BUILT",
-	       "KERNEL", "SIZE", "OPENZFS");
+	if (d)
+		closedir(d);
+	if (n > 1)
+		qsort(names, n, sizeof(*names), cmp_str);
 	for (size_t i = 0; i < n; i++) {
-		char *path = xasprintf("%s/%s/manifest.json", dir, names[i]);
-		json_t *m = json_load_file(path, 0, NULL);
-		const char *name = "?", *built = "?", *kver = "?", *zfs = "?", *flavor;
-		json_int_t size = 0;
-		char buf[32];
-
-		if (m) {
-			/* Each key alone: appliance, cloud and imported manifests differ. */
-			json_unpack(m, "{s:{s:s}}", "recipe", "name", &name);
-			json_unpack(m, "{s:s}", "built", &built);
-			json_unpack(m, "{s:s}", "kernel_version", &kver);
-			json_unpack(m, "{s:s}", "zfs_version", &zfs);
-			flavor = json_string_value(json_object_get(m, "flavor"));
-			if (json_unpack(m, "{s:{s:{s:I}}}", "files", "initramfs", "size", &size) <
-			    0)
-				json_unpack(m, "{s:{s:{s:I}}}", "files", "disk.qcow2", "size",
-					    &size);
-			printf("%.12s  %-20s  %-9s  %-20s  %-24s  %-10s  %s\n", names[i], name,
-			       json_is_true(json_object_get(m, "imported"))
-				   ? "imported"
-				   : (flavor ? flavor : "appliance"),
-			       built, kver, mib(size, buf, sizeof(buf)), zfs);
-			json_decref(m);
-		} else {
-			printf("%.12s  (incomplete: no manifest)\n", names[i]);
-		}
-		free(path);
+		json_array_append_new(list, list_entry(dir, names[i]));
 		free(names[i]);
 	}
-	printf("%zu image(s) in '%s'\n", n, dir);
 	free(names);
+	if (a.json) {
+		json_t *doc = json_pack("{s:s, s:O}", "cache", dir, "images", list);
+
+		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		putchar('\n');
+		json_decref(doc);
+	} else if (!d) {
+		printf("no images in '%s'\n", dir);
+	} else {
+		list_print(list, dir);
+	}
+	json_decref(list);
 	free(dir);
 	return 0;
 }

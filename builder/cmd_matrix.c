@@ -16,7 +16,7 @@ static void usage(FILE *f)
 		   "check prints \"FILE: N cells\" then one line per cell: index, id, summary.\n"
 		   "expand prints {\"index\",\"id\",\"summary\",\"config\"} per line, config fully "
 		   "resolved.\n"
-		   "Errors: \"FILE:LINE:COL: PATH: message\", exit status 1. The format: "
+		   "Errors: \"FILE:LINE:COL: PATH: message\", exit status 2. The format: "
 		   "docs/matrix.md.\n");
 }
 
@@ -36,7 +36,7 @@ static int matrix_check(const char *path)
 	struct matrix *m;
 
 	if (load(path, &m) < 0)
-		return 1;
+		return 2;
 	printf("%s: %zu cell%s\n", path, m->n_cells, m->n_cells == 1 ? "" : "s");
 	for (size_t i = 0; i < m->n_cells; i++)
 		printf("%4d  %s  %s\n", m->cells[i].index, m->cells[i].id, m->cells[i].summary);
@@ -50,7 +50,7 @@ static int matrix_expand(const char *path)
 	int rc = 0;
 
 	if (load(path, &m) < 0)
-		return 1;
+		return 2;
 	for (size_t i = 0; i < m->n_cells && rc == 0; i++) {
 		struct cell *c = &m->cells[i];
 		json_t *line = json_pack("{s:i, s:s, s:s, s:O}", "index", c->index, "id", c->id,
@@ -59,7 +59,7 @@ static int matrix_expand(const char *path)
 
 		if (!s) {
 			die_message("expand: out of memory");
-			rc = 1;
+			rc = 2;
 		} else {
 			puts(s);
 		}

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "canon.h"
 #include "commands.h"
 #include "outdir.h"
 #include "results.h"
@@ -148,11 +149,17 @@ static int merge_shard(struct results *res, const struct shard *sh, json_t *seen
 	results_skipped_print(&skipped, stderr);
 	results_skipped_release(&skipped);
 	json_array_foreach (cells, k, rec) {
-		char key[96];
+		char key[96], id[17];
 		const char *d = json_string_value(json_object_get(rec, "dir"));
+		const json_t *config = json_object_get(rec, "config");
 
+		/* by the canonical id of the record's config: shards recorded before canonical ids
+		 * (or by another spelling of the matrix) still meet their duplicates */
+		if (json_is_object(config))
+			canon_cell_id(config, id);
 		snprintf(key, sizeof(key), "%s/%lld/%lld",
-			 json_string_value(json_object_get(rec, "cell")) ?: "?",
+			 json_is_object(config) ? id
+						: json_string_value(json_object_get(rec, "cell")) ?: "?",
 			 (long long)json_integer_value(json_object_get(rec, "repeat")),
 			 (long long)json_integer_value(json_object_get(rec, "attempt")));
 		if (json_object_get(seen, key))

@@ -46,6 +46,7 @@ static void usage(FILE *f)
 	    "  -j, --jobs N         run N cells at once, each VM pinned to its own host cores;\n"
 	    "                       refused if a disk is not throttled (the cells would\n"
 	    "                       disturb each other) unless --allow-interference\n"
+	    "      --allow-interference  let -j run cells whose disks are not throttled\n"
 	    "      --shard I/N      run only the I-th of N deterministic slices of the cells\n"
 	    "                       (by cell id: stable under resume); join with zbench merge\n"
 	    "      --resume RUNDIR  finish a run that was interrupted or killed: cells with a\n"

@@ -4,6 +4,8 @@
 #ifndef ZB_COMMANDS_H
 #define ZB_COMMANDS_H
 
+#include <stddef.h>
+
 int cmd_run(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
@@ -12,6 +14,17 @@ int cmd_matrix(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+
+/* One subcommand: its name, its entry point, the one line `zbench --help` shows. */
+struct zb_command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+/* Every subcommand, in the order `zbench --help` lists them (builder/commands.c). */
+extern const struct zb_command zb_commands[];
+extern const size_t zb_n_commands;
 
 /* Print "zbench: <msg>" to stderr; the only place the host prints errors. */
 void die_message(const char *msg);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "canon.h"
 #include "compare.h"
 #include "outdir.h"
 #include "util.h"
@@ -12,11 +13,11 @@ const char *const compare_ignored_paths[] = { "image", "vm.image", NULL };
 
 #define SIGNIFICANCE 0.05
 
-/* The key cells are matched by: the SHA-256 of the config without the image-dependent paths,
- * dumped with sorted keys; the cell id when a record has no config. */
+/* The key cells are matched by: the SHA-256 of the canonical config (builder/canon.h) without
+ * the image-dependent paths, dumped with sorted keys; the cell id when a record has no config. */
 static char *match_key(const struct report_cell *c)
 {
-	json_t *copy;
+	json_t *copy, *canon;
 	char *dump, hex[65];
 
 	if (!c->config)
@@ -35,8 +36,12 @@ static char *match_key(const struct report_cell *c)
 		if (json_is_object(parent))
 			json_object_del(parent, dot ? dot + 1 : path);
 	}
-	dump = json_dumps(copy, JSON_COMPACT | JSON_SORT_KEYS);
+	/* the canonical form: runs that spelled a value differently (or were recorded before
+	 * canonical ids) still match */
+	canon = canon_config(copy);
 	json_decref(copy);
+	dump = canon ? json_dumps(canon, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	json_decref(canon);
 	if (!dump)
 		return xasprintf("id:%s", c->id);
 	sha256_hex(dump, strlen(dump), hex);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "image_build.h"
+#include "term.h"
 #include "util.h"
 
 /* --- recipes ----------------------------------------------------------------------------- */
@@ -311,6 +312,52 @@ void image_release(struct image *img)
 }
 
 /* A name in a cache entry's manifest for a file of that entry: a plain file name. */
+static const char *mib(json_int_t bytes, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.1f MiB", (double)bytes / (1 << 20));
+	return buf;
+}
+
+void image_describe(const struct image *img, FILE *f)
+{
+	const char *name = "?", *kver = "?", *zfs = "?", *compression = "?", *os;
+	json_int_t size = 0, files = 0;
+	char buf[32];
+
+	json_unpack(img->manifest, "{s:{s:s}}", "recipe", "name", &name);
+	json_unpack(img->manifest, "{s:s}", "kernel_version", &kver);
+	json_unpack(img->manifest, "{s:s}", "zfs_version", &zfs);
+	/* Manifest text (an imported image's OS name comes from the user's qcow2) reaches the
+	 * terminal through the one sanitiser. */
+	fprintf(f, "image      %s %.12s%s\n", TERM(name), img->hash,
+		json_is_true(json_object_get(img->manifest, "imported")) ? " (imported)" : "");
+	fprintf(f, "dir        %s\n", img->dir);
+	fprintf(f, "kernel     %s (%s)\n", img->kernel, TERM(kver));
+	if (img->disk) {
+		/* The cloud flavor: the distribution's initrd and a qcow2 root (docs/images.md). */
+		json_unpack(img->manifest, "{s:{s:{s:I}}}", "files", "initrd.img", "size", &size);
+		fprintf(f, "initrd     %s (%s, initramfs-tools)\n", img->initramfs,
+			mib(size, buf, sizeof(buf)));
+		fprintf(f, "disk       %s (qcow2; boot args '%s')\n", img->disk,
+			img->cmdline ? img->cmdline : "");
+		if (json_unpack(img->manifest, "{s:{s:s}}", "os", "product_name", &os) == 0)
+			fprintf(f, "os         %s\n", TERM(os));
+	} else {
+		/* Each key alone: a manifest written before "entries" still gives the size. */
+		const json_t *ent =
+		    json_object_get(json_object_get(img->manifest, "files"), "initramfs");
+
+		json_unpack((json_t *)ent, "{s:I}", "size", &size);
+		json_unpack((json_t *)ent, "{s:I}", "entries", &files);
+		json_unpack((json_t *)ent, "{s:s}", "compression", &compression);
+		fprintf(f, "initramfs  %s (%s, %lld entries, compression %s)\n", img->initramfs,
+			mib(size, buf, sizeof(buf)), (long long)files, TERM(compression));
+	}
+	fprintf(f, "flavor     %s\n", img->flavor);
+	fprintf(f, "openzfs    %s\n", TERM(zfs));
+	fprintf(f, "manifest   %s\n", img->manifest_path);
+}
+
 static int entry_name(const char *s)
 {
 	return s && *s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..");

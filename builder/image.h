@@ -16,7 +16,9 @@
 #ifndef ZB_IMAGE_H
 #define ZB_IMAGE_H
 
+#include <errno.h>
 #include <jansson.h>
+#include <stdio.h>
 
 #include "error.h"
 
@@ -50,6 +52,15 @@ const char *image_cache_dir_default(void);
 int image_resolve(const char *recipe_path, const char *cache_dir, int build_if_missing,
 		  struct image *out, struct zb_error *err);
 
+/* The summary `zbench image build` and `import` end with: name and hash, directory, kernel,
+ * the initramfs (size, entries, compression) or the cloud flavor's initrd and disk, OpenZFS. */
+void image_describe(const struct image *img, FILE *f);
+
+/* Set as err->errnum by image_get() without IMAGE_BUILD_IF_MISSING and by image_import_lookup()
+ * when the image is simply not in the cache (the recipe or file itself was fine): `zbench image
+ * path` exits 1 for it and 2 for every other failure (docs/errors.md). */
+#define IMAGE_NOT_CACHED ENOMEDIUM
+
 /* As image_resolve(), with enum image_flags. */
 int image_get(const char *recipe_path, const char *cache_dir, unsigned flags, struct image *out,
 	      struct zb_error *err);
@@ -70,8 +81,8 @@ int image_file_is_qcow2(const char *path);
 int image_import(const char *file, const char *cache_dir, unsigned flags, int overlay,
 		 struct image *out, struct zb_error *err);
 
-/* The cached import of `file` (hashing it), without importing: 0, or -1 with err set (ENOENT
- * if it was never imported). */
+/* The cached import of `file` (hashing it), without importing: 0, or -1 with err set
+ * (IMAGE_NOT_CACHED if it was never imported). */
 int image_import_lookup(const char *file, const char *cache_dir, struct image *out,
 			struct zb_error *err);
 

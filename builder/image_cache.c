@@ -84,7 +84,7 @@ static int job_find(const struct image_job *job, const char *dir, struct image *
 static int job_may_build(const struct image_job *job, struct zb_error *err)
 {
 	if (!(job->flags & (IMAGE_BUILD_IF_MISSING | IMAGE_REBUILD | IMAGE_REBUILD_ROOT)))
-		return error_set(err, ENOENT,
+		return error_set(err, IMAGE_NOT_CACHED,
 				 "'%s' %.12s is not in the cache '%s': build it with 'sudo zbench "
 				 "image build %s'",
 				 job->name, job->hash, job->cache, job->path);
@@ -324,7 +324,7 @@ int image_import_lookup(const char *file, const char *cache_dir, struct image *o
 	if (rc == 0)
 		rc = import_find(&job, cache, out, err);
 	if (rc > 0)
-		rc = error_set(err, ENOENT,
+		rc = error_set(err, IMAGE_NOT_CACHED,
 			       "not imported into '%s' yet: run 'zbench image import %s'", cache,
 			       file);
 	job_release(&job);

@@ -20,7 +20,7 @@ set -eu
 
 PKGS="build-essential pkg-config libjansson-dev libssl-dev libblkid-dev
 debootstrap xz-utils zstd cpio kmod
-fio jq gnuplot-nox clang libclang-rt-14-dev libaio-dev liburing-dev libzstd-dev
+fio jq python3-yaml gnuplot-nox clang libclang-rt-14-dev libaio-dev liburing-dev libzstd-dev
 libvirt-dev libvirt-daemon-driver-qemu libvirt-daemon-system libvirt-clients libxml2-utils
 libguestfs-dev libguestfs-tools genisoimage"
 QEMU_PKGS="qemu-system-x86 qemu-system-data qemu-utils"

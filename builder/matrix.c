@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "canon.h"
 #include "disk.h"
 #include "json_pos.h"
 #include "proto.h"
@@ -1201,11 +1202,8 @@ static int build_cell(struct loader *L, struct matrix *m, json_t *base, json_t *
 	{
 		char *dump = json_dumps(cfg, JSON_COMPACT | JSON_SORT_KEYS);
 		size_t n = strlen(dump);
-		char hex[65];
 
-		sha256_hex(dump, n, hex);
-		memcpy(cell->id, hex, 16);
-		cell->id[16] = '\0';
+		canon_cell_id(cfg, cell->id); /* the one place a cell's id is computed */
 		free(dump);
 		*bytes = n + strlen(cell->summary);
 		if (cell_frame_check(L, origins, k, cell, cfg, n) < 0)

@@ -774,6 +774,11 @@ static int check_libvirt_uri(const char *key, const json_t *v, char *msg, size_t
 
 static const struct schema_key matrix_keys[] = {
 	{ .path = "", .type = SCHEMA_OBJECT, .help = "a matrix file" },
+	{ .path = "$schema",
+	  .type = SCHEMA_STRING,
+	  .typename = "URI",
+	  .help = "the JSON Schema editors check the file against "
+		  "(docs/zbench-matrix.schema.json); zbench ignores it" },
 	{ .path = "zbench",
 	  .type = SCHEMA_INT,
 	  .flags = SCHEMA_REQUIRED,

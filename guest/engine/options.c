@@ -714,6 +714,86 @@ int engine_option_check(const char *name, const json_t *value, char *msg, size_t
 	return ret;
 }
 
+/* The option's field in `job` read back by type, into out; is_default compares it with `def`. */
+static void option_value_of(const struct engine_option *o, const struct job *job,
+			    const struct job *def, struct engine_option_value *out)
+{
+	const void *f = cfield(job, o), *d = cfield(def, o);
+
+	switch (o->type) {
+	case OPT_SIZE:
+	case OPT_DURATION:
+	case OPT_U64:
+		out->kind = o->type == OPT_SIZE	      ? ENGINE_OPTION_SIZE
+			    : o->type == OPT_DURATION ? ENGINE_OPTION_DURATION
+						      : ENGINE_OPTION_INT;
+		out->u = *(const uint64_t *)f;
+		out->i = (long long)out->u;
+		out->is_default = out->u == *(const uint64_t *)d;
+		break;
+	case OPT_INT:
+		out->kind = ENGINE_OPTION_INT;
+		out->i = *(const int *)f;
+		out->is_default = out->i == *(const int *)d;
+		break;
+	case OPT_BOOL:
+		out->kind = ENGINE_OPTION_BOOL;
+		out->i = *(const bool *)f;
+		out->is_default = out->i == *(const bool *)d;
+		break;
+	case OPT_ENUM:
+		out->kind = ENGINE_OPTION_ENUM;
+		out->i = *(const int *)f;
+		for (const struct opt_value *v = o->values; v->name && !out->text; v++)
+			if (v->value == out->i)
+				out->text = v->name;
+		out->is_default = out->i == *(const int *)d;
+		break;
+	case OPT_STR: {
+		const char *a = *(char *const *)f, *b = *(char *const *)d;
+
+		out->kind = ENGINE_OPTION_ASIS;
+		out->is_default = a && b && !strcmp(a, b);
+		break;
+	}
+	}
+}
+
+int engine_option_parse(const char *name, const json_t *value, struct engine_option_value *out)
+{
+	const struct engine_option *o = option_find(name);
+	struct job job, def;
+	const char *text;
+	char buf[64], msg[512];
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (!o || (value && json_text(value, buf, sizeof(buf), &text, msg, sizeof(msg)) < 0))
+		return -1;
+	out->name = o->name;
+	if (!value) { /* the default */
+		if (o->hook)
+			return -1;
+		engine_job_init(&def);
+		option_value_of(o, &def, &def, out);
+		engine_job_release(&def);
+		return 0;
+	}
+	if (o->hook) { /* a derived or checked value: its spelling is its own */
+		out->kind = ENGINE_OPTION_ASIS;
+		return engine_option_check(name, value, msg, sizeof(msg));
+	}
+	engine_job_init(&job);
+	engine_job_init(&def);
+	if (option_apply(&job, o, text, msg, sizeof(msg)) == 0) {
+		option_value_of(o, &job, &def, out);
+		ret = 0;
+	}
+	engine_job_release(&job);
+	engine_job_release(&def);
+	return ret;
+}
+
 int engine_job_from_json(struct job *job, const json_t *obj, char *msg, size_t len)
 {
 	const char *key, *text;

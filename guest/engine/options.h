@@ -17,6 +17,30 @@
  * workload is rejected before any VM boots. */
 int engine_option_check(const char *name, const json_t *value, char *msg, size_t len);
 
+/* One workload option's value as parsed, for the canonical cell configuration
+ * (builder/canon.c): which option it is and what it means, whatever its spelling. */
+enum engine_option_kind {
+	ENGINE_OPTION_ASIS, /* keep the value as given: strings, options with their own parser */
+	ENGINE_OPTION_SIZE, /* u: bytes */
+	ENGINE_OPTION_DURATION, /* u: microseconds */
+	ENGINE_OPTION_INT,	/* i: the integer */
+	ENGINE_OPTION_BOOL,	/* i: 0 or 1 */
+	ENGINE_OPTION_ENUM,	/* text: the first name of the value in the option's list */
+};
+
+struct engine_option_value {
+	const char *name; /* the option's own name ("rw" for "readwrite"); static */
+	enum engine_option_kind kind;
+	uint64_t u;
+	long long i;
+	const char *text;
+	bool is_default; /* the value is the option's default (given or not, the job is the same) */
+};
+
+/* Parse one workload option of a matrix: 0 with `out` filled, or -1 if `name` is no option or
+ * the value is refused (engine_option_check() says why). `value` NULL: the option's default. */
+int engine_option_parse(const char *name, const json_t *value, struct engine_option_value *out);
+
 /* The I/O pattern (fio's rw=). */
 enum engine_rw {
 	ENGINE_RW_READ,

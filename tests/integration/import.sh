@@ -118,7 +118,7 @@ rc=$?
 t3=$(date +%s)
 msg=$(grep '^zbench: ' "$out/refused.err")
 echo "    $msg"
-check "no ZFS: refused with status 1" [ "$rc" -eq 1 ]
+check "no ZFS: refused with status 2 (an input error)" [ "$rc" -eq 2 ]
 check "  in one line naming the file, the module and the kernel" \
 	sh -c 'echo "$1" | grep -qx "zbench: importing '\''$2'\'': no ZFS kernel module (zfs.ko) for its kernel $3 under /lib/modules/$3: .*"' \
 	- "$msg" "$nozfs" "$kver"

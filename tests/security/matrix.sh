@@ -27,11 +27,11 @@ assert len(s) <= 4 << 20
 open(out, "w").write(s)
 EOF
 }
-# refused NAME REGEX: matrix check of NAME fails (exit 1) with one line matching REGEX
+# refused NAME REGEX: matrix check of NAME fails (exit 2) with one line matching REGEX
 refused() {
 	timeout 60 "$ZBENCH" matrix check "$t/$1.json" >/dev/null 2>"$t/$1.err"
 	rc=$?
-	[ "$rc" -eq 1 ] && [ "$(wc -l <"$t/$1.err")" -eq 1 ] && grep -q -- "$2" "$t/$1.err" ||
+	[ "$rc" -eq 2 ] && [ "$(wc -l <"$t/$1.err")" -eq 1 ] && grep -q -- "$2" "$t/$1.err" ||
 		{ echo "    exit $rc: $(cut -c1-300 "$t/$1.err")"; return 1; }
 }
 accepted() { # NAME CELLS

@@ -63,7 +63,7 @@ refused_early() { # NAME TEXT: import of NAME refused with TEXT, before anything
 	f=$t/$1
 	timeout 120 "$ZBENCH" image import --cache-dir "$t/cache" "$f" >"$t/$1.out" 2>"$t/$1.err"
 	rc=$?
-	[ "$rc" -eq 1 ] || { echo "    exit $rc"; cat "$t/$1.err"; return 1; }
+	[ "$rc" -eq 2 ] || { echo "    exit $rc"; cat "$t/$1.err"; return 1; }
 	grep -qF "$2" "$t/$1.err" || { cat "$t/$1.err"; return 1; }
 	grep -qF "'$f'" "$t/$1.err" || return 1
 	! grep -q "^hashing\|as image\|libguestfs\|overlay on" "$t/$1.err" || { cat "$t/$1.err"; return 1; }

@@ -52,8 +52,8 @@ for case in \
 	n=$((n + 1))
 	matrix "$uri" >"$t/m$n.json"
 	"$ZBENCH" matrix check "$t/m$n.json" >/dev/null 2>"$t/m$n.err"
-	check "matrix check refuses '$uri': exit 1, $why, at FILE:LINE:COL" \
-		refused $? 1 "$t/m$n.err" "$why" \
+	check "matrix check refuses '$uri': exit 2, $why, at FILE:LINE:COL" \
+		refused $? 2 "$t/m$n.err" "$why" \
 		"^zbench: $t/m$n.json:[0-9]*:[0-9]*: libvirt_uri: .*only the command line"
 done
 matrix "qemu+ssh://me@bench-1:2222/system?no_tty=1" >"$t/ok.json"
