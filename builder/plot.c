@@ -43,6 +43,21 @@ void report_plotter_files(struct report_plotter *pl, const struct outdir *out, c
 	pl->dir.fd = -1;
 }
 
+static void draw_none(struct report_plotter *pl, struct report_doc *d, const struct report_plot *p,
+		      const char *file)
+{
+	(void)pl;
+	report_doc_plot(d, p->title, file, NULL, "not drawn");
+}
+
+void report_plotter_none(struct report_plotter *pl)
+{
+	memset(pl, 0, sizeof(*pl));
+	pl->draw = draw_none;
+	pl->rel_dir = "";
+	pl->dir.fd = -1;
+}
+
 void report_plotter_release(struct report_plotter *pl)
 {
 	if (pl->dir.fd >= 0)

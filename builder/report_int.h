@@ -36,6 +36,8 @@ size_t report_cell_metric(const struct report_cell *c, const char *metric, doubl
 
 void report_section_environment(struct report_doc *d, const struct report_run *run);
 void report_section_results(struct report_doc *d, const struct report_run *run);
+/* A report_check per cell: did every repeat end ok? */
+void report_section_cell_checks(struct report_doc *d, const struct report_run *run);
 void report_section_failures(struct report_doc *d, const struct report_run *run);
 void report_section_references(struct report_doc *d, const struct report_run *run);
 

@@ -160,6 +160,49 @@ void report_section_results(struct report_doc *d, const struct report_run *run)
 	report_doc_table_end(d);
 }
 
+/* One check per cell (JUnit's testcases): failed when a repeat's last attempt was not ok, its
+ * type the first such outcome, its text one line per failed attempt. */
+void report_section_cell_checks(struct report_doc *d, const struct report_run *run)
+{
+	for (size_t i = 0; i < run->n_cells; i++) {
+		const struct report_cell *c = &run->cells[i];
+		struct report_check chk = { .group = "cells" };
+		char *name = xasprintf("%s [%s]", c->summary, c->id), *text = NULL;
+		size_t len = 0;
+		FILE *f;
+
+		chk.name = name;
+		if (c->n_ok != c->n_repeats) {
+			chk.failure = "failed";
+			for (size_t j = 0; j < c->n_attempts; j++)
+				if (!c->attempts[j].superseded &&
+				    strcmp(c->attempts[j].outcome, "ok")) {
+					chk.failure = c->attempts[j].outcome;
+					break;
+				}
+			chk.message = c->outcome;
+			f = open_memstream(&text, &len);
+			for (size_t j = 0; j < c->n_attempts; j++) {
+				const struct report_attempt *a = &c->attempts[j];
+
+				if (a->superseded || !strcmp(a->outcome, "ok"))
+					continue;
+				fprintf(f, "repeat %d, attempt %d: %s: %s", a->repeat, a->attempt,
+					a->outcome, a->detail ? a->detail : "(no detail)");
+				if (report_str_get(a->rec, "dir"))
+					fprintf(f, " (console log: cells/%s/console.log)",
+						report_str_get(a->rec, "dir"));
+				fputc('\n', f);
+			}
+			fclose(f);
+			chk.text = text;
+		}
+		report_doc_check(d, &chk);
+		free(name);
+		free(text);
+	}
+}
+
 /* The last `max` lines of text. */
 static char *tail_lines(const char *text, int max)
 {

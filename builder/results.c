@@ -482,7 +482,7 @@ double results_fio_metric(const json_t *fio, const char *name)
 	size_t i;
 	json_t *job;
 
-	if (!json_array_size(jobs) || !d || !d->field)
+	if (!json_array_size(jobs) || !d || d->how != METRIC_SUM)
 		return NAN;
 	json_array_foreach (jobs, i, job) {
 		if (d->read)

@@ -63,15 +63,15 @@ static void render(const struct report_run *run, int mode)
 	struct report_doc d;
 	struct compare cmp;
 	struct zb_error err;
-	char *md, *html, *junit;
+	char *docs[2], *junit;
 	size_t len;
 
 	if (mode == 0) {
 		report_doc_open(&d, run->name);
 		report_render(&d, run, &pl);
-		report_doc_finish(&d, &md, &html);
-		free(md);
-		free(html);
+		report_doc_finish(&d, docs);
+		free(docs[0]);
+		free(docs[1]);
 	} else if (mode == 1) {
 		junit = report_junit(run, &len);
 		free(junit);
@@ -80,9 +80,9 @@ static void render(const struct report_run *run, int mode)
 	} else if (compare_runs(run, run, &cmp, &err) == 0) {
 		report_doc_open(&d, "compare");
 		compare_render(&d, &cmp, &pl);
-		report_doc_finish(&d, &md, &html);
-		free(md);
-		free(html);
+		report_doc_finish(&d, docs);
+		free(docs[0]);
+		free(docs[1]);
 		compare_release(&cmp);
 	}
 }
