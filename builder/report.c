@@ -43,7 +43,7 @@ static size_t figure_plot(const struct report_run *run, size_t k, const struct f
 			enum report_metric m = fig->metrics[j];
 			char *series;
 
-			if (c->stats[m].n == 0)
+			if (c->stats[m].n == 0 || !report_cell_did(c, m))
 				continue;
 			series = *others ? xasprintf("%s, %s", metric_table[m].title, others)
 					 : xstrdup(metric_table[m].title);

@@ -32,6 +32,11 @@ int report_cell_matches(const struct report_run *run, const struct report_cell *
 size_t report_cell_metric(const struct report_cell *c, const char *metric, double **vals,
 			  struct stats_summary *s);
 
+/* Did the cell's workload do I/O in metric m's direction? 0 when every ok repeat's IOPS in that
+ * direction is 0 (a write-only workload has no read series to plot); 1 when it did or no repeat
+ * says. */
+int report_cell_did(const struct report_cell *c, int m);
+
 /* ---- report_sections.c ------------------------------------------------------------------- */
 
 void report_section_environment(struct report_doc *d, const struct report_run *run);

@@ -638,6 +638,15 @@ static int record_metric(const json_t *fio, const char *metric, double *out)
 	return report_fio_metric(fio, (enum metric_id)(d - metric_table), out);
 }
 
+int report_cell_did(const struct report_cell *c, int m)
+{
+	const struct stats_summary *r = &c->stats[RM_READ_IOPS], *w = &c->stats[RM_WRITE_IOPS];
+	int read = metric_table[m].read, write = metric_table[m].write;
+
+	/* IOPS are never negative: a mean of 0 is every repeat's 0 */
+	return (read && !(r->n > 0 && r->mean == 0)) || (write && !(w->n > 0 && w->mean == 0));
+}
+
 /* The metric over a cell's ok repeats: *vals (malloc'd, the caller frees) and their summary. */
 size_t report_cell_metric(const struct report_cell *c, const char *metric, double **vals,
 			  struct stats_summary *s)
