@@ -106,9 +106,20 @@ int report_run_all_ok(const struct report_run *run);
  * none. A claim that cannot be judged (a cell missing or failed) did not hold. */
 int report_run_claims_held(const struct report_run *run);
 
+enum {
+	REPORT_JSON = 1, /* also OUTDIR/report.json (report_json()) */
+};
+
 /* Write OUTDIR/report.md, OUTDIR/report.html and the plots under OUTDIR/report-plots/ (file
- * names from axis names made safe: outdir_name_from()), through builder/outdir.h. */
-int report_write(const struct report_run *run, const char *outdir, struct zb_error *err);
+ * names from axis names made safe: outdir_name_from()), each cell's page as
+ * OUTDIR/report-cells/NNN-ID.md and .html (plots under NNN-ID-plots/), and with REPORT_JSON
+ * OUTDIR/report.json; all through builder/outdir.h. */
+int report_write(const struct report_run *run, const char *outdir, int flags, struct zb_error *err);
+
+/* The report model as JSON (docs/reports.md, "report.json"): the run, each cell with its axis
+ * values, outcome and metrics (n, mean, sd, 95% CI, the values), each claim judged. */
+json_t *report_json(const struct report_run *run);
+int report_write_json(const struct report_run *run, const struct outdir *out, struct zb_error *err);
 
 /* JUnit XML: one testcase per cell, failed cells as failures with their detail, one per claim.
  * report_junit() returns the document (malloc'd, its length in *len). */

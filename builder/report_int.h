@@ -46,6 +46,15 @@ void report_section_cell_checks(struct report_doc *d, const struct report_run *r
 void report_section_failures(struct report_doc *d, const struct report_run *run);
 void report_section_references(struct report_doc *d, const struct report_run *run);
 
+/* ---- report_cell.c ----------------------------------------------------------------------- */
+
+/* The stem of cell c's page under report-cells/ ("003-ID", made safe: outdir_name_from()); the
+ * position keeps it unique. malloc'd. */
+char *report_cell_page(const struct report_run *run, const struct report_cell *c);
+/* Cell c's page: its metrics and its samples and telemetry over time, plots through pl. */
+void report_cell_render(struct report_doc *d, const struct report_run *run,
+			const struct report_cell *c, struct report_plotter *pl);
+
 /* ---- claims.c ---------------------------------------------------------------------------- */
 
 /* One claim judged: `held` only when every group could be judged and held. */

@@ -100,7 +100,8 @@ void report_section_results(struct report_doc *d, const struct report_run *run)
 	report_doc_para(d, "One row per cell. Values are over the cell's ok repeats: the value "
 			   "itself for one repeat, mean ± standard deviation for more; n is ok "
 			   "repeats of repeats run. Bandwidth in KiB/s, latencies (completion "
-			   "latency) in ms; n/a: the result has no such metric.");
+			   "latency) in ms; n/a: the result has no such metric. A cell's page "
+			   "(its id) shows its figures over time.");
 	for (int m = 0; m < RM_COUNT; m++) {
 		titles[m] = report_metric_header(m);
 		hdr[4 + m] = titles[m];
@@ -113,11 +114,17 @@ void report_section_results(struct report_doc *d, const struct report_run *run)
 		row[1] = xstrdup(c->summary);
 		row[2] = xstrdup(c->outcome);
 		row[3] = xasprintf("%zu/%zu", c->n_ok, c->n_repeats);
+		const char *links[4 + RM_COUNT] = { 0 };
+		char *page = report_cell_page(run, c), *link = xasprintf("report-cells/%s", page);
+
 		for (int m = 0; m < RM_COUNT; m++)
 			row[4 + m] = fmt_stat(&c->stats[m]);
-		report_doc_row(d, (const char *const *)row);
+		links[0] = link; /* the cell's own page, with its figures over time */
+		report_doc_row_links(d, (const char *const *)row, links);
 		for (int k = 0; k < 4 + RM_COUNT; k++)
 			free(row[k]);
+		free(page);
+		free(link);
 	}
 	report_doc_table_end(d);
 	for (int m = 0; m < RM_COUNT; m++)

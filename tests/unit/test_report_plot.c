@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "report.h"
+#include "report_int.h"
 
 static char *script_of(const struct report_plot *p)
 {
@@ -79,6 +80,33 @@ int main(void)
 	CHECK(strstr(docs[0], "| ok | 1/1 | 0 | 417.2 | 0 | 1669 |") != NULL);
 	free(docs[0]);
 	free(docs[1]);
+	report_run_release(&run);
+
+	/* a cell's page: its samples and telemetry over time; cell 0 only wrote */
+	CHECK(report_run_load("tests/golden/report/timeseries/rundir", &run, &err) == 0);
+	for (size_t i = 0; i < run.n_cells && i < 2; i++) {
+		titles[0] = '\0';
+		report_doc_open(&d, "t");
+		report_cell_render(&d, &run, &run.cells[i], &pl);
+		report_doc_finish(&d, docs);
+		CHECK(strstr(titles, "write IOPS;") != NULL);
+		CHECK((strstr(titles, "read IOPS;") != NULL) == (i == 1));
+		CHECK(strstr(titles, "d0 write await;") != NULL);
+		CHECK((strstr(titles, "d1 read await;") != NULL) == (i == 1));
+		CHECK(strstr(titles, "d1 %util;") != NULL);
+		CHECK(strstr(titles, "ARC size;") != NULL &&
+		      strstr(titles, "ARC hit rate;") != NULL);
+		CHECK(strstr(titles, "TXGs committed;") != NULL);
+		CHECK(strstr(docs[0], "[back to the report](../report.md)") != NULL);
+		free(docs[0]);
+		free(docs[1]);
+	}
+	{
+		char *page = report_cell_page(&run, &run.cells[1]);
+
+		CHECK_STR(page, "001-979d16c7b4848446");
+		free(page);
+	}
 	report_run_release(&run);
 	return check_summary("report_plot");
 }
