@@ -1251,6 +1251,7 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 	struct run_ctx ctx = { .o = o };
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct done_map dm = { 0 };
+	struct zb_error lerr = { 0 };
 	const char *matrix_path = o->matrix_path, *recipe = o->recipe_path;
 	/* the recipe as the command line or the matrix named it (the manifest's record: a replay
 	 * on another machine finds it in its own repository), where `recipe` is where it was found */
@@ -1380,6 +1381,9 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 		dir = o->out_dir ? xstrdup(o->out_dir) : default_run_dir(ctx.m->name);
 		if (results_create(&ctx.res, dir, err) < 0)
 			goto out;
+		if (!o->out_dir && results_link_latest(dir, &lerr) < 0)
+			fprintf(stderr, "zbench: warning: runs/latest not updated: %s\n",
+				TERM(lerr.msg));
 		lock_fd = results_lock(&ctx.res, err);
 		if (lock_fd < 0)
 			goto out;
@@ -1466,6 +1470,8 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 		fprintf(stderr, "zbench: %d of %d cells ok; results in %s/cells.jsonl\n", ctx.ok,
 			ctx.ncells_total, TERM(dir));
 	printf("%s\n", dir);
+	if (o->dir_out)
+		*o->dir_out = xstrdup(dir);
 	rc = interrupted ? 130 : (ctx.ok == ctx.ncells_total ? 0 : 1);
 out:
 	if (rc < 0 && ctx.res.dir && ctx.res.manifest) {
