@@ -1251,7 +1251,6 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 	struct run_ctx ctx = { .o = o };
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct done_map dm = { 0 };
-	struct zb_error lerr = { 0 };
 	const char *matrix_path = o->matrix_path, *recipe = o->recipe_path;
 	/* the recipe as the command line or the matrix named it (the manifest's record: a replay
 	 * on another machine finds it in its own repository), where `recipe` is where it was found */
@@ -1259,6 +1258,7 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 	char *dir = NULL, *matrix_text = NULL, *matrix_recipe = NULL;
 	size_t *order = NULL;
 	int rc = -1, lock_fd = -1;
+	struct zb_error lerr = { 0 };
 
 	ctx.is_tty = isatty(2);
 
