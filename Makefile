@@ -54,6 +54,7 @@ HOST_SRCS += builder/run.c builder/rundir.c builder/schedule.c builder/cell.c bu
 HOST_SRCS += builder/vm_libvirt.c builder/vm_libvirt_xml.c builder/libvirt_uri.c
 # reports: statistics over repeats, one run's report, two runs compared
 HOST_SRCS += builder/stats.c builder/metrics.c builder/report.c builder/report_model.c builder/report_doc.c \
+	builder/report_md.c builder/report_html.c builder/report_cell.c builder/report_json.c \
 	builder/plot.c builder/report_sections.c builder/claims.c builder/junit.c builder/cmd_report.c \
 	builder/compare.c builder/cmd_compare.c
 

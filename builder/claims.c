@@ -382,6 +382,21 @@ int report_run_claims_held(const struct report_run *run)
 	return all;
 }
 
+/* The claim as a check (JUnit's testcase): failed when it did not hold or could not be judged. */
+static void claim_check(struct report_doc *d, const json_t *c, const struct claim_eval *e)
+{
+	struct report_check chk = { .group = "claims", .name = report_kv(c, "claim") };
+	char *text = xasprintf("%s: %s%s", report_kv(c, "metric"), e->detail, e->held ? "" : "\n");
+
+	if (!e->held) {
+		chk.failure = strncmp(e->result, "no data", 7) ? "claim-not-held" : "no-data";
+		chk.message = e->result;
+	}
+	chk.text = text;
+	report_doc_check(d, &chk);
+	free(text);
+}
+
 void report_section_claims(struct report_doc *d, const struct report_run *run)
 {
 	const json_t *claims = report_matrix_key(run, "expect"), *c;
@@ -417,6 +432,7 @@ void report_section_claims(struct report_doc *d, const struct report_run *run)
 		row[2] = e.result;
 		row[3] = e.detail;
 		report_doc_row(d, row);
+		claim_check(d, c, &e);
 		report_claim_eval_release(&e);
 	}
 	report_doc_table_end(d);

@@ -7,7 +7,9 @@
 #include "commands.h"
 #include "disk.h"
 #include "log.h"
+#include "report.h"
 #include "run.h"
+#include "term.h"
 
 static void usage(FILE *f)
 {
@@ -54,11 +56,37 @@ static void usage(FILE *f)
 	    "                       processes, disk images) is removed; same matrix and image\n"
 	    "  -q, --quiet          no progress lines or run information on stderr (warnings\n"
 	    "                       and errors still); the run directory still on stdout\n"
+	    "      --no-report      do not write the report (report.md, report.html,\n"
+	    "                       report.json and the cells' pages) into the run\n"
+	    "                       directory at the end; `zbench report RUNDIR` does\n"
 	    "  -h, --help           this text\n"
+	    "\n"
+	    "Without -o the run directory is runs/<matrix name>-<UTC time>, and runs/latest\n"
+	    "is a symlink to the newest one.\n"
 	    "\n"
 	    "exit status: 0 all cells ok, 1 some cell failed (see cells.jsonl),\n"
 	    "             2 usage or input error, 130 interrupted\n",
 	    RUN_DEFAULT_RECIPE);
+}
+
+/* The report of the run into its own directory (docs/reports.md). The run's outcome stands
+ * whatever happens here: a report that cannot be written is a warning. */
+static void end_of_run_report(const char *dir)
+{
+	struct zb_error err = { 0 };
+	struct report_run run;
+
+	if (report_run_load(dir, &run, &err) < 0) {
+		fprintf(stderr, "zbench: warning: no report: %s\n", TERM(err.msg));
+		return;
+	}
+	results_skipped_print(&run.skipped, stderr);
+	if (report_write(&run, dir, REPORT_JSON, &err) < 0)
+		fprintf(stderr, "zbench: warning: no report: %s\n", TERM(err.msg));
+	else
+		fprintf(stderr, "zbench: report in %s/report.html (and report.md, report.json)\n",
+			TERM(dir));
+	report_run_release(&run);
 }
 
 int cmd_run(int argc, char **argv)
@@ -74,7 +102,8 @@ int cmd_run(int argc, char **argv)
 		OPT_SHARD,
 		OPT_INTERFERENCE,
 		OPT_HOSTS,
-		OPT_SHARED_PATHS
+		OPT_SHARED_PATHS,
+		OPT_NO_REPORT
 	};
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -92,12 +121,14 @@ int cmd_run(int argc, char **argv)
 		{ "hosts", required_argument, NULL, OPT_HOSTS },
 		{ "shared-paths", no_argument, NULL, OPT_SHARED_PATHS },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "no-report", no_argument, NULL, OPT_NO_REPORT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct run_options o = { 0 };
 	struct zb_error err = { 0 };
-	int c, rc;
+	char *dir = NULL;
+	int c, rc, report = 1;
 
 	while ((c = getopt_long(argc, argv, "o:i:j:qh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -132,6 +163,9 @@ int cmd_run(int argc, char **argv)
 			break;
 		case OPT_SHARED_PATHS:
 			o.shared_paths = 1;
+			break;
+		case OPT_NO_REPORT:
+			report = 0;
 			break;
 		case OPT_KEEP:
 			o.keep_disks = 1;
@@ -178,10 +212,14 @@ int cmd_run(int argc, char **argv)
 	}
 	if (!o.resume_dir)
 		o.matrix_path = argv[optind];
+	o.dir_out = &dir;
 	rc = run_matrix(&o, &err);
 	if (rc < 0) {
 		die_message(err.msg);
 		return 2;
 	}
+	if (report && dir && rc != 130)
+		end_of_run_report(dir);
+	free(dir);
 	return rc;
 }

@@ -1,15 +1,12 @@
-/* JUnit XML of a run (builder/report.h): a testcase per cell and per claim. */
-#include <math.h>
+/* The JUnit XML writer (builder/report.h): a testsuite of the document's checks, one testcase per
+ * report_check (the sections write one per cell and per claim); the rest of a document it has no
+ * use for. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "outdir.h"
 #include "report.h"
 #include "report_int.h"
 #include "util.h"
-
-/* ---- JUnit ------------------------------------------------------------------------------------
- */
 
 static void xml_text(FILE *f, const char *s)
 {
@@ -31,113 +28,79 @@ static void xml_text(FILE *f, const char *s)
 	}
 }
 
-/* One testcase per `expect` claim of the matrix (classname "zbench.MATRIX.claims"), a failure
- * when it did not hold or could not be judged, with its margin and values. Returns the number
- * of failed claims. */
-static size_t junit_claims(FILE *f, const struct report_run *run, size_t *n_tests)
+static void junit_begin(struct report_writer *w, const char *title, const char *name)
 {
-	const json_t *claims = report_matrix_key(run, "expect"), *c;
-	size_t i, failed = 0;
-
-	json_array_foreach (claims, i, c) {
-		struct claim_eval e = { 0 };
-
-		report_claim_eval(run, c, &e);
-		(*n_tests)++;
-		fputs("    <testcase classname=\"zbench.", f);
-		xml_text(f, run->name);
-		fputs(".claims\" name=\"", f);
-		xml_text(f, report_kv(c, "claim"));
-		fputs("\">\n", f);
-		if (!e.held) {
-			failed++;
-			fputs("      <failure type=\"", f);
-			xml_text(f, strncmp(e.result, "no data", 7) ? "claim-not-held" : "no-data");
-			fputs("\" message=\"", f);
-			xml_text(f, e.result);
-			fputs("\">", f);
-			xml_text(f, report_kv(c, "metric"));
-			fputs(": ", f);
-			xml_text(f, e.detail);
-			fputs("\n</failure>\n", f);
-		} else {
-			fputs("      <system-out>", f);
-			xml_text(f, report_kv(c, "metric"));
-			fputs(": ", f);
-			xml_text(f, e.detail);
-			fputs("</system-out>\n", f);
-		}
-		fputs("    </testcase>\n", f);
-		report_claim_eval_release(&e);
-	}
-	return failed;
+	(void)title;
+	w->name = xstrdup(name);
 }
 
-char *report_junit(const struct report_run *run, size_t *len)
+static void junit_check(struct report_writer *w, const struct report_check *c)
 {
-	char *body = NULL, *doc = NULL;
-	size_t body_len = 0, tests = 0, failures = 0;
-	FILE *f = open_memstream(&body, &body_len), *g;
+	FILE *f = w->f;
 
-	for (size_t i = 0; i < run->n_cells; i++) {
-		const struct report_cell *c = &run->cells[i];
-
-		tests++;
-		fputs("    <testcase classname=\"zbench.", f);
-		xml_text(f, run->name);
-		fputs(".cells\" name=\"", f);
-		xml_text(f, c->summary);
-		fputs(" [", f);
-		xml_text(f, c->id);
-		fputs("]\">\n", f);
-		if (c->n_ok != c->n_repeats) {
-			const char *type = "failed";
-
-			for (size_t j = 0; j < c->n_attempts; j++)
-				if (!c->attempts[j].superseded &&
-				    strcmp(c->attempts[j].outcome, "ok")) {
-					type = c->attempts[j].outcome;
-					break;
-				}
-			failures++;
-			fputs("      <failure type=\"", f);
-			xml_text(f, type);
-			fputs("\" message=\"", f);
-			xml_text(f, c->outcome);
-			fputs("\">", f);
-			for (size_t j = 0; j < c->n_attempts; j++) {
-				const struct report_attempt *a = &c->attempts[j];
-
-				if (a->superseded || !strcmp(a->outcome, "ok"))
-					continue;
-				fprintf(f, "repeat %d, attempt %d: ", a->repeat, a->attempt);
-				xml_text(f, a->outcome);
-				fputs(": ", f);
-				xml_text(f, a->detail ? a->detail : "(no detail)");
-				if (report_str_get(a->rec, "dir")) {
-					fputs(" (console log: cells/", f);
-					xml_text(f, report_str_get(a->rec, "dir"));
-					fputs("/console.log)", f);
-				}
-				fputc('\n', f);
-			}
-			fputs("</failure>\n", f);
-		}
-		fputs("    </testcase>\n", f);
+	fputs("    <testcase classname=\"zbench.", f);
+	xml_text(f, w->name);
+	fputc('.', f);
+	xml_text(f, c->group);
+	fputs("\" name=\"", f);
+	xml_text(f, c->name);
+	fputs("\">\n", f);
+	if (c->failure) {
+		fputs("      <failure type=\"", f);
+		xml_text(f, c->failure);
+		fputs("\" message=\"", f);
+		xml_text(f, c->message ? c->message : "");
+		fputs("\">", f);
+		xml_text(f, c->text ? c->text : "");
+		fputs("</failure>\n", f);
+	} else if (c->text) {
+		fputs("      <system-out>", f);
+		xml_text(f, c->text);
+		fputs("</system-out>\n", f);
 	}
-	failures += junit_claims(f, run, &tests);
-	fclose(f);
+	fputs("    </testcase>\n", f);
+}
 
-	g = open_memstream(&doc, len);
+/* The suite's counts go in its opening tag, so the testcases are written after it here. */
+static char *junit_end(struct report_writer *w)
+{
+	char *doc = NULL;
+	size_t len = 0;
+	FILE *g;
+
+	fclose(w->f);
+	g = open_memstream(&doc, &len);
 	fputs(
 	    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"zbench.",
 	    g);
-	xml_text(g, run->name);
+	xml_text(g, w->name);
 	fprintf(
 	    g, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\">\n%s  </testsuite>\n</testsuites>\n",
-	    tests, failures, body);
+	    w->checks, w->failed, w->buf ? w->buf : "");
 	fclose(g);
-	free(body);
+	free(w->buf);
+	return doc;
+}
+
+const struct report_writer_ops report_junit_ops = {
+	.ext = "xml",
+	.begin = junit_begin,
+	.check = junit_check,
+	.end = junit_end,
+};
+
+char *report_junit(const struct report_run *run, size_t *len)
+{
+	static const struct report_writer_ops *const ops[] = { &report_junit_ops };
+	struct report_plotter pl;
+	struct report_doc d;
+	char *doc;
+
+	report_doc_open_as(&d, run->name, run->name, ops, 1);
+	report_plotter_none(&pl);
+	report_render(&d, run, &pl);
+	report_doc_finish(&d, &doc);
+	*len = strlen(doc);
 	return doc;
 }
 

@@ -23,16 +23,25 @@ enum metric_id {
 	METRIC_COUNT
 };
 
+/* How a metric is read from a fio-shaped result's jobs[], in each direction it counts. */
+enum metric_how {
+	METRIC_SUM,	  /* jobs[].DIR.<field> summed over jobs and directions */
+	METRIC_CLAT_MEAN, /* clat_ns.mean, weighted by clat_ns.N over jobs that did such I/O */
+	METRIC_CLAT_PCT,  /* the largest clat_ns.percentile.<pct> of jobs that did such I/O */
+};
+
 struct metric_def {
 	const char *key;   /* "read_iops": file names, JSON, claims */
 	const char *title; /* "read IOPS": table headers, plot series */
 	const char *unit;  /* as shown: "KiB/s", "ms"; "" for IOPS (the title says it) */
 	double scale;	   /* shown = raw * scale (clat_ns -> ms) */
 	int higher_is_better;
-	/* How to read it from a fio-shaped result: the jobs[].read / jobs[].write field summed over
-	 * jobs (`field`, over the directions read and write), or NULL for a latency (clat_ns,
-	 * builder/report.h report_fio_metric()). */
+	/* How to read it (builder/report.h report_fio_metric(); results_fio_metric() reads only
+	 * the METRIC_SUM ones): `field` of METRIC_SUM (NULL for the others), `pct` of
+	 * METRIC_CLAT_PCT, over the directions read and/or write. */
+	enum metric_how how;
 	const char *field;
+	const char *pct;
 	int read, write;
 };
 

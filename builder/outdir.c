@@ -272,6 +272,50 @@ int outdir_write_from(const struct outdir *d, const char *name, int in, const ch
 	return write_through_tmp(d, name, mode, fill_copy, &src, err);
 }
 
+int outdir_symlink(const struct outdir *d, const char *name, const char *target,
+		   struct zb_error *err)
+{
+	struct stat st;
+
+	if (name_check(d, name, err) < 0)
+		return -1;
+	if (!outdir_name_ok(target))
+		return error_set(err, EINVAL, "linking '%s/%s': target '%s' is not one name",
+				 d->path, name, target);
+	/* only a symlink or nothing may be replaced: never a file or directory of someone's */
+	if (fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISLNK(st.st_mode))
+		return name_error(err, EEXIST, d, name, "linking (not a symlink)");
+	for (int i = 0; i < 64; i++) {
+		uint64_t r;
+		char *t;
+
+		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
+			r = (uint64_t)time(NULL) * 2654435761u ^ (uint64_t)getpid() << 32 ^
+			    (uint64_t)i;
+		t = xasprintf(".%.200s.tmp.%016llx", name, (unsigned long long)r);
+		if (symlinkat(target, d->fd, t) < 0) {
+			int e = errno;
+
+			free(t);
+			if (e == EEXIST)
+				continue;
+			return name_error(err, e, d, name, "linking");
+		}
+		/* rename replaces a symlink at `name` itself, never what it points at */
+		if (renameat(d->fd, t, d->fd, name) < 0) {
+			int e = errno;
+
+			unlinkat(d->fd, t, 0);
+			free(t);
+			return name_error(err, e, d, name, "linking");
+		}
+		free(t);
+		fsync(d->fd);
+		return 0;
+	}
+	return error_set(err, EEXIST, "linking '%s/%s': every temporary name taken", d->path, name);
+}
+
 int outdir_create(const struct outdir *d, const char *name, mode_t mode, struct zb_error *err)
 {
 	int fd;

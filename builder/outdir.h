@@ -68,6 +68,11 @@ int outdir_read(const struct outdir *d, const char *name, size_t max, char **out
  * (ELOOP, EINVAL). EEXIST when `dst` already has the name. */
 int outdir_link_or_copy(const struct outdir *src, const char *name, const struct outdir *dst,
 			struct zb_error *err);
+/* Make `name` a symlink to `target` (one component: a sibling of `name`), replacing a symlink
+ * there atomically (a temporary link renamed over it: the old link is never followed); EEXIST
+ * when `name` is anything but a symlink. */
+int outdir_symlink(const struct outdir *d, const char *name, const char *target,
+		   struct zb_error *err);
 /* Remove `name` (a file, a symlink itself, or a directory tree: see remove_tree_at()). */
 int outdir_remove(const struct outdir *d, const char *name, struct zb_error *err);
 

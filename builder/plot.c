@@ -43,6 +43,21 @@ void report_plotter_files(struct report_plotter *pl, const struct outdir *out, c
 	pl->dir.fd = -1;
 }
 
+static void draw_none(struct report_plotter *pl, struct report_doc *d, const struct report_plot *p,
+		      const char *file)
+{
+	(void)pl;
+	report_doc_plot(d, p->title, file, NULL, "not drawn");
+}
+
+void report_plotter_none(struct report_plotter *pl)
+{
+	memset(pl, 0, sizeof(*pl));
+	pl->draw = draw_none;
+	pl->rel_dir = "";
+	pl->dir.fd = -1;
+}
+
 void report_plotter_release(struct report_plotter *pl)
 {
 	if (pl->dir.fd >= 0)
@@ -155,6 +170,34 @@ static void gp_xtics(FILE *f, const struct report_axis *ax)
 		ax->n_categories ? ax->n_categories - 1 : 0);
 }
 
+/* Categories are not on a line: a category axis is drawn as grouped bars, each series a box of
+ * its own colour side by side within a category's slot (0.8 wide), with its error bar. Column
+ * arithmetic uses column(N), never $N, so the script keeps to what docs/security.md allows. */
+static void plot_bars(const struct report_plot *p, const char *data_path, FILE *f)
+{
+	double w = 0.8 / (double)(p->n_series ? p->n_series : 1);
+
+	for (size_t i = 0; i < p->n_series; i++) {
+		double off = -0.4 + w * ((double)i + 0.5);
+
+		fputs(i ? ", \\\n     " : "", f);
+		gp_string(f, data_path);
+		fprintf(
+		    f,
+		    " index %zu using (column(1)%+.6f):2:(%.6f) with boxes fs solid 0.6 noborder "
+		    "lc %zu title ",
+		    i, off, w, i + 1);
+		gp_string(f, p->series[i].title);
+		fputs(", \\\n     ", f);
+		gp_string(f, data_path);
+		fprintf(f,
+			" index %zu using (column(1)%+.6f):2:3 with yerrorbars lc %zu lw 1 pt 0 "
+			"notitle",
+			i, off, i + 1);
+	}
+	fputc('\n', f);
+}
+
 void report_plot_script(const struct report_plot *p, const char *data_path, FILE *f)
 {
 	const struct report_axis *ax = p->xaxis;
@@ -182,6 +225,10 @@ void report_plot_script(const struct report_plot *p, const char *data_path, FILE
 	else
 		fputs("set yrange [0:*]\n", f); /* magnitudes: a cut axis exaggerates differences */
 	fputs("plot ", f);
+	if (!ax->numeric) {
+		plot_bars(p, data_path, f);
+		return;
+	}
 	for (size_t i = 0; i < p->n_series; i++) {
 		fputs(i ? ", \\\n     " : "", f);
 		gp_string(f, data_path);

@@ -43,7 +43,7 @@ static size_t figure_plot(const struct report_run *run, size_t k, const struct f
 			enum report_metric m = fig->metrics[j];
 			char *series;
 
-			if (c->stats[m].n == 0)
+			if (c->stats[m].n == 0 || !report_cell_did(c, m))
 				continue;
 			series = *others ? xasprintf("%s, %s", metric_table[m].title, others)
 					 : xstrdup(metric_table[m].title);
@@ -116,31 +116,44 @@ void report_render(struct report_doc *d, const struct report_run *run, struct re
 				run->skipped.lines == 1 ? "is" : "are");
 	report_section_environment(d, run);
 	report_section_results(d, run);
+	report_section_cell_checks(d, run);
 	report_section_claims(d, run);
 	report_section_references(d, run);
 	report_section_failures(d, run);
 	section_plots(d, run, pl);
 }
 
+/* Render a document into the open directory `out`: plots to OUTDIR/<stem>-plots/, the document
+ * to OUTDIR/<stem>.md and .html. */
+static int publish_in(const struct outdir *out, const char *title, const char *stem,
+		      void (*render)(struct report_doc *d, const void *arg,
+				     struct report_plotter *pl),
+		      const void *arg, struct zb_error *err)
+{
+	struct report_plotter pl;
+	struct report_doc d;
+	char *plots = xasprintf("%s-plots", stem);
+	int rc;
+
+	report_doc_open(&d, title);
+	report_plotter_files(&pl, out, plots);
+	render(&d, arg, &pl);
+	report_plotter_release(&pl);
+	rc = report_doc_write(&d, out, stem, err);
+	free(plots);
+	return rc;
+}
+
 int report_publish(const char *outdir, const char *title, const char *stem,
 		   void (*render)(struct report_doc *d, const void *arg, struct report_plotter *pl),
 		   const void *arg, struct zb_error *err)
 {
-	struct report_plotter pl;
-	struct report_doc d;
 	struct outdir out;
-	char *plots;
 	int rc;
 
 	if (outdir_open(&out, outdir, OUTDIR_CREATE, 0755, err) < 0)
 		return -1;
-	report_doc_open(&d, title);
-	plots = xasprintf("%s-plots", stem);
-	report_plotter_files(&pl, &out, plots);
-	render(&d, arg, &pl);
-	report_plotter_release(&pl);
-	free(plots);
-	rc = report_doc_write(&d, &out, stem, err);
+	rc = publish_in(&out, title, stem, render, arg, err);
 	outdir_close(&out);
 	return rc;
 }
@@ -150,11 +163,57 @@ static void render_run(struct report_doc *d, const void *run, struct report_plot
 	report_render(d, run, pl);
 }
 
-int report_write(const struct report_run *run, const char *outdir, struct zb_error *err)
+struct cell_arg {
+	const struct report_run *run;
+	const struct report_cell *cell;
+};
+
+static void render_cell(struct report_doc *d, const void *arg, struct report_plotter *pl)
+{
+	const struct cell_arg *a = arg;
+
+	report_cell_render(d, a->run, a->cell, pl);
+}
+
+/* Every cell's page into OUTDIR/report-cells/ (created; never through a symlink). */
+static int write_cell_pages(const struct report_run *run, const struct outdir *out,
+			    struct zb_error *err)
+{
+	struct outdir cells;
+	int rc = 0;
+
+	if (outdir_sub(out, "report-cells", OUTDIR_CREATE, 0755, &cells, err) < 0)
+		return -1;
+	for (size_t i = 0; i < run->n_cells && rc == 0; i++) {
+		struct cell_arg a = { run, &run->cells[i] };
+		char *page = report_cell_page(run, &run->cells[i]);
+		char *title =
+		    xasprintf("zbench cell: %s %s", run->cells[i].id, run->cells[i].summary);
+
+		rc = publish_in(&cells, title, page, render_cell, &a, err);
+		free(page);
+		free(title);
+	}
+	outdir_close(&cells);
+	return rc;
+}
+
+int report_write(const struct report_run *run, const char *outdir, int flags, struct zb_error *err)
 {
 	char *title = xasprintf("zbench report: %s", run->name);
-	int rc = report_publish(outdir, title, "report", render_run, run, err);
+	struct outdir out;
+	int rc;
 
+	if (outdir_open(&out, outdir, OUTDIR_CREATE, 0755, err) < 0) {
+		free(title);
+		return error_wrap(err, "report for '%s'", run->dir);
+	}
+	rc = publish_in(&out, title, "report", render_run, run, err);
+	if (rc == 0)
+		rc = write_cell_pages(run, &out, err);
+	if (rc == 0 && (flags & REPORT_JSON))
+		rc = report_write_json(run, &out, err);
+	outdir_close(&out);
 	free(title);
 	return rc < 0 ? error_wrap(err, "report for '%s'", run->dir) : 0;
 }

@@ -34,12 +34,13 @@ enum report_metric {
 /* "read bw (KiB/s)", "read IOPS": a table header. malloc'd. */
 char *report_metric_header(enum report_metric m);
 
-/* Metric m of a fio-shaped result: 0 with *out in shown units, or -1 when the result does not
- * have it. IOPS and bw are summed over jobs[]; the mean latency is the completion-count-weighted
- * mean of the jobs' clat_ns.mean; p99 is the largest of the jobs' clat_ns.percentile."99.000000"
- * (an upper bound on the p99 of all the jobs' I/Os together). Latencies of a direction that did
- * no I/O (clat_ns.N == 0 in every job) are absent. */
-int report_fio_metric(const json_t *fio, enum report_metric m, double *out);
+/* Metric m (an enum metric_id: any row of builder/metrics.h's table, read as the row says) of a
+ * fio-shaped result: 0 with *out in shown units, or -1 when the result does not have it. Sums are
+ * over jobs[] and the metric's directions; the mean latency is the completion-count-weighted mean
+ * of the jobs' clat_ns.mean; p99 is the largest of the jobs' clat_ns.percentile."99.000000" (an
+ * upper bound on the p99 of all the jobs' I/Os together). Latencies of a direction that did no I/O
+ * (clat_ns.N == 0 in every job) are absent. */
+int report_fio_metric(const json_t *fio, int m, double *out);
 
 /* One record of cells.jsonl. Borrowed pointers into the run's records. */
 struct report_attempt {
@@ -105,9 +106,20 @@ int report_run_all_ok(const struct report_run *run);
  * none. A claim that cannot be judged (a cell missing or failed) did not hold. */
 int report_run_claims_held(const struct report_run *run);
 
+enum {
+	REPORT_JSON = 1, /* also OUTDIR/report.json (report_json()) */
+};
+
 /* Write OUTDIR/report.md, OUTDIR/report.html and the plots under OUTDIR/report-plots/ (file
- * names from axis names made safe: outdir_name_from()), through builder/outdir.h. */
-int report_write(const struct report_run *run, const char *outdir, struct zb_error *err);
+ * names from axis names made safe: outdir_name_from()), each cell's page as
+ * OUTDIR/report-cells/NNN-ID.md and .html (plots under NNN-ID-plots/), and with REPORT_JSON
+ * OUTDIR/report.json; all through builder/outdir.h. */
+int report_write(const struct report_run *run, const char *outdir, int flags, struct zb_error *err);
+
+/* The report model as JSON (docs/reports.md, "report.json"): the run, each cell with its axis
+ * values, outcome and metrics (n, mean, sd, 95% CI, the values), each claim judged. */
+json_t *report_json(const struct report_run *run);
+int report_write_json(const struct report_run *run, const struct outdir *out, struct zb_error *err);
 
 /* JUnit XML: one testcase per cell, failed cells as failures with their detail, one per claim.
  * report_junit() returns the document (malloc'd, its length in *len). */
@@ -119,34 +131,89 @@ const json_t *report_config_get(const json_t *config, const char *path);
 
 /* ---- shared by report.c and compare.c ------------------------------------------------------ */
 
-/* A document written as Markdown and HTML at once, so both always hold the same tables. Text
- * arguments are plain text: the writer escapes them for each format. */
+/* A document: the sections write it once, through report_doc_*(), and each of its writers turns
+ * the calls into one format. A format is one const ops table (report_md.c, report_html.c,
+ * junit.c); an op a format has no use for is NULL. Text arguments are plain text: the writer
+ * escapes them for its format, and nothing else does. */
 struct report_plot;
+struct report_writer;
 
-struct report_doc {
-	FILE *md, *html;
-	char *md_buf, *html_buf;
-	size_t md_len, html_len;
-	size_t table_cols;
+/* A verdict for machine readers (JUnit): a cell or claim that passed or failed. Document formats
+ * leave it out (the sections say the same in their tables). */
+struct report_check {
+	const char *group;   /* "cells", "claims": JUnit's classname zbench.NAME.GROUP */
+	const char *name;    /* the testcase */
+	const char *failure; /* the failure's type ("boot-fail", "claim-not-held"); NULL: passed */
+	const char *message; /* the failure's one line */
+	const char *text;    /* the failure's body, or the output of one that passed; NULL: none */
 };
 
+struct report_writer_ops {
+	const char *ext; /* "md": the file's suffix, and of the links between documents */
+	/* title: the document's heading; name: the run's (JUnit's suite zbench.NAME) */
+	void (*begin)(struct report_writer *w, const char *title, const char *name);
+	void (*heading)(struct report_writer *w, int level, const char *text);
+	void (*para)(struct report_writer *w, const char *text);
+	/* a paragraph that is one link to the document `target` (a relative path without suffix:
+	 * the writer adds its own ext) */
+	void (*link)(struct report_writer *w, const char *text, const char *target);
+	void (*table)(struct report_writer *w, size_t ncols, const char *const *headers);
+	/* links: NULL, or per cell NULL or a target as for link() */
+	void (*row)(struct report_writer *w, const char *const *cells, const char *const *links);
+	void (*table_end)(struct report_writer *w);
+	void (*pre)(struct report_writer *w, const char *text);
+	/* a plot: svg (or NULL, and `missing` says why there is none), filed at rel_path */
+	void (*image)(struct report_writer *w, const char *alt, const char *rel_path,
+		      const char *svg, const char *missing);
+	void (*check)(struct report_writer *w, const struct report_check *c);
+	/* The whole document (malloc'd); w->f is closed and w->buf handed over or freed. */
+	char *(*end)(struct report_writer *w);
+};
+
+/* One writer's state: its ops and the document so far. */
+struct report_writer {
+	const struct report_writer_ops *ops;
+	FILE *f; /* a memstream into buf */
+	char *buf;
+	size_t len;
+	size_t table_cols;
+	size_t checks, failed; /* report_check()s written, of which failed */
+	char *name;	       /* begin()'s name, for writers that need it at the end */
+};
+
+extern const struct report_writer_ops report_md_ops, report_html_ops, report_junit_ops;
+
+#define REPORT_DOC_WRITERS 4
+
+struct report_doc {
+	struct report_writer w[REPORT_DOC_WRITERS];
+	size_t n;
+};
+
+/* Open a document written by each of ops[0..n-1] (n <= REPORT_DOC_WRITERS). */
+void report_doc_open_as(struct report_doc *d, const char *title, const char *name,
+			const struct report_writer_ops *const *ops, size_t n);
+/* report_doc_open_as() with Markdown and HTML, named after the title. */
 void report_doc_open(struct report_doc *d, const char *title);
 void report_doc_heading(struct report_doc *d, int level, const char *text);
 void report_doc_para(struct report_doc *d, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+void report_doc_link(struct report_doc *d, const char *text, const char *target);
 void report_doc_table(struct report_doc *d, size_t ncols, const char *const *headers);
 void report_doc_row(struct report_doc *d, const char *const *cells);
+void report_doc_row_links(struct report_doc *d, const char *const *cells, const char *const *links);
 void report_doc_table_end(struct report_doc *d);
 void report_doc_pre(struct report_doc *d, const char *text);
 /* A plot: in Markdown a link to `rel_path`, in HTML the SVG itself as a data: URI. When svg is
  * NULL, `missing` says why there is no plot. */
 void report_doc_plot(struct report_doc *d, const char *alt, const char *rel_path, const char *svg,
 		     const char *missing);
-/* Finish and write OUTDIR/<stem>.md and OUTDIR/<stem>.html. */
+void report_doc_check(struct report_doc *d, const struct report_check *c);
+/* Finish and write OUTDIR/<stem>.<ext> for each writer. */
 int report_doc_write(struct report_doc *d, const struct outdir *out, const char *stem,
 		     struct zb_error *err);
-/* Finish without writing: the Markdown and the HTML in *md and *html (malloc'd). */
-void report_doc_finish(struct report_doc *d, char **md, char **html);
+/* Finish without writing: writer i's document in docs[i] (malloc'd). */
+void report_doc_finish(struct report_doc *d, char **docs);
 
 /* Where a document's plots go. draw() renders p and puts it in the document, filed as `file`
  * (one safe component) in the plot directory, or says in the document why there is no plot. */
@@ -165,6 +232,8 @@ struct report_plotter {
  * first plot, never through a symlink). */
 void report_plotter_files(struct report_plotter *pl, const struct outdir *out, const char *rel_dir);
 void report_plotter_release(struct report_plotter *pl);
+/* A plotter that draws nothing (for documents without images: JUnit); the document says so. */
+void report_plotter_none(struct report_plotter *pl);
 
 /* The report of one run into an open document (report_doc_open()), plots through pl. */
 void report_render(struct report_doc *d, const struct report_run *run, struct report_plotter *pl);

@@ -32,12 +32,28 @@ int report_cell_matches(const struct report_run *run, const struct report_cell *
 size_t report_cell_metric(const struct report_cell *c, const char *metric, double **vals,
 			  struct stats_summary *s);
 
+/* Did the cell's workload do I/O in metric m's direction? 0 when every ok repeat's IOPS in that
+ * direction is 0 (a write-only workload has no read series to plot); 1 when it did or no repeat
+ * says. */
+int report_cell_did(const struct report_cell *c, int m);
+
 /* ---- report_sections.c ------------------------------------------------------------------- */
 
 void report_section_environment(struct report_doc *d, const struct report_run *run);
 void report_section_results(struct report_doc *d, const struct report_run *run);
+/* A report_check per cell: did every repeat end ok? */
+void report_section_cell_checks(struct report_doc *d, const struct report_run *run);
 void report_section_failures(struct report_doc *d, const struct report_run *run);
 void report_section_references(struct report_doc *d, const struct report_run *run);
+
+/* ---- report_cell.c ----------------------------------------------------------------------- */
+
+/* The stem of cell c's page under report-cells/ ("003-ID", made safe: outdir_name_from()); the
+ * position keeps it unique. malloc'd. */
+char *report_cell_page(const struct report_run *run, const struct report_cell *c);
+/* Cell c's page: its metrics and its samples and telemetry over time, plots through pl. */
+void report_cell_render(struct report_doc *d, const struct report_run *run,
+			const struct report_cell *c, struct report_plotter *pl);
 
 /* ---- claims.c ---------------------------------------------------------------------------- */
 

@@ -23,65 +23,62 @@ int report_num_get(const json_t *obj, const char *key, double *out)
 	return isfinite(*out) ? 0 : -1;
 }
 
-int report_fio_metric(const json_t *fio, enum report_metric m, double *out)
+/* One job's figures of metric `def` in direction `dir` into the running sum, weight and max. */
+static int job_metric(const struct metric_def *def, const json_t *d, double *sum, double *weight,
+		      double *max)
 {
+	const json_t *clat = json_object_get(d, "clat_ns");
+	double v, n;
+
+	switch (def->how) {
+	case METRIC_SUM:
+		if (report_num_get(d, def->field, &v) < 0)
+			return 0;
+		*sum += v;
+		return 1;
+	case METRIC_CLAT_MEAN:
+		if (report_num_get(clat, "mean", &v) < 0 || report_num_get(clat, "N", &n) < 0 ||
+		    n <= 0)
+			return 0;
+		*sum += v * n;
+		*weight += n;
+		return 1;
+	case METRIC_CLAT_PCT:
+		if (report_num_get(clat, "N", &n) < 0 || n <= 0 ||
+		    report_num_get(json_object_get(clat, "percentile"), def->pct, &v) < 0)
+			return 0;
+		if (v > *max)
+			*max = v;
+		return 1;
+	}
+	return 0;
+}
+
+int report_fio_metric(const json_t *fio, int m, double *out)
+{
+	static const char *const dirs[] = { "read", "write" };
+	const struct metric_def *def = &metric_table[m];
 	const json_t *jobs = json_object_get(fio, "jobs"), *job;
-	const char *dir =
-	    (m == RM_READ_IOPS || m == RM_READ_BW || m == RM_READ_LAT_MEAN || m == RM_READ_LAT_P99)
-		? "read"
-		: "write";
 	double sum = 0, weight = 0, max = -1;
 	int found = 0;
 	size_t i;
 
-	if (!json_is_array(jobs) || json_array_size(jobs) == 0)
+	if ((unsigned)m >= METRIC_COUNT || !json_is_array(jobs) || json_array_size(jobs) == 0)
 		return -1;
-	json_array_foreach (jobs, i, job) {
-		const json_t *d = json_object_get(job, dir), *clat = json_object_get(d, "clat_ns");
-		double v, n;
-
-		switch (m) {
-		case RM_READ_IOPS:
-		case RM_WRITE_IOPS:
-		case RM_READ_BW:
-		case RM_WRITE_BW:
-			if (report_num_get(
-				d, (m == RM_READ_IOPS || m == RM_WRITE_IOPS) ? "iops" : "bw", &v) ==
-			    0) {
-				sum += v;
-				found = 1;
-			}
-			break;
-		case RM_READ_LAT_MEAN:
-		case RM_WRITE_LAT_MEAN:
-			if (report_num_get(clat, "mean", &v) == 0 &&
-			    report_num_get(clat, "N", &n) == 0 && n > 0) {
-				sum += v * n;
-				weight += n;
-				found = 1;
-			}
-			break;
-		case RM_READ_LAT_P99:
-		case RM_WRITE_LAT_P99:
-			if (report_num_get(clat, "N", &n) == 0 && n > 0 &&
-			    report_num_get(json_object_get(clat, "percentile"), "99.000000", &v) ==
-				0) {
-				if (v > max)
-					max = v;
-				found = 1;
-			}
-			break;
-		default:
-			return -1;
-		}
+	for (int k = 0; k < 2; k++) {
+		if (!(k == 0 ? def->read : def->write))
+			continue;
+		json_array_foreach (jobs, i, job)
+			found |=
+			    job_metric(def, json_object_get(job, dirs[k]), &sum, &weight, &max);
 	}
 	if (!found)
 		return -1;
-	if (m == RM_READ_LAT_MEAN || m == RM_WRITE_LAT_MEAN)
+	if (def->how == METRIC_CLAT_MEAN)
 		sum /= weight;
-	else if (m == RM_READ_LAT_P99 || m == RM_WRITE_LAT_P99)
+	else if (def->how == METRIC_CLAT_PCT)
 		sum = max;
-	*out = sum * metric_table[m].scale;
+	*out = sum * def->scale;
 	return 0;
 }
 
@@ -628,29 +625,26 @@ static int iozone_metric(const json_t *fio, const char *test, double *out)
 
 /* A named metric (builder/metrics.h, or "iozone:TEST") of one record's result. A read+write sum
  * is the sum of the report's metrics over the same field, absent when neither direction has it. */
+/* A named metric (builder/metrics.h, or "iozone:TEST") of one record's result. */
 static int record_metric(const json_t *fio, const char *metric, double *out)
 {
 	const struct metric_def *d;
-	double sum = 0, v;
-	int any = 0;
 
 	if (!strncmp(metric, "iozone:", 7))
 		return iozone_metric(fio, metric + 7, out);
 	d = metric_find(metric);
 	if (!d)
 		return -1;
-	if (d - metric_table < RM_COUNT)
-		return report_fio_metric(fio, (enum report_metric)(d - metric_table), out);
-	for (int m = 0; m < RM_COUNT; m++)
-		if (metric_table[m].field && !strcmp(metric_table[m].field, d->field) &&
-		    report_fio_metric(fio, m, &v) == 0) {
-			sum += v;
-			any = 1;
-		}
-	if (!any)
-		return -1;
-	*out = sum;
-	return 0;
+	return report_fio_metric(fio, (enum metric_id)(d - metric_table), out);
+}
+
+int report_cell_did(const struct report_cell *c, int m)
+{
+	const struct stats_summary *r = &c->stats[RM_READ_IOPS], *w = &c->stats[RM_WRITE_IOPS];
+	int read = metric_table[m].read, write = metric_table[m].write;
+
+	/* IOPS are never negative: a mean of 0 is every repeat's 0 */
+	return (read && !(r->n > 0 && r->mean == 0)) || (write && !(w->n > 0 && w->mean == 0));
 }
 
 /* The metric over a cell's ok repeats: *vals (malloc'd, the caller frees) and their summary. */

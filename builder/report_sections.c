@@ -100,7 +100,8 @@ void report_section_results(struct report_doc *d, const struct report_run *run)
 	report_doc_para(d, "One row per cell. Values are over the cell's ok repeats: the value "
 			   "itself for one repeat, mean ± standard deviation for more; n is ok "
 			   "repeats of repeats run. Bandwidth in KiB/s, latencies (completion "
-			   "latency) in ms; n/a: the result has no such metric.");
+			   "latency) in ms; n/a: the result has no such metric. A cell's page "
+			   "(its id) shows its figures over time.");
 	for (int m = 0; m < RM_COUNT; m++) {
 		titles[m] = report_metric_header(m);
 		hdr[4 + m] = titles[m];
@@ -113,11 +114,17 @@ void report_section_results(struct report_doc *d, const struct report_run *run)
 		row[1] = xstrdup(c->summary);
 		row[2] = xstrdup(c->outcome);
 		row[3] = xasprintf("%zu/%zu", c->n_ok, c->n_repeats);
+		const char *links[4 + RM_COUNT] = { 0 };
+		char *page = report_cell_page(run, c), *link = xasprintf("report-cells/%s", page);
+
 		for (int m = 0; m < RM_COUNT; m++)
 			row[4 + m] = fmt_stat(&c->stats[m]);
-		report_doc_row(d, (const char *const *)row);
+		links[0] = link; /* the cell's own page, with its figures over time */
+		report_doc_row_links(d, (const char *const *)row, links);
 		for (int k = 0; k < 4 + RM_COUNT; k++)
 			free(row[k]);
+		free(page);
+		free(link);
 	}
 	report_doc_table_end(d);
 	for (int m = 0; m < RM_COUNT; m++)
@@ -158,6 +165,49 @@ void report_section_results(struct report_doc *d, const struct report_run *run)
 		}
 	}
 	report_doc_table_end(d);
+}
+
+/* One check per cell (JUnit's testcases): failed when a repeat's last attempt was not ok, its
+ * type the first such outcome, its text one line per failed attempt. */
+void report_section_cell_checks(struct report_doc *d, const struct report_run *run)
+{
+	for (size_t i = 0; i < run->n_cells; i++) {
+		const struct report_cell *c = &run->cells[i];
+		struct report_check chk = { .group = "cells" };
+		char *name = xasprintf("%s [%s]", c->summary, c->id), *text = NULL;
+		size_t len = 0;
+		FILE *f;
+
+		chk.name = name;
+		if (c->n_ok != c->n_repeats) {
+			chk.failure = "failed";
+			for (size_t j = 0; j < c->n_attempts; j++)
+				if (!c->attempts[j].superseded &&
+				    strcmp(c->attempts[j].outcome, "ok")) {
+					chk.failure = c->attempts[j].outcome;
+					break;
+				}
+			chk.message = c->outcome;
+			f = open_memstream(&text, &len);
+			for (size_t j = 0; j < c->n_attempts; j++) {
+				const struct report_attempt *a = &c->attempts[j];
+
+				if (a->superseded || !strcmp(a->outcome, "ok"))
+					continue;
+				fprintf(f, "repeat %d, attempt %d: %s: %s", a->repeat, a->attempt,
+					a->outcome, a->detail ? a->detail : "(no detail)");
+				if (report_str_get(a->rec, "dir"))
+					fprintf(f, " (console log: cells/%s/console.log)",
+						report_str_get(a->rec, "dir"));
+				fputc('\n', f);
+			}
+			fclose(f);
+			chk.text = text;
+		}
+		report_doc_check(d, &chk);
+		free(name);
+		free(text);
+	}
 }
 
 /* The last `max` lines of text. */

@@ -462,6 +462,25 @@ int results_read_manifest_path(const char *path, json_t **out, struct zb_error *
 	return *out ? 0 : -1;
 }
 
+int results_link_latest(const char *dir, struct zb_error *err)
+{
+	const char *slash = strrchr(dir, '/');
+	char *parent = slash ? strndup(dir, (size_t)(slash - dir)) : xstrdup(".");
+	struct outdir p;
+	int rc = -1;
+
+	if (!*parent) {
+		free(parent);
+		parent = xstrdup("/");
+	}
+	if (outdir_open(&p, parent, 0, 0, err) == 0) {
+		rc = outdir_symlink(&p, "latest", slash ? slash + 1 : dir, err);
+		outdir_close(&p);
+	}
+	free(parent);
+	return rc;
+}
+
 double results_fio_iops(const json_t *fio, const char *dir)
 {
 	const json_t *jobs = json_object_get(fio, "jobs");
@@ -482,7 +501,7 @@ double results_fio_metric(const json_t *fio, const char *name)
 	size_t i;
 	json_t *job;
 
-	if (!json_array_size(jobs) || !d || !d->field)
+	if (!json_array_size(jobs) || !d || d->how != METRIC_SUM)
 		return NAN;
 	json_array_foreach (jobs, i, job) {
 		if (d->read)

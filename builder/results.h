@@ -107,4 +107,8 @@ double results_fio_iops(const json_t *fio, const char *dir);
  * read_bw, write_bw (bw in KiB/s). NAN if the name is unknown or the result has no jobs. */
 double results_fio_metric(const json_t *fio, const char *name);
 
+/* Point PARENT/latest at the run directory `dir` (PARENT/NAME): a relative symlink "NAME",
+ * made through outdir_symlink() (an existing `latest` symlink is replaced, never followed). */
+int results_link_latest(const char *dir, struct zb_error *err);
+
 #endif

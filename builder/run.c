@@ -24,6 +24,7 @@
 #include "disk.h"
 #include "log.h"
 #include "run_int.h"
+#include "util.h"
 #include "rundir.h"
 #include "schedule.h"
 #include "term.h"
@@ -85,6 +86,8 @@ static int run_finish(struct run_ctx *ctx, struct zb_error *err)
 		log_info("%d of %d cells ok; results in %s/cells.jsonl", ctx->ok, ctx->ncells_total,
 			 TERM(ctx->dir));
 	printf("%s\n", ctx->dir);
+	if (ctx->o->dir_out)
+		*ctx->o->dir_out = xstrdup(ctx->dir);
 	return interrupted ? 130 : (ctx->ok == ctx->ncells_total ? 0 : 1);
 }
 

@@ -30,6 +30,7 @@ struct run_options {
 	int allow_interference;	 /* -j with unthrottled disks: run anyway */
 	int shard_index, shard_count; /* run only cells whose shard is index (1-based) of count */
 	const char *resume_dir;	      /* finish this run directory instead of starting a new one */
+	char **dir_out; /* if set: the run directory (malloc'd) when the run got to its end */
 };
 
 /* Run the matrix. Returns 0 if every cell ended ok, 1 if some did not (their records say why),

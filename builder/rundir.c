@@ -174,6 +174,12 @@ static int start_new(struct run_ctx *ctx, struct zb_error *err)
 	ctx->dir = ctx->o->out_dir ? xstrdup(ctx->o->out_dir) : default_run_dir(ctx->m->name);
 	if (results_create(&ctx->res, ctx->dir, err) < 0)
 		return -1;
+	if (!ctx->o->out_dir) {
+		struct zb_error lerr = { 0 };
+
+		if (results_link_latest(ctx->dir, &lerr) < 0)
+			log_warn("runs/latest not updated: %s", lerr.msg);
+	}
 	ctx->lock_fd = results_lock(&ctx->res, err);
 	if (ctx->lock_fd < 0)
 		return -1;

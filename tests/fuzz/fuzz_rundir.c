@@ -14,6 +14,7 @@
 #include "fuzz.h"
 #include "outdir.h"
 #include "report.h"
+#include "report_int.h"
 #include "results.h"
 
 /* Outside its single-quoted literals, a script zbench writes holds only its own commands and
@@ -63,15 +64,28 @@ static void render(const struct report_run *run, int mode)
 	struct report_doc d;
 	struct compare cmp;
 	struct zb_error err;
-	char *md, *html, *junit;
+	char *docs[2], *junit;
 	size_t len;
 
 	if (mode == 0) {
 		report_doc_open(&d, run->name);
 		report_render(&d, run, &pl);
-		report_doc_finish(&d, &md, &html);
-		free(md);
-		free(html);
+		report_doc_finish(&d, docs);
+		free(docs[0]);
+		free(docs[1]);
+		for (size_t i = 0; i < run->n_cells; i++) {
+			char *page = report_cell_page(run, &run->cells[i]);
+
+			if (!outdir_name_ok(page))
+				abort();
+			free(page);
+			report_doc_open(&d, run->cells[i].id);
+			report_cell_render(&d, run, &run->cells[i], &pl);
+			report_doc_finish(&d, docs);
+			free(docs[0]);
+			free(docs[1]);
+		}
+		json_decref(report_json(run));
 	} else if (mode == 1) {
 		junit = report_junit(run, &len);
 		free(junit);
@@ -80,9 +94,9 @@ static void render(const struct report_run *run, int mode)
 	} else if (compare_runs(run, run, &cmp, &err) == 0) {
 		report_doc_open(&d, "compare");
 		compare_render(&d, &cmp, &pl);
-		report_doc_finish(&d, &md, &html);
-		free(md);
-		free(html);
+		report_doc_finish(&d, docs);
+		free(docs[0]);
+		free(docs[1]);
 		compare_release(&cmp);
 	}
 }

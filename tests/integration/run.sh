@@ -43,6 +43,10 @@ check "no guest stream hit its budget (no 'truncated')" \
 	[ "$(jq 'has("truncated")' "$cells" | sort -u)" = false ]
 check "console logs kept, disk images removed" \
 	[ "$(ls "$out"/run/cells/*/console.log | wc -l)" -eq 2 -a -z "$(ls "$out"/run/cells/*/*.img 2>/dev/null)" ]
+check "the run wrote its report (md, html, json with 2 cells)" \
+	[ -f "$out/run/report.md" -a -f "$out/run/report.html" -a "$(jq '.cells | length' "$out/run/report.json" 2>/dev/null)" = 2 ]
+check "a page per cell, with IOPS and telemetry over time" \
+	[ "$(ls "$out"/run/report-cells/*.html | wc -l)" -eq 2 -a "$(ls "$out"/run/report-cells/*-plots/iops.svg "$out"/run/report-cells/*-plots/util.svg 2>/dev/null | wc -l)" -eq 4 ]
 
 echo "integration: $passed passed, $failed failed"
 if [ "$failed" -eq 0 ]; then rm -rf "$out"; else echo "  run directory kept: $out/run"; fi

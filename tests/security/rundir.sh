@@ -326,6 +326,30 @@ else
 	pass "plot directories: a symlinked report-plots or compare-plots is not followed"
 fi
 
+# report-cells (the cells' pages) as a symlink to a directory elsewhere: refused, not followed;
+# and a cell id with ../ in it stays a name inside report-cells
+mkdir -p "$T/cells-elsewhere" "$T/cells-out"
+ln -s "$T/cells-elsewhere" "$T/cells-out/report-cells"
+"$ZBENCH" report -o "$T/cells-out" "$T/tmpl" >"$T/log" 2>&1
+rc=$?
+if [ -n "$(ls -A "$T/cells-elsewhere")" ]; then
+	fail "cell pages: written through a symlinked report-cells" "$T/log"
+elif [ "$rc" != 2 ] || ! grep -q "report-cells" "$T/log"; then
+	fail "cell pages: a symlinked report-cells was not refused by name (exit $rc)" "$T/log"
+else
+	pass "cell pages: a symlinked report-cells is refused, not followed"
+fi
+cp -r "$T/tmpl" "$T/cellesc"
+jq -c '.cell = "../../../cellesc"' "$T/tmpl/cells.jsonl" >"$T/cellesc/cells.jsonl"
+"$ZBENCH" report -o "$T/cellesc-out/a/b" "$T/cellesc" >"$T/log" 2>&1
+if find "$T" -name '*cellesc.*' ! -path '*/report-cells/*' | grep -q .; then
+	fail "cell pages: a ../ in a cell id wrote outside report-cells" "$T/log"
+elif ! ls "$T/cellesc-out/a/b/report-cells/"*cellesc.md >/dev/null 2>&1; then
+	fail "cell pages: no page for the cell" "$T/log"
+else
+	pass "cell pages: a ../ in a cell id stays a name inside report-cells"
+fi
+
 # an axis name with ../ and a planted directory to walk through
 esc_axes=$(jq -cn --arg v1 "$V1" --arg v2 "$V2" '[
 	{name: "x/../../../escaped", path: "workload.numjobs", values: [1, 4]},

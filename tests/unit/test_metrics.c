@@ -2,11 +2,14 @@
  * report_fio_metric() and results_fio_metric(), which run.c's adaptive search uses) agree. */
 #include <jansson.h>
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "check.h"
 #include "metrics.h"
 #include "report.h"
 #include "results.h"
+#include "schema.h"
 
 static const char *fio_text =
     "{\"jobs\":[{\"read\":{\"iops\":100,\"bw\":400,\"clat_ns\":{\"N\":10,\"mean\":2000000}},"
@@ -34,9 +37,10 @@ int main(void)
 	CHECK_STR(metric_table[RM_WRITE_LAT_P99].key, "write_lat_p99");
 	CHECK(!metric_table[RM_READ_LAT_MEAN].higher_is_better);
 	CHECK(metric_table[RM_WRITE_BW].higher_is_better);
-	/* the two readers agree on every summed metric of the report */
-	for (int m = 0; m < RM_COUNT; m++) {
-		if (!metric_table[m].field)
+	/* the two readers agree on every summed metric of the table, the read+write sums too:
+	 * report_fio_metric() reads each row as the table says, with no list of its own */
+	for (int m = 0; m < METRIC_COUNT; m++) {
+		if (metric_table[m].how != METRIC_SUM)
 			continue;
 		CHECK(report_fio_metric(fio, m, &v) == 0);
 		CHECK(v == results_fio_metric(fio, metric_table[m].key));
@@ -49,6 +53,57 @@ int main(void)
 	CHECK(isnan(results_fio_metric(fio, "nonsense")));
 	CHECK(report_fio_metric(fio, RM_READ_LAT_MEAN, &v) == 0 && fabs(v - 3) < 1e-9);
 	CHECK(report_fio_metric(fio, RM_WRITE_LAT_MEAN, &v) < 0);
+	CHECK(report_fio_metric(fio, METRIC_IOPS, &v) == 0 && v == 165);
+	CHECK(report_fio_metric(fio, METRIC_COUNT, &v) < 0);
 	json_decref(fio);
+	/* p99: the largest of the jobs' percentile the table names, of jobs that did such I/O */
+	fio = json_loads("{\"jobs\":[{\"read\":{\"clat_ns\":{\"N\":3,\"percentile\":"
+			 "{\"99.000000\":5000000}}}},{\"read\":{\"clat_ns\":{\"N\":0,"
+			 "\"percentile\":{\"99.000000\":9000000}}}},{\"read\":{\"clat_ns\":{"
+			 "\"N\":2,\"percentile\":{\"99.000000\":7000000}}}}]}",
+			 0, NULL);
+	CHECK(fio != NULL);
+	CHECK(report_fio_metric(fio, RM_READ_LAT_P99, &v) == 0 && fabs(v - 7) < 1e-9);
+	CHECK(report_fio_metric(fio, RM_WRITE_LAT_P99, &v) < 0);
+	json_decref(fio);
+
+	/* the schema's lists are the table's: adaptive.metric's choices are exactly the summed
+	 * metrics (results_fio_metric() reads only those), a claim may name every metric, and the
+	 * message for an unknown one lists them all */
+	{
+		const struct schema_key *ad = schema_find(&schema_matrix, "adaptive.metric");
+		const struct schema_key *cl = schema_find(&schema_matrix, "expect[].metric");
+		size_t sums = 0, listed = 0;
+		char msg[1024] = "";
+		enum json_pos_kind at;
+		json_t *bad = json_string("nonsense");
+
+		CHECK(ad && ad->choices && cl);
+		for (const char *p = ad ? ad->choices : ""; *p; listed++) {
+			size_t n = strcspn(p, "|");
+			char key[64];
+
+			snprintf(key, sizeof(key), "%.*s", (int)n, p);
+			CHECK(metric_find(key) && metric_find(key)->how == METRIC_SUM);
+			p += n + (p[n] == '|');
+		}
+		for (int m = 0; m < METRIC_COUNT; m++) {
+			json_t *k = json_string(metric_table[m].key);
+
+			sums += metric_table[m].how == METRIC_SUM;
+			CHECK(cl &&
+			      schema_check_value(cl, "metric", k, msg, sizeof(msg), &at) == 0);
+			json_decref(k);
+		}
+		CHECK(listed == sums);
+		CHECK(cl && schema_check_value(cl, "metric", bad, msg, sizeof(msg), &at) != 0);
+		for (int m = 0; m < METRIC_COUNT; m++) {
+			char word[64];
+
+			snprintf(word, sizeof(word), " %s ", metric_table[m].key);
+			CHECK(strstr(msg, word) != NULL);
+		}
+		json_decref(bad);
+	}
 	return check_summary("metrics");
 }

@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "outdir.h"
+#include "results.h"
 #include "util.h"
 
 static void name_cases(void)
@@ -171,6 +172,38 @@ int main(void)
 	text = slurp(victim);
 	CHECK_STR(text, "precious\n");
 	free(text);
+
+	/* runs/latest: made, then moved to a newer run; an old link pointing at a directory with
+	 * a file called like the new target is replaced, not followed; a real file or directory
+	 * called latest is left alone */
+	CHECK(mkdirat(d.fd, "run-1", 0700) == 0 && mkdirat(d.fd, "run-2", 0700) == 0);
+	CHECK(outdir_symlink(&d, "latest", "run-1", &err) == 0);
+	CHECK(readlinkat(d.fd, "latest", (char[64]){ 0 }, 64) == 5);
+	CHECK(mkdirat(d.fd, "run-1/run-2", 0700) == 0);
+	CHECK(outdir_symlink(&d, "latest", "run-2", &err) == 0);
+	{
+		char target[64] = { 0 };
+
+		CHECK(readlinkat(d.fd, "latest", target, sizeof(target) - 1) == 5);
+		CHECK_STR(target, "run-2");
+		CHECK(fstatat(d.fd, "run-1/run-2", &a, AT_SYMLINK_NOFOLLOW) == 0 &&
+		      S_ISDIR(a.st_mode));
+		CHECK(fstatat(d.fd, "run-1/latest", &a, AT_SYMLINK_NOFOLLOW) < 0);
+	}
+	/* results_link_latest(): PARENT/latest -> NAME, relative */
+	p = xasprintf("%s/run-1", out);
+	CHECK(results_link_latest(p, &err) == 0);
+	free(p);
+	{
+		char target[64] = { 0 };
+
+		CHECK(readlinkat(d.fd, "latest", target, sizeof(target) - 1) == 5);
+		CHECK_STR(target, "run-1");
+	}
+	CHECK(outdir_symlink(&d, "run-2", "run-1", &err) < 0 && err.errnum == EEXIST);
+	CHECK(fstatat(d.fd, "run-2", &a, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(a.st_mode));
+	CHECK(outdir_symlink(&d, "latest", "../victim", &err) < 0);
+	CHECK(outdir_symlink(&d, "../latest", "run-1", &err) < 0);
 
 	outdir_close(&d);
 	CHECK(remove_tree(tmpl, &err) == 0);
