@@ -77,60 +77,53 @@ static void origin_file_path(const struct origin *o, const char *cfg_path, char 
 		bprintf(buf, len, "%s%s", o->file, rest);
 }
 
-/* Fill L->err with "FILE:LINE:COL: PATH: msg" for an error at file path `file_path`. */
+/* Fill L->err with "FILE:LINE:COL: PATH: message" (error_at()) for an error at file path
+ * `file_path`, pointing at its value or at the key naming it. */
 static int report_at(struct loader *L, const char *file_path, enum json_pos_kind at,
-		     const char *msg)
+		     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int report_at(struct loader *L, const char *file_path, enum json_pos_kind at,
+		     const char *fmt, ...)
 {
 	const struct json_pos_entry *e = json_pos_find_near(&L->pos, file_path, at);
+	char msg[ZB_ERROR_MAX];
+	va_list ap;
 
-	if (e)
-		return error_set(L->err, 0, "%s:%d:%d: %s%s%s", L->path, e->line, e->col, file_path,
-				 file_path[0] ? ": " : "", msg);
-	return error_set(L->err, 0, "%s: %s%s%s", L->path, file_path, file_path[0] ? ": " : "",
-			 msg);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return error_at(L->err, L->path, e ? e->line : 0, e ? e->col : 0, "%s%s%s", file_path,
+			file_path[0] ? ": " : "", msg);
 }
 
-/* Report a schema error on a configuration assembled from `origins`; `cell` adds the cell's
- * context when the error lies in a part that did not come from an axis or case value. */
-static int report(struct loader *L, const struct origin *origins, size_t n,
-		  const struct schema_error *se, const char *cell)
+/* Report the error in L->err, which a check of a configuration assembled from `origins` left
+ * at a configuration path (error_path()); `cell` adds the cell's context when the error lies in
+ * a part that did not come from an axis or case value. */
+static int report(struct loader *L, const struct origin *origins, size_t n, const char *cell)
 {
 	const struct origin *best = NULL;
-	char file[JSON_POS_PATH_MAX], msg[1400];
+	char file[JSON_POS_PATH_MAX], path[JSON_POS_PATH_MAX], msg[ZB_ERROR_MAX];
+	enum json_pos_kind at = L->err->pos.at;
 
+	memcpy(path, L->err->pos.path, sizeof(path));
+	memcpy(msg, L->err->msg, sizeof(msg));
 	for (size_t i = 0; i < n; i++) {
-		if (path_under(se->path, origins[i].cfg) &&
+		if (path_under(path, origins[i].cfg) &&
 		    (!best || strlen(origins[i].cfg) >= strlen(best->cfg)))
 			best = &origins[i];
 	}
 	if (!best)
-		return report_at(L, se->path, se->at, se->msg);
-	origin_file_path(best, se->path, file, sizeof(file));
-	/* name the config path unless the file path already spells it (a case's key) */
-	if (best->from_value && !(best->from_value == 2 && !strcmp(se->path, best->cfg)))
-		bprintf(msg, sizeof(msg), "%s: %s", se->path, se->msg);
-	else if (cell)
-		bprintf(msg, sizeof(msg), "%s (in %s)", se->msg, cell);
-	else
-		bprintf(msg, sizeof(msg), "%s", se->msg);
+		return report_at(L, path, at, "%s", msg);
+	origin_file_path(best, path, file, sizeof(file));
 	/* a key an axis or case created has no position of its own: point at the value */
-	return report_at(L, file, best->from_value ? JSON_POS_VALUE : se->at, msg);
-}
-
-static int seterr(struct schema_error *e, const char *path, enum json_pos_kind at, const char *fmt,
-		  ...) __attribute__((format(printf, 4, 5)));
-
-static int seterr(struct schema_error *e, const char *path, enum json_pos_kind at, const char *fmt,
-		  ...)
-{
-	va_list ap;
-
-	bprintf(e->path, sizeof(e->path), "%s", path);
-	e->at = at;
-	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-	va_end(ap);
-	return -1;
+	if (best->from_value)
+		at = JSON_POS_VALUE;
+	/* name the config path unless the file path already spells it (a case's key) */
+	if (best->from_value && !(best->from_value == 2 && !strcmp(path, best->cfg)))
+		return report_at(L, file, at, "%s: %s", path, msg);
+	if (cell)
+		return report_at(L, file, at, "%s (in %s)", msg, cell);
+	return report_at(L, file, at, "%s", msg);
 }
 
 /* ---- cross-references within one configuration ----------------------------------------------- */
@@ -195,7 +188,7 @@ static void ref_path(json_int_t code, char *buf, size_t len)
  * a hash lookup: a pool of n disks costs n lookups, not n^2 comparisons) and not be used yet.
  * `used` maps each disk name to the reference that used it first. */
 static int check_disk_ref(json_t *disks, json_t *names, json_t *used, const char *name,
-			  json_int_t code, struct schema_error *e)
+			  json_int_t code, struct zb_error *err)
 {
 	json_t *prev;
 	char list[512], path[JSON_POS_PATH_MAX], first[JSON_POS_PATH_MAX];
@@ -203,22 +196,21 @@ static int check_disk_ref(json_t *disks, json_t *names, json_t *used, const char
 	if (!json_object_get(names, name)) {
 		list_names(disks, "name", list, sizeof(list));
 		ref_path(code, path, sizeof(path));
-		return seterr(e, path, JSON_POS_VALUE, "no disk named \"%s\"; disks: %s", name,
-			      list);
+		return error_path(err, path, JSON_POS_VALUE, "no disk named \"%s\"; disks: %s",
+				  name, list);
 	}
 	prev = json_object_get(used, name);
 	if (prev) {
 		ref_path(code, path, sizeof(path));
 		ref_path(json_integer_value(prev), first, sizeof(first));
-		return seterr(e, path, JSON_POS_VALUE, "disk \"%s\" is already used at %s", name,
-			      first);
+		return error_path(err, path, JSON_POS_VALUE, "disk \"%s\" is already used at %s",
+				  name, first);
 	}
 	json_object_set_new(used, name, json_integer(code));
 	return 0;
 }
 
-static int check_vdevs(json_t *cfg, json_t *names, json_t *used, size_t group,
-		       struct schema_error *e)
+static int check_vdevs(json_t *cfg, json_t *names, json_t *used, size_t group, struct zb_error *err)
 {
 	json_t *vdevs = json_object_get(json_object_get(cfg, "pool"), ref_groups[group]);
 	json_t *disks = json_object_get(cfg, "disks");
@@ -233,13 +225,13 @@ static int check_vdevs(json_t *cfg, json_t *names, json_t *used, size_t group,
 
 		if (json_array_size(refs) < (size_t)min) {
 			bprintf(path, sizeof(path), "pool.%s[%zu].disks", ref_groups[group], i);
-			return seterr(e, path, JSON_POS_VALUE,
-				      "%s needs at least %d disk%s, got %zu", type, min,
-				      min == 1 ? "" : "s", json_array_size(refs));
+			return error_path(err, path, JSON_POS_VALUE,
+					  "%s needs at least %d disk%s, got %zu", type, min,
+					  min == 1 ? "" : "s", json_array_size(refs));
 		}
 		json_array_foreach (refs, j, d) {
 			if (check_disk_ref(disks, names, used, json_string_value(d),
-					   ref_code(group, i, j), e) < 0)
+					   ref_code(group, i, j), err) < 0)
 				return -1;
 		}
 	}
@@ -249,7 +241,7 @@ static int check_vdevs(json_t *cfg, json_t *names, json_t *used, size_t group,
 /* The names of the items of name_arrays[array] are unique, also with the names already in
  * `seen` (name -> (index << 2 | array)). */
 static int check_unique(json_t *arr, const char *what, size_t array, json_t *seen,
-			struct schema_error *e)
+			struct zb_error *err)
 {
 	json_t *it;
 	size_t i;
@@ -266,8 +258,9 @@ static int check_unique(json_t *arr, const char *what, size_t array, json_t *see
 			bprintf(first, sizeof(first), "%s[%lld].name",
 				name_arrays[(size_t)(c & 3) % ARRAY_SIZE(name_arrays)],
 				(long long)(c >> 2));
-			return seterr(e, path, JSON_POS_VALUE,
-				      "duplicate %s name \"%s\" (also at %s)", what, name, first);
+			return error_path(err, path, JSON_POS_VALUE,
+					  "duplicate %s name \"%s\" (also at %s)", what, name,
+					  first);
 		}
 		json_object_set_new(seen, name, json_integer((json_int_t)(i << 2 | array)));
 	}
@@ -285,7 +278,7 @@ struct bus_count {
 /* What a disk's bus can show the guest, and size or device (exactly one). `counts` (of `ncounts`
  * buses, grown here) holds the disks before this one per bus. */
 static int check_disk(struct bus_count *counts, size_t *ncounts, json_t *d, size_t i,
-		      struct schema_error *e)
+		      struct zb_error *err)
 {
 	const char *busname = json_string_value(json_object_get(d, "bus"));
 	const struct disk_bus *bus = disk_bus_find(busname ? busname : "virtio-blk");
@@ -296,11 +289,11 @@ static int check_disk(struct bus_count *counts, size_t *ncounts, json_t *d, size
 
 	if (has_size == has_dev) {
 		bprintf(path, sizeof(path), "disks[%zu]", i);
-		return seterr(e, path, JSON_POS_VALUE,
-			      has_size
-				  ? "give either size (a fresh image) or device (passthrough), "
-				    "not both"
-				  : "needs a size (a fresh image) or a device (passthrough)");
+		return error_path(err, path, JSON_POS_VALUE,
+				  has_size
+				      ? "give either size (a fresh image) or device (passthrough), "
+					"not both"
+				      : "needs a size (a fresh image) or a device (passthrough)");
 	}
 	if (has_size && json_integer_value(json_object_get(d, "logical_block_size")) == 4096) {
 		uint64_t bytes = 0;
@@ -311,10 +304,11 @@ static int check_disk(struct bus_count *counts, size_t *ncounts, json_t *d, size
 		if (units_parse_size(json_string_value(json_object_get(d, "size")), &bytes) == 0 &&
 		    bytes < DISK_SIZE_MIN_4KN) {
 			bprintf(path, sizeof(path), "disks[%zu].size", i);
-			return seterr(e, path, JSON_POS_VALUE,
-				      "a disk with 4096-byte logical sectors must be at least 160M "
-				      "(zpool reserves 72M of it), got \"%s\"",
-				      json_string_value(json_object_get(d, "size")));
+			return error_path(
+			    err, path, JSON_POS_VALUE,
+			    "a disk with 4096-byte logical sectors must be at least 160M "
+			    "(zpool reserves 72M of it), got \"%s\"",
+			    json_string_value(json_object_get(d, "size")));
 		}
 	}
 	if (!bus)
@@ -332,38 +326,42 @@ static int check_disk(struct bus_count *counts, size_t *ncounts, json_t *d, size
 		same = counts[k].n++;
 		if (same >= (size_t)bus->max_disks) {
 			bprintf(path, sizeof(path), "disks[%zu].bus", i);
-			return seterr(e, path, JSON_POS_VALUE,
-				      "bus \"%s\" takes at most %d disks (its controller's ports)",
-				      bus->name, bus->max_disks);
+			return error_path(
+			    err, path, JSON_POS_VALUE,
+			    "bus \"%s\" takes at most %d disks (its controller's ports)", bus->name,
+			    bus->max_disks);
 		}
 	}
 	if (bus->logical_512_only &&
 	    json_integer_value(json_object_get(d, "logical_block_size")) == 4096) {
 		bprintf(path, sizeof(path), "disks[%zu].logical_block_size", i);
-		return seterr(e, path, JSON_POS_VALUE,
-			      "bus \"%s\" carries only 512-byte logical sectors (QEMU's IDE); use "
-			      "physical_block_size 4096 (a 512e disk) or virtio-scsi",
-			      bus->name);
+		return error_path(
+		    err, path, JSON_POS_VALUE,
+		    "bus \"%s\" carries only 512-byte logical sectors (QEMU's IDE); use "
+		    "physical_block_size 4096 (a 512e disk) or virtio-scsi",
+		    bus->name);
 	}
 	if (rate && !bus->rotation_rate) {
 		bprintf(path, sizeof(path), "disks[%zu].rotation_rate", i);
-		return seterr(e, path, JSON_POS_KEY,
-			      "bus \"%s\" cannot report a rotation rate (the guest always sees it "
-			      "%s); use virtio-scsi",
-			      bus->name, bus->rotational ? "rotational" : "non-rotational");
+		return error_path(
+		    err, path, JSON_POS_KEY,
+		    "bus \"%s\" cannot report a rotation rate (the guest always sees it "
+		    "%s); use virtio-scsi",
+		    bus->name, bus->rotational ? "rotational" : "non-rotational");
 	}
 	if (rot && !bus->rotation_rate && json_is_true(rot) != bus->rotational) {
 		bprintf(path, sizeof(path), "disks[%zu].rotational", i);
-		return seterr(e, path, JSON_POS_VALUE,
-			      "bus \"%s\" cannot show a %s disk (the guest always sees it %s); use "
-			      "virtio-scsi",
-			      bus->name, json_is_true(rot) ? "rotational" : "non-rotational",
-			      bus->rotational ? "rotational" : "non-rotational");
+		return error_path(
+		    err, path, JSON_POS_VALUE,
+		    "bus \"%s\" cannot show a %s disk (the guest always sees it %s); use "
+		    "virtio-scsi",
+		    bus->name, json_is_true(rot) ? "rotational" : "non-rotational",
+		    bus->rotational ? "rotational" : "non-rotational");
 	}
 	if (rot && rate && json_is_true(rot) != (json_integer_value(rate) > 1)) {
 		bprintf(path, sizeof(path), "disks[%zu].rotational", i);
-		return seterr(
-		    e, path, JSON_POS_VALUE, "rotational %s contradicts rotation_rate %lld",
+		return error_path(
+		    err, path, JSON_POS_VALUE, "rotational %s contradicts rotation_rate %lld",
 		    json_is_true(rot) ? "true" : "false", (long long)json_integer_value(rate));
 	}
 	return 0;
@@ -371,7 +369,7 @@ static int check_disk(struct bus_count *counts, size_t *ncounts, json_t *d, size
 
 /* What the schema cannot say: names unique, every disk named exists and is used once, vdev
  * widths, the workload's target exists. `cfg` has passed schema_validate(). */
-static int config_check_refs(json_t *cfg, struct schema_error *e)
+static int config_check_refs(json_t *cfg, struct zb_error *err)
 {
 	json_t *disks = json_object_get(cfg, "disks");
 	json_t *pool = json_object_get(cfg, "pool");
@@ -383,7 +381,7 @@ static int config_check_refs(json_t *cfg, struct schema_error *e)
 	int rc = -1;
 
 	/* `seen`: every disk name, for the pool's references; then the datasets' */
-	if (check_unique(disks, "disk", 0, seen, e) < 0)
+	if (check_unique(disks, "disk", 0, seen, err) < 0)
 		goto out;
 	json_array_foreach (disks, i, d) {
 		json_t *lbs = json_object_get(d, "logical_block_size");
@@ -392,26 +390,26 @@ static int config_check_refs(json_t *cfg, struct schema_error *e)
 
 		if (lbs && pbs && json_integer_value(lbs) > json_integer_value(pbs)) {
 			bprintf(path, sizeof(path), "disks[%zu].physical_block_size", i);
-			seterr(e, path, JSON_POS_VALUE,
-			       "physical_block_size %lld is smaller than logical_block_size %lld",
-			       (long long)json_integer_value(pbs),
-			       (long long)json_integer_value(lbs));
+			error_path(
+			    err, path, JSON_POS_VALUE,
+			    "physical_block_size %lld is smaller than logical_block_size %lld",
+			    (long long)json_integer_value(pbs), (long long)json_integer_value(lbs));
 			goto out;
 		}
-		if (check_disk(counts, &ncounts, d, i, e) < 0)
+		if (check_disk(counts, &ncounts, d, i, err) < 0)
 			goto out;
 	}
-	if (check_vdevs(cfg, seen, used, 0, e) < 0 || check_vdevs(cfg, seen, used, 1, e) < 0 ||
-	    check_vdevs(cfg, seen, used, 2, e) < 0)
+	if (check_vdevs(cfg, seen, used, 0, err) < 0 || check_vdevs(cfg, seen, used, 1, err) < 0 ||
+	    check_vdevs(cfg, seen, used, 2, err) < 0)
 		goto out;
 	json_array_foreach (json_object_get(pool, "cache"), i, d) {
-		if (check_disk_ref(disks, seen, used, json_string_value(d), ref_code(3, 0, i), e) <
-		    0)
+		if (check_disk_ref(disks, seen, used, json_string_value(d), ref_code(3, 0, i),
+				   err) < 0)
 			goto out;
 	}
 	json_object_clear(seen);
-	if (check_unique(json_object_get(cfg, "datasets"), "dataset", 1, seen, e) < 0 ||
-	    check_unique(json_object_get(cfg, "zvols"), "dataset or zvol", 2, seen, e) < 0)
+	if (check_unique(json_object_get(cfg, "datasets"), "dataset", 1, seen, err) < 0 ||
+	    check_unique(json_object_get(cfg, "zvols"), "dataset or zvol", 2, seen, err) < 0)
 		goto out;
 	target = json_string_value(json_object_get(json_object_get(cfg, "workload"), "target"));
 	if (target && !json_object_get(seen, target)) {
@@ -419,8 +417,9 @@ static int config_check_refs(json_t *cfg, struct schema_error *e)
 
 		list_names(json_object_get(cfg, "datasets"), "name", ds, sizeof(ds));
 		list_names(json_object_get(cfg, "zvols"), "name", zv, sizeof(zv));
-		seterr(e, "workload.target", JSON_POS_VALUE,
-		       "no dataset or zvol named \"%s\" (datasets: %s; zvols: %s)", target, ds, zv);
+		error_path(err, "workload.target", JSON_POS_VALUE,
+			   "no dataset or zvol named \"%s\" (datasets: %s; zvols: %s)", target, ds,
+			   zv);
 		goto out;
 	}
 	rc = 0;
@@ -431,16 +430,13 @@ out:
 }
 
 /* Resolve the disks' models into `cfg`, then validate it completely. */
-static int config_validate(struct loader *L, json_t *cfg, struct schema_error *e)
+static int config_validate(struct loader *L, json_t *cfg, struct zb_error *err)
 {
-	if (disk_models_resolve(cfg, L->models, e->path, sizeof(e->path), e->msg, sizeof(e->msg)) <
-	    0) {
-		e->at = JSON_POS_VALUE;
+	if (disk_models_resolve(cfg, L->models, err) < 0)
 		return -1;
-	}
-	if (schema_validate(&schema_config, NULL, cfg, "", e) < 0)
+	if (schema_validate(&schema_config, NULL, cfg, "", err) < 0)
 		return -1;
-	return config_check_refs(cfg, e);
+	return config_check_refs(cfg, err);
 }
 
 /* ---- paths into a configuration ---------------------------------------------------------------
@@ -477,8 +473,8 @@ static int path_split(const char *path, struct component *c, size_t max, size_t 
 
 /* Check that `path` names a place in the configuration schema. `value` is what will be set there
  * (for the checks of open keys such as zpool properties, which look at key and value). Returns
- * 0, or -1 with a message in msg. */
-static int path_check_schema(const char *path, const json_t *value, char *msg, size_t len)
+ * 0, or -1 with the message in err. */
+static int path_check_schema(const char *path, const json_t *value, struct zb_error *err)
 {
 	struct component c[PATH_COMPONENTS_MAX];
 	const struct schema_key *sk = schema_find(&schema_config, "");
@@ -486,7 +482,7 @@ static int path_check_schema(const char *path, const json_t *value, char *msg, s
 	size_t n;
 
 	if (path_split(path, c, PATH_COMPONENTS_MAX, &n) < 0) {
-		bprintf(msg, len, "\"%s\" is not a configuration path", path);
+		error_set(err, 0, "\"%s\" is not a configuration path", path);
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -495,9 +491,9 @@ static int path_check_schema(const char *path, const json_t *value, char *msg, s
 		if (c[i].is_index) {
 			next = schema_item(&schema_config, sk);
 			if (!next) {
-				bprintf(msg, len,
-					"\"%s\" is not a configuration path: %s is not an array",
-					path, sofar[0] ? sofar : "the configuration");
+				error_set(err, 0,
+					  "\"%s\" is not a configuration path: %s is not an array",
+					  path, sofar[0] ? sofar : "the configuration");
 				return -1;
 			}
 			json_path_append_index(sofar, sizeof(sofar), c[i].index);
@@ -520,29 +516,26 @@ static int path_check_schema(const char *path, const json_t *value, char *msg, s
 				best = sk->type == SCHEMA_OBJECT
 					   ? schema_did_you_mean(c[i].key, names, k)
 					   : NULL;
-				bprintf(msg, len,
-					"\"%s\" is not a configuration path: %s%s%s has no key "
-					"\"%s\"%s%s%s",
-					path, sofar[0] ? "\"" : "",
-					sofar[0] ? sofar : "the configuration",
-					sofar[0] ? "\"" : "", c[i].key,
-					best ? " (did you mean \"" : "", best ? best : "",
-					best ? "\"?)" : "");
+				error_set(err, 0,
+					  "\"%s\" is not a configuration path: %s%s%s has no key "
+					  "\"%s\"%s%s%s",
+					  path, sofar[0] ? "\"" : "",
+					  sofar[0] ? sofar : "the configuration",
+					  sofar[0] ? "\"" : "", c[i].key,
+					  best ? " (did you mean \"" : "", best ? best : "",
+					  best ? "\"?)" : "");
 				return -1;
 			}
 			json_path_append_key(sofar, sizeof(sofar), c[i].key);
 			/* an open key ("*"): let its check judge the key */
 			if (next->check && !strcmp(next->path + strlen(next->path) - 1, "*")) {
-				char m[1024];
 				const json_t *v = i + 1 == n ? value : json_object();
-				int rc = next->check(c[i].key, v, m, sizeof(m));
+				int rc = next->check(c[i].key, v, err);
 
 				if (i + 1 != n)
 					json_decref((json_t *)v);
-				if (rc == SCHEMA_BAD_KEY) {
-					bprintf(msg, len, "%s: %s", sofar, m);
-					return -1;
-				}
+				if (rc == SCHEMA_BAD_KEY)
+					return error_wrap(err, "%s", sofar);
 			}
 		}
 		sk = next;
@@ -551,8 +544,8 @@ static int path_check_schema(const char *path, const json_t *value, char *msg, s
 }
 
 /* Set `value` (copied) at `path` in cfg, creating missing objects on the way. Array items must
- * exist. Returns 0, or -1 with a message in msg. */
-static int path_set(json_t *cfg, const char *path, const json_t *value, char *msg, size_t len)
+ * exist. Returns 0, or -1 with the message in err. */
+static int path_set(json_t *cfg, const char *path, const json_t *value, struct zb_error *err)
 {
 	struct component c[PATH_COMPONENTS_MAX];
 	char sofar[JSON_POS_PATH_MAX] = "";
@@ -560,7 +553,7 @@ static int path_set(json_t *cfg, const char *path, const json_t *value, char *ms
 	size_t n;
 
 	if (path_split(path, c, PATH_COMPONENTS_MAX, &n) < 0) {
-		bprintf(msg, len, "\"%s\" is not a configuration path", path);
+		error_set(err, 0, "\"%s\" is not a configuration path", path);
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -569,9 +562,9 @@ static int path_set(json_t *cfg, const char *path, const json_t *value, char *ms
 
 		if (c[i].is_index) {
 			if (!json_is_array(cur) || c[i].index >= json_array_size(cur)) {
-				bprintf(msg, len, "cannot set \"%s\": %s has %zu item%s, no [%zu]",
-					path, sofar, json_array_size(cur),
-					json_array_size(cur) == 1 ? "" : "s", c[i].index);
+				error_set(err, 0, "cannot set \"%s\": %s has %zu item%s, no [%zu]",
+					  path, sofar, json_array_size(cur),
+					  json_array_size(cur) == 1 ? "" : "s", c[i].index);
 				return -1;
 			}
 			if (last)
@@ -580,8 +573,8 @@ static int path_set(json_t *cfg, const char *path, const json_t *value, char *ms
 			json_path_append_index(sofar, sizeof(sofar), c[i].index);
 		} else {
 			if (!json_is_object(cur)) {
-				bprintf(msg, len, "cannot set \"%s\": %s is not an object", path,
-					sofar[0] ? sofar : "the configuration");
+				error_set(err, 0, "cannot set \"%s\": %s is not an object", path,
+					  sofar[0] ? sofar : "the configuration");
 				return -1;
 			}
 			if (last)
@@ -589,8 +582,8 @@ static int path_set(json_t *cfg, const char *path, const json_t *value, char *ms
 			next = json_object_get(cur, c[i].key);
 			if (!next) {
 				if (c[i + 1].is_index) {
-					bprintf(msg, len, "cannot set \"%s\": %s%s%s is absent",
-						path, sofar, sofar[0] ? "." : "", c[i].key);
+					error_set(err, 0, "cannot set \"%s\": %s%s%s is absent",
+						  path, sofar, sofar[0] ? "." : "", c[i].key);
 					return -1;
 				}
 				next = json_object();
@@ -680,14 +673,13 @@ static int check_axes_cases(struct loader *L, json_t *axes, json_t *cases)
 	size_t i;
 	long long j;
 	const char *key;
-	char fp[JSON_POS_PATH_MAX], msg[1200];
+	char fp[JSON_POS_PATH_MAX];
 	int rc = -1;
 
 	if (json_array_size(axes) > MATRIX_AXES_MAX) {
 		bprintf(fp, sizeof(fp), "axes[%d]", MATRIX_AXES_MAX);
-		bprintf(msg, sizeof(msg), "more than %d axes (each cell sets every one)",
-			MATRIX_AXES_MAX);
-		report_at(L, fp, JSON_POS_VALUE, msg);
+		report_at(L, fp, JSON_POS_VALUE, "more than %d axes (each cell sets every one)",
+			  MATRIX_AXES_MAX);
 		goto out;
 	}
 	json_array_foreach (axes, i, a) {
@@ -696,23 +688,22 @@ static int check_axes_cases(struct loader *L, json_t *axes, json_t *cases)
 
 		if (json_object_get(names, name)) {
 			bprintf(fp, sizeof(fp), "axes[%zu].name", i);
-			bprintf(msg, sizeof(msg), "duplicate axis name \"%s\"", name);
-			report_at(L, fp, JSON_POS_VALUE, msg);
+			report_at(L, fp, JSON_POS_VALUE, "duplicate axis name \"%s\"", name);
 			goto out;
 		}
 		json_object_set_new(names, name, json_true());
 		bprintf(fp, sizeof(fp), "axes[%zu].path", i);
-		if (path_check_schema(path, json_array_get(json_object_get(a, "values"), 0), msg,
-				      sizeof(msg)) < 0) {
-			report_at(L, fp, JSON_POS_VALUE, msg);
+		if (path_check_schema(path, json_array_get(json_object_get(a, "values"), 0),
+				      L->err) < 0) {
+			report_at(L, fp, JSON_POS_VALUE, "%s", L->err->msg);
 			goto out;
 		}
 		j = overlapping_axis(paths, under, path);
 		if (j >= 0) {
-			bprintf(msg, sizeof(msg), "\"%s\" overlaps axes[%lld].path \"%s\"", path, j,
-				json_string_value(
-				    json_object_get(json_array_get(axes, (size_t)j), "path")));
-			report_at(L, fp, JSON_POS_VALUE, msg);
+			report_at(L, fp, JSON_POS_VALUE, "\"%s\" overlaps axes[%lld].path \"%s\"",
+				  path, j,
+				  json_string_value(
+				      json_object_get(json_array_get(axes, (size_t)j), "path")));
 			goto out;
 		}
 		axis_path_add(paths, under, path, i);
@@ -724,33 +715,31 @@ static int check_axes_cases(struct loader *L, json_t *axes, json_t *cases)
 
 		if (json_object_get(names, name)) {
 			bprintf(fp, sizeof(fp), "cases[%zu].name", i);
-			bprintf(msg, sizeof(msg), "duplicate case name \"%s\"", name);
-			report_at(L, fp, JSON_POS_VALUE, msg);
+			report_at(L, fp, JSON_POS_VALUE, "duplicate case name \"%s\"", name);
 			goto out;
 		}
 		json_object_set_new(names, name, json_true());
 		if (json_object_size(json_object_get(c, "set")) > MATRIX_CASE_SET_MAX) {
 			bprintf(fp, sizeof(fp), "cases[%zu].set", i);
-			bprintf(msg, sizeof(msg),
-				"more than %d paths in one case (each of its cells sets every one)",
-				MATRIX_CASE_SET_MAX);
-			report_at(L, fp, JSON_POS_VALUE, msg);
+			report_at(
+			    L, fp, JSON_POS_VALUE,
+			    "more than %d paths in one case (each of its cells sets every one)",
+			    MATRIX_CASE_SET_MAX);
 			goto out;
 		}
 		json_object_foreach (json_object_get(c, "set"), key, v) {
 			bprintf(fp, sizeof(fp), "cases[%zu].set", i);
 			json_path_append_key(fp, sizeof(fp), key);
-			if (path_check_schema(key, v, msg, sizeof(msg)) < 0) {
-				report_at(L, fp, JSON_POS_KEY, msg);
+			if (path_check_schema(key, v, L->err) < 0) {
+				report_at(L, fp, JSON_POS_KEY, "%s", L->err->msg);
 				goto out;
 			}
 			j = overlapping_axis(paths, under, key);
 			if (j >= 0) {
-				bprintf(msg, sizeof(msg), "\"%s\" overlaps axes[%lld].path \"%s\"",
-					key, j,
-					json_string_value(json_object_get(
-					    json_array_get(axes, (size_t)j), "path")));
-				report_at(L, fp, JSON_POS_KEY, msg);
+				report_at(L, fp, JSON_POS_KEY,
+					  "\"%s\" overlaps axes[%lld].path \"%s\"", key, j,
+					  json_string_value(json_object_get(
+					      json_array_get(axes, (size_t)j), "path")));
 				goto out;
 			}
 		}
@@ -852,13 +841,12 @@ static int claim_check_value(struct loader *L, struct claim_ctx *cc, const char 
 			     const char *name, const json_t *v, enum json_pos_kind at)
 {
 	const json_t *values = claim_axis_values(cc, name);
-	char msg[1200], list[600];
+	char list[600];
 	char *dump;
 
 	if (!values) {
 		claim_axis_list(cc, list, sizeof(list));
-		bprintf(msg, sizeof(msg), "no axis \"%s\" (axes: %s)", name, list);
-		return report_at(L, fp, at, msg);
+		return report_at(L, fp, at, "no axis \"%s\" (axes: %s)", name, list);
 	}
 	if (claim_value_in(cc, name, values, v))
 		return 0;
@@ -866,12 +854,12 @@ static int claim_check_value(struct loader *L, struct claim_ctx *cc, const char 
 	{
 		char *got = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
 
-		bprintf(msg, sizeof(msg), "%s is not a value of axis \"%s\" (values: %s)",
-			got ? got : "?", name, dump ? dump : "?");
+		return report_at(L, fp, JSON_POS_VALUE,
+				 "%s is not a value of axis \"%s\" (values: %s)", got ? got : "?",
+				 name, dump ? dump : "?");
 		free(got);
 	}
 	free(dump);
-	return report_at(L, fp, JSON_POS_VALUE, msg);
 }
 
 /* A match object ({"ashift": 12, "case": "hdd"}) at file path `base`: every key an axis, every
@@ -879,7 +867,7 @@ static int claim_check_value(struct loader *L, struct claim_ctx *cc, const char 
 static int claim_check_match(struct loader *L, struct claim_ctx *cc, const char *base,
 			     json_t *match, json_t *where)
 {
-	char fp[JSON_POS_PATH_MAX], msg[600];
+	char fp[JSON_POS_PATH_MAX];
 	const char *key;
 	json_t *v;
 
@@ -889,8 +877,8 @@ static int claim_check_match(struct loader *L, struct claim_ctx *cc, const char 
 		if (claim_check_value(L, cc, fp, key, v, JSON_POS_KEY) < 0)
 			return -1;
 		if (where && json_object_get(where, key)) {
-			bprintf(msg, sizeof(msg), "axis \"%s\" is also fixed by \"where\"", key);
-			return report_at(L, fp, JSON_POS_KEY, msg);
+			return report_at(L, fp, JSON_POS_KEY,
+					 "axis \"%s\" is also fixed by \"where\"", key);
 		}
 	}
 	return 0;
@@ -900,34 +888,33 @@ static int claim_check_match(struct loader *L, struct claim_ctx *cc, const char 
 static int claim_check_sides(struct loader *L, const char *fp, json_t *a, json_t *b, const char *an,
 			     const char *bn)
 {
-	char msg[600];
 	const char *key;
 	json_t *v;
 
 	json_object_foreach (a, key, v) {
 		if (!json_object_get(b, key)) {
-			bprintf(msg, sizeof(msg), "\"%s\" names axis \"%s\" but \"%s\" does not",
-				an, key, bn);
-			return report_at(L, fp, JSON_POS_VALUE, msg);
+			return report_at(L, fp, JSON_POS_VALUE,
+					 "\"%s\" names axis \"%s\" but \"%s\" does not", an, key,
+					 bn);
 		}
 	}
 	json_object_foreach (b, key, v) {
 		if (!json_object_get(a, key)) {
-			bprintf(msg, sizeof(msg), "\"%s\" names axis \"%s\" but \"%s\" does not",
-				bn, key, an);
-			return report_at(L, fp, JSON_POS_VALUE, msg);
+			return report_at(L, fp, JSON_POS_VALUE,
+					 "\"%s\" names axis \"%s\" but \"%s\" does not", bn, key,
+					 an);
 		}
 	}
 	if (json_object_size(a) == 0 || json_equal(a, b)) {
-		bprintf(msg, sizeof(msg), "\"%s\" and \"%s\" select the same cells", an, bn);
-		return report_at(L, fp, JSON_POS_VALUE, msg);
+		return report_at(L, fp, JSON_POS_VALUE, "\"%s\" and \"%s\" select the same cells",
+				 an, bn);
 	}
 	return 0;
 }
 
 static int check_references(struct loader *L, struct claim_ctx *cc, json_t *refs)
 {
-	char fp[JSON_POS_PATH_MAX], msg[1200], list[600];
+	char fp[JSON_POS_PATH_MAX], list[600];
 	json_t *r, *val, *a;
 	size_t i, j, k;
 
@@ -940,21 +927,20 @@ static int check_references(struct loader *L, struct claim_ctx *cc, json_t *refs
 				return -1;
 			/* one published value is for one cell: every axis named */
 			if (json_array_size(cc->cases) > 0 && !json_object_get(match, "case")) {
-				bprintf(msg, sizeof(msg),
-					"names no case: a published value is for one cell");
-				return report_at(L, fp, JSON_POS_VALUE, msg);
+				return report_at(
+				    L, fp, JSON_POS_VALUE,
+				    "names no case: a published value is for one cell");
 			}
 			json_array_foreach (cc->axes, k, a) {
 				const char *name = json_string_value(json_object_get(a, "name"));
 
 				if (!json_object_get(match, name)) {
 					claim_axis_list(cc, list, sizeof(list));
-					bprintf(
-					    msg, sizeof(msg),
+					return report_at(
+					    L, fp, JSON_POS_VALUE,
 					    "names no value for axis \"%s\": a published value is "
 					    "for one cell (axes: %s)",
 					    name, list);
-					return report_at(L, fp, JSON_POS_VALUE, msg);
 				}
 			}
 		}
@@ -992,7 +978,7 @@ static int claim_check_list(struct loader *L, struct claim_ctx *cc, const char *
 static int check_expect(struct loader *L, struct claim_ctx *cc, json_t *claims)
 {
 	static const char *const forms[] = { "compare", "ratio", "ranking", "peak" };
-	char fp[JSON_POS_PATH_MAX], sub[JSON_POS_PATH_MAX], msg[600];
+	char fp[JSON_POS_PATH_MAX], sub[JSON_POS_PATH_MAX];
 	json_t *c;
 	size_t i, j;
 
@@ -1012,11 +998,11 @@ static int check_expect(struct loader *L, struct claim_ctx *cc, json_t *claims)
 			}
 		}
 		if (n != 1) {
-			bprintf(msg, sizeof(msg),
-				"a claim has exactly one of \"compare\", \"ratio\", \"ranking\", "
-				"\"peak\" (this one has %zu)",
-				n);
-			return report_at(L, fp, JSON_POS_VALUE, msg);
+			return report_at(
+			    L, fp, JSON_POS_VALUE,
+			    "a claim has exactly one of \"compare\", \"ratio\", \"ranking\", "
+			    "\"peak\" (this one has %zu)",
+			    n);
 		}
 		bprintf(sub, sizeof(sub), "%s.where", fp);
 		if (where && claim_check_match(L, cc, sub, where, NULL) < 0)
@@ -1053,18 +1039,16 @@ static int check_expect(struct loader *L, struct claim_ctx *cc, json_t *claims)
 			bprintf(fp, sizeof(fp), "%s.axis", sub);
 			if (!values) {
 				claim_axis_list(cc, list_s, sizeof(list_s));
-				bprintf(msg, sizeof(msg), "no axis \"%s\" (axes: %s)", axis,
-					list_s);
-				return report_at(L, fp, JSON_POS_VALUE, msg);
+				return report_at(L, fp, JSON_POS_VALUE, "no axis \"%s\" (axes: %s)",
+						 axis, list_s);
 			}
 			if (where && json_object_get(where, axis)) {
-				bprintf(msg, sizeof(msg), "axis \"%s\" is also fixed by \"where\"",
-					axis);
-				return report_at(L, fp, JSON_POS_VALUE, msg);
+				return report_at(L, fp, JSON_POS_VALUE,
+						 "axis \"%s\" is also fixed by \"where\"", axis);
 			}
 			if (json_array_size(values) < 2) {
-				bprintf(msg, sizeof(msg), "axis \"%s\" has only one value", axis);
-				return report_at(L, fp, JSON_POS_VALUE, msg);
+				return report_at(L, fp, JSON_POS_VALUE,
+						 "axis \"%s\" has only one value", axis);
 			}
 			if (!strcmp(fname, "peak")) {
 				bprintf(fp, sizeof(fp), "%s.at", sub);
@@ -1116,7 +1100,6 @@ static int cell_frame_check(struct loader *L, const struct origin *origins, size
 {
 	size_t job = job_frame_bytes(cfg, bytes), best_size = 0;
 	const struct origin *best = NULL;
-	char msg[1200];
 
 	if (job <= PROTO_MAX_PAYLOAD)
 		return 0;
@@ -1131,13 +1114,13 @@ static int cell_frame_check(struct loader *L, const struct origin *origins, size
 		}
 		free(d);
 	}
-	bprintf(msg, sizeof(msg),
-		"cell %d (%.200s): its job frame would be %zu bytes (%zu of configuration, %d per "
-		"disk for %zu disks), more than a frame's %u (docs/protocol.md): the guest could "
-		"not receive it",
-		cell->index, cell->summary, job, bytes, MATRIX_JOB_DISK_BYTES,
-		json_array_size(json_object_get(cfg, "disks")), PROTO_MAX_PAYLOAD);
-	return report_at(L, best ? best->file : "base", JSON_POS_VALUE, msg);
+	return report_at(
+	    L, best ? best->file : "base", JSON_POS_VALUE,
+	    "cell %d (%.200s): its job frame would be %zu bytes (%zu of configuration, %d per "
+	    "disk for %zu disks), more than a frame's %u (docs/protocol.md): the guest could "
+	    "not receive it",
+	    cell->index, cell->summary, job, bytes, MATRIX_JOB_DISK_BYTES,
+	    json_array_size(json_object_get(cfg, "disks")), PROTO_MAX_PAYLOAD);
 }
 
 /* Build cell `index`: case `ci` (or none when there are no cases), axis value choice `pick[]`. */
@@ -1146,10 +1129,9 @@ static int build_cell(struct loader *L, struct matrix *m, json_t *base, json_t *
 {
 	size_t n_axes = json_array_size(axes), n_set, k = 0, i;
 	struct origin *origins;
-	struct schema_error se;
 	json_t *cfg = json_deep_copy(base), *c = json_array_get(cases, ci), *v;
 	const char *key;
-	char msg[1200], ctx[1200], fp[JSON_POS_PATH_MAX];
+	char ctx[1200], fp[JSON_POS_PATH_MAX];
 	int rc = -1;
 
 	n_set = c ? json_object_size(json_object_get(c, "set")) : 0;
@@ -1162,8 +1144,8 @@ static int build_cell(struct loader *L, struct matrix *m, json_t *base, json_t *
 		json_object_foreach (json_object_get(c, "set"), key, v) {
 			bprintf(fp, sizeof(fp), "cases[%zu].set", ci);
 			json_path_append_key(fp, sizeof(fp), key);
-			if (path_set(cfg, key, v, msg, sizeof(msg)) < 0) {
-				report_at(L, fp, JSON_POS_KEY, msg);
+			if (path_set(cfg, key, v, L->err) < 0) {
+				report_at(L, fp, JSON_POS_KEY, "%s", L->err->msg);
 				goto out;
 			}
 			origins[k].cfg = key;
@@ -1179,9 +1161,9 @@ static int build_cell(struct loader *L, struct matrix *m, json_t *base, json_t *
 
 		v = json_array_get(json_object_get(a, "values"), pick[i]);
 		summary_append(&cell->summary, json_string_value(json_object_get(a, "name")), v);
-		if (path_set(cfg, path, v, msg, sizeof(msg)) < 0) {
+		if (path_set(cfg, path, v, L->err) < 0) {
 			bprintf(fp, sizeof(fp), "axes[%zu].path", i);
-			report_at(L, fp, JSON_POS_VALUE, msg);
+			report_at(L, fp, JSON_POS_VALUE, "%s", L->err->msg);
 			goto out;
 		}
 		origins[k].cfg = path;
@@ -1193,8 +1175,8 @@ static int build_cell(struct loader *L, struct matrix *m, json_t *base, json_t *
 	if (!cell->summary)
 		cell->summary = xstrdup("base");
 	bprintf(ctx, sizeof(ctx), "cell %d: %s", cell->index, cell->summary);
-	if (config_validate(L, cfg, &se) < 0) {
-		report(L, origins, k, &se, ctx);
+	if (config_validate(L, cfg, L->err) < 0) {
+		report(L, origins, k, ctx);
 		goto out;
 	}
 	schema_fill_defaults(&schema_config, NULL, cfg);
@@ -1226,18 +1208,17 @@ static int base_frame_check(struct loader *L, const json_t *base)
 {
 	char *d = json_dumps(base, JSON_COMPACT);
 	size_t n = d ? strlen(d) : 0, job = job_frame_bytes(base, n);
-	char msg[600];
 
 	free(d);
 	if (job <= PROTO_MAX_PAYLOAD)
 		return 0;
-	bprintf(msg, sizeof(msg),
-		"the base configuration's job frame would be %zu bytes (%zu of configuration, %d "
-		"per disk for %zu disks), more than a frame's %u (docs/protocol.md): the guest "
-		"could not receive it",
-		job, n, MATRIX_JOB_DISK_BYTES, json_array_size(json_object_get(base, "disks")),
-		PROTO_MAX_PAYLOAD);
-	return report_at(L, "base", JSON_POS_VALUE, msg);
+	return report_at(
+	    L, "base", JSON_POS_VALUE,
+	    "the base configuration's job frame would be %zu bytes (%zu of configuration, %d "
+	    "per disk for %zu disks), more than a frame's %u (docs/protocol.md): the guest "
+	    "could not receive it",
+	    job, n, MATRIX_JOB_DISK_BYTES, json_array_size(json_object_get(base, "disks")),
+	    PROTO_MAX_PAYLOAD);
 }
 
 /* Values in a JSON tree (objects and arrays count as one each, plus their members). */
@@ -1269,11 +1250,9 @@ static int expand(struct loader *L, struct matrix *m, json_t *base, json_t *axes
 		size_t nv = json_array_size(json_object_get(a, "values"));
 
 		if (total > MATRIX_CELLS_MAX / nv) {
-			char msg[128];
-
-			bprintf(msg, sizeof(msg), "the matrix expands to more than %d cells",
-				MATRIX_CELLS_MAX);
-			return report_at(L, "axes", JSON_POS_VALUE, msg);
+			return report_at(L, "axes", JSON_POS_VALUE,
+					 "the matrix expands to more than %d cells",
+					 MATRIX_CELLS_MAX);
 		}
 		total *= nv;
 	}
@@ -1306,37 +1285,31 @@ static int expand(struct loader *L, struct matrix *m, json_t *base, json_t *axes
 		bytes += cell_bytes;
 		values += json_values(cell->config);
 		if (values > MATRIX_VALUES_MAX) {
-			char msg[512];
-
-			bprintf(msg, sizeof(msg),
-				"the matrix's %zu cells would hold more than %u values with the "
-				"file's %zu (cell %zu brings them to %zu): fewer cells or smaller "
-				"configurations",
-				total, MATRIX_VALUES_MAX, L->pos.values, idx, values);
-			report_at(L, n_axes ? "axes" : "cases", JSON_POS_VALUE, msg);
+			report_at(
+			    L, n_axes ? "axes" : "cases", JSON_POS_VALUE,
+			    "the matrix's %zu cells would hold more than %u values with the "
+			    "file's %zu (cell %zu brings them to %zu): fewer cells or smaller "
+			    "configurations",
+			    total, MATRIX_VALUES_MAX, L->pos.values, idx, values);
 			goto out;
 		}
 		if (bytes > MATRIX_EXPANDED_MAX) {
-			char msg[512];
-
-			bprintf(
-			    msg, sizeof(msg),
+			report_at(
+			    L, n_axes ? "axes" : "cases", JSON_POS_VALUE,
 			    "the matrix's %zu cells would hold more than %u MiB of configuration "
 			    "(cell %zu brings it to %zu bytes): fewer cells or smaller values",
 			    total, MATRIX_EXPANDED_MAX >> 20, idx, bytes);
-			report_at(L, n_axes ? "axes" : "cases", JSON_POS_VALUE, msg);
 			goto out;
 		}
 		prev = json_object_get(ids, cell->id);
 		if (prev) {
-			char msg[1024];
 			struct cell *p = &m->cells[json_integer_value(prev)];
 
-			bprintf(msg, sizeof(msg),
-				"cell %d (%s) has the same configuration as cell %d (%s): a value "
-				"repeats, or sets what is already there",
-				cell->index, cell->summary, p->index, p->summary);
-			report_at(L, n_axes ? "axes" : "cases", JSON_POS_VALUE, msg);
+			report_at(
+			    L, n_axes ? "axes" : "cases", JSON_POS_VALUE,
+			    "cell %d (%s) has the same configuration as cell %d (%s): a value "
+			    "repeats, or sets what is already there",
+			    cell->index, cell->summary, p->index, p->summary);
 			goto out;
 		}
 		json_object_set_new(ids, cell->id, json_integer((json_int_t)idx));
@@ -1353,7 +1326,6 @@ int matrix_load_buffer(const char *path, const char *text, size_t len, struct ma
 {
 	struct loader L = { .path = path, .err = err };
 	struct origin top = { .cfg = "" }, base_origin = { .cfg = "" };
-	struct schema_error se;
 	struct matrix *m = NULL;
 	json_error_t jerr;
 	json_t *root, *base;
@@ -1364,11 +1336,10 @@ int matrix_load_buffer(const char *path, const char *text, size_t len, struct ma
 	 * values, ~180 MB as a tree): positions for messages come from the same text. */
 	L.pos.limit = MATRIX_VALUES_MAX;
 	if (json_pos_scan(&L.pos, text, len) == 0 && L.pos.values > MATRIX_VALUES_MAX)
-		return error_set(err, 0,
-				 "%s:%d:%d: more than %u values in the file (a matrix and its "
-				 "cells hold at most %u)",
-				 path, L.pos.over.line, L.pos.over.col, MATRIX_VALUES_MAX,
-				 MATRIX_VALUES_MAX);
+		return error_at(err, path, L.pos.over.line, L.pos.over.col,
+				"more than %u values in the file (a matrix and its cells hold at "
+				"most %u)",
+				MATRIX_VALUES_MAX, MATRIX_VALUES_MAX);
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
 		/* jansson says "duplicate object key near '"bs"'": say it as we say the rest */
@@ -1384,14 +1355,11 @@ int matrix_load_buffer(const char *path, const char *text, size_t len, struct ma
 				memcpy(jerr.text, msg, sizeof(msg));
 			}
 		}
-		if (jerr.line > 0)
-			return error_set(err, 0, "%s:%d:%d: %s", path, jerr.line, jerr.column,
-					 jerr.text);
-		return error_set(err, 0, "%s: %s", path, jerr.text);
+		return error_at(err, path, jerr.line, jerr.column, "%s", jerr.text);
 	}
 
-	if (schema_validate(&schema_matrix, NULL, root, "", &se) < 0) {
-		report(&L, &top, 1, &se, NULL);
+	if (schema_validate(&schema_matrix, NULL, root, "", err) < 0) {
+		report(&L, &top, 1, NULL);
 		goto out;
 	}
 	base = json_object_get(root, "base");
@@ -1401,11 +1369,11 @@ int matrix_load_buffer(const char *path, const char *text, size_t len, struct ma
 	 * cell, after an axis may have changed it) */
 	{
 		json_t *copy = json_deep_copy(base);
-		int bad = config_validate(&L, copy, &se);
+		int bad = config_validate(&L, copy, err);
 
 		json_decref(copy);
 		if (bad < 0) {
-			report(&L, &base_origin, 1, &se, NULL);
+			report(&L, &base_origin, 1, NULL);
 			goto out;
 		}
 	}

@@ -28,32 +28,32 @@ static int check_name(const char *s, const char *extra, size_t max)
 }
 
 /* Matrix, axis and case names: they appear in summaries, file names and report columns. */
-static int check_ident(const char *key, const json_t *v, char *msg, size_t len)
+static int check_ident(const char *key, const json_t *v, struct zb_error *err)
 {
 	const char *s = json_string_value(v);
 
 	if (check_name(s, "_-", 64) < 0 || s[0] == '-') {
-		snprintf(msg, len,
-			 "expected a name of letters, digits, '_' and '-' (at most 64), got \"%s\"",
-			 s);
+		error_set(
+		    err, 0,
+		    "expected a name of letters, digits, '_' and '-' (at most 64), got \"%s\"", s);
 		return SCHEMA_BAD_VALUE;
 	}
 	return 0;
 }
 
-static int check_disk_name(const char *key, const json_t *v, char *msg, size_t len)
+static int check_disk_name(const char *key, const json_t *v, struct zb_error *err)
 {
 	const char *s = json_string_value(v);
 
 	for (const char *p = s; *p; p++) {
 		if (!(islower((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '_')) {
-			snprintf(msg, len,
-				 "expected a disk name of [a-z0-9_] (at most 32), got \"%s\"", s);
+			error_set(err, 0,
+				  "expected a disk name of [a-z0-9_] (at most 32), got \"%s\"", s);
 			return SCHEMA_BAD_VALUE;
 		}
 	}
 	if (!*s || strlen(s) > 32) {
-		snprintf(msg, len, "expected a disk name of [a-z0-9_] (at most 32), got \"%s\"", s);
+		error_set(err, 0, "expected a disk name of [a-z0-9_] (at most 32), got \"%s\"", s);
 		return SCHEMA_BAD_VALUE;
 	}
 	return 0;
@@ -61,14 +61,14 @@ static int check_disk_name(const char *key, const json_t *v, char *msg, size_t l
 
 /* zpool(8): a letter first, then letters, digits, '_', '-', ':', '.'; not a vdev type word. We
  * also refuse spaces (they would need quoting everywhere downstream). */
-static int check_pool_name(const char *key, const json_t *v, char *msg, size_t len)
+static int check_pool_name(const char *key, const json_t *v, struct zb_error *err)
 {
 	static const char *const reserved[] = { "mirror", "raidz", "draid", "spare", "log" };
 	const char *s = json_string_value(v);
 
 	if (!isalpha((unsigned char)s[0]) || check_name(s, "_-:.", 200) < 0) {
-		snprintf(
-		    msg, len,
+		error_set(
+		    err, 0,
 		    "expected a pool name (a letter, then letters, digits, '_', '-', ':', '.'), "
 		    "got \"%s\"",
 		    s);
@@ -76,21 +76,21 @@ static int check_pool_name(const char *key, const json_t *v, char *msg, size_t l
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(reserved); i++) {
 		if (!strncmp(s, reserved[i], strlen(reserved[i]))) {
-			snprintf(msg, len,
-				 "pool name \"%s\" is reserved by zpool (it begins with \"%s\")", s,
-				 reserved[i]);
+			error_set(err, 0,
+				  "pool name \"%s\" is reserved by zpool (it begins with \"%s\")",
+				  s, reserved[i]);
 			return SCHEMA_BAD_VALUE;
 		}
 	}
 	if (s[0] == 'c' && isdigit((unsigned char)s[1])) {
-		snprintf(msg, len, "pool name \"%s\" is reserved by zpool (c[0-9]...)", s);
+		error_set(err, 0, "pool name \"%s\" is reserved by zpool (c[0-9]...)", s);
 		return SCHEMA_BAD_VALUE;
 	}
 	return 0;
 }
 
 /* Datasets and zvols, relative to the pool: "bench", "a/b". */
-static int check_dataset_name(const char *key, const json_t *v, char *msg, size_t len)
+static int check_dataset_name(const char *key, const json_t *v, struct zb_error *err)
 {
 	const char *s = json_string_value(v);
 	int bad = check_name(s, "_.:-/", 200) < 0 || s[0] == '/' || s[strlen(s) - 1] == '/' ||
@@ -107,16 +107,16 @@ static int check_dataset_name(const char *key, const json_t *v, char *msg, size_
 			p++;
 	}
 	if (bad) {
-		snprintf(msg, len,
-			 "expected a dataset name relative to the pool ([A-Za-z0-9_.:-] and '/'), "
-			 "got \"%s\"",
-			 s);
+		error_set(err, 0,
+			  "expected a dataset name relative to the pool ([A-Za-z0-9_.:-] and '/'), "
+			  "got \"%s\"",
+			  s);
 		return SCHEMA_BAD_VALUE;
 	}
 	return 0;
 }
 
-static int check_param_name(const char *key, const char *what, char *msg, size_t len)
+static int check_param_name(const char *key, const char *what, struct zb_error *err)
 {
 	for (const char *p = key; *p; p++) {
 		if (!(islower((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '_'))
@@ -125,22 +125,22 @@ static int check_param_name(const char *key, const char *what, char *msg, size_t
 	if (*key && strlen(key) <= 64)
 		return 0;
 bad:
-	snprintf(msg, len, "expected a %s name of [a-z0-9_], got \"%s\"", what, key);
+	error_set(err, 0, "expected a %s name of [a-z0-9_], got \"%s\"", what, key);
 	return SCHEMA_BAD_KEY;
 }
 
-static int check_module(const char *key, const json_t *v, char *msg, size_t len)
+static int check_module(const char *key, const json_t *v, struct zb_error *err)
 {
-	return check_param_name(key, "kernel module", msg, len);
+	return check_param_name(key, "kernel module", err);
 }
 
-static int check_module_param(const char *key, const json_t *v, char *msg, size_t len)
+static int check_module_param(const char *key, const json_t *v, struct zb_error *err)
 {
-	return check_param_name(key, "module parameter", msg, len);
+	return check_param_name(key, "module parameter", err);
 }
 
 /* "a.b[2].c": keys of [A-Za-z0-9_@:-] and indexes; checked against the schema by the loader. */
-static int check_axis_path(const char *key, const json_t *v, char *msg, size_t len)
+static int check_axis_path(const char *key, const json_t *v, struct zb_error *err)
 {
 	const char *s = json_string_value(v);
 	int want_key = 1;
@@ -174,24 +174,24 @@ static int check_axis_path(const char *key, const json_t *v, char *msg, size_t l
 		}
 	}
 bad:
-	snprintf(msg, len,
-		 "expected a path into the configuration such as \"pool.properties.ashift\" or "
-		 "\"disks[1].size\", got \"%s\"",
-		 s);
+	error_set(err, 0,
+		  "expected a path into the configuration such as \"pool.properties.ashift\" or "
+		  "\"disks[1].size\", got \"%s\"",
+		  s);
 	return SCHEMA_BAD_VALUE;
 }
 
 /* An image named by the matrix: a recipe (.json) or a cloud image to import (.qcow2); whether it
  * exists is `zbench run`'s business (the matrix may be checked on a machine without them). */
-static int check_recipe_path(const char *key, const json_t *v, char *msg, size_t len)
+static int check_recipe_path(const char *key, const json_t *v, struct zb_error *err)
 {
 	const char *s = json_string_value(v);
 	size_t n = strlen(s);
 
 	if (n < 6 || n > 1024 || (strcmp(s + n - 5, ".json") && strcmp(s + n - 6, ".qcow2")) ||
 	    strpbrk(s, "\n\t")) {
-		snprintf(
-		    msg, len,
+		error_set(
+		    err, 0,
 		    "expected the path of an image recipe (a .json file) or of a cloud image to "
 		    "import (a .qcow2 file), got \"%s\"",
 		    s);
@@ -203,42 +203,42 @@ static int check_recipe_path(const char *key, const json_t *v, char *msg, size_t
 /* ---- disks ----------------------------------------------------------------------------------- */
 
 /* SCSI's rotation rate: 1 means solid state, 2..1024 are reserved, 0 "not reported". */
-static int check_rotation_rate(const char *key, const json_t *v, char *msg, size_t len)
+static int check_rotation_rate(const char *key, const json_t *v, struct zb_error *err)
 {
 	json_int_t r = json_integer_value(v);
 
 	if (r != 1 && r < 1025) {
-		snprintf(msg, len,
-			 "rotation_rate must be 1 (solid state) or 1025..65534 rpm, got %lld",
-			 (long long)r);
+		error_set(err, 0,
+			  "rotation_rate must be 1 (solid state) or 1025..65534 rpm, got %lld",
+			  (long long)r);
 		return SCHEMA_BAD_VALUE;
 	}
 	return 0;
 }
 
 /* Passthrough devices are named by an absolute path; the safety checks run at `zbench run`. */
-static int check_device_path(const char *key, const json_t *v, char *msg, size_t len)
+static int check_device_path(const char *key, const json_t *v, struct zb_error *err)
 {
 	const char *s = json_string_value(v);
 
 	if (strncmp(s, "/dev/", 5) || strlen(s) > 255 || strstr(s, "/../") ||
 	    strpbrk(s, " \t\n,")) {
-		snprintf(msg, len,
-			 "expected a block device path under /dev/ (no spaces or commas), got "
-			 "\"%s\"",
-			 s);
+		error_set(err, 0,
+			  "expected a block device path under /dev/ (no spaces or commas), got "
+			  "\"%s\"",
+			  s);
 		return SCHEMA_BAD_VALUE;
 	}
 	return 0;
 }
 
-static int check_model_name(const char *key, const json_t *v, char *msg, size_t len)
+static int check_model_name(const char *key, const json_t *v, struct zb_error *err)
 {
 	if (check_name(key, "_-", 64) < 0 || key[0] == '-') {
-		snprintf(msg, len,
-			 "expected a model name of letters, digits, '_' and '-' (at most 64), got "
-			 "\"%s\"",
-			 key);
+		error_set(err, 0,
+			  "expected a model name of letters, digits, '_' and '-' (at most 64), got "
+			  "\"%s\"",
+			  key);
 		return SCHEMA_BAD_KEY;
 	}
 	return 0;
@@ -500,8 +500,7 @@ static size_t split_choices(const char *choices, char store[][32], const char **
 	return n;
 }
 
-static void enum_error(const char *what, const char *choices, const char *got, char *msg,
-		       size_t len)
+static void enum_error(const char *what, const char *choices, const char *got, struct zb_error *err)
 {
 	char list[768], store[64][32];
 	const char *names[64];
@@ -510,11 +509,11 @@ static void enum_error(const char *what, const char *choices, const char *got, c
 
 	format_choices(choices, list, sizeof(list));
 	if (best)
-		snprintf(msg, len, "%s%sexpected %s, got \"%s\" (did you mean \"%s\"?)", what,
-			 *what ? ": " : "", list, got, best);
+		error_set(err, 0, "%s%sexpected %s, got \"%s\" (did you mean \"%s\"?)", what,
+			  *what ? ": " : "", list, got, best);
 	else
-		snprintf(msg, len, "%s%sexpected %s, got \"%s\"", what, *what ? ": " : "", list,
-			 got);
+		error_set(err, 0, "%s%sexpected %s, got \"%s\"", what, *what ? ": " : "", list,
+			  got);
 }
 
 static int is_pow2(uint64_t v)
@@ -522,7 +521,7 @@ static int is_pow2(uint64_t v)
 	return v && !(v & (v - 1));
 }
 
-static int check_prop_value(const struct prop *p, const json_t *v, char *msg, size_t len)
+static int check_prop_value(const struct prop *p, const json_t *v, struct zb_error *err)
 {
 	const char *s = json_string_value(v);
 	char a[32], b[32];
@@ -531,12 +530,12 @@ static int check_prop_value(const struct prop *p, const json_t *v, char *msg, si
 	switch (p->kind) {
 	case PROP_INT:
 		if (!json_is_integer(v)) {
-			snprintf(msg, len, "expected an integer, got %s", json_type_noun(v));
+			error_set(err, 0, "expected an integer, got %s", json_type_noun(v));
 			return -1;
 		}
 		if (json_integer_value(v) < p->min || json_integer_value(v) > p->max) {
-			snprintf(msg, len, "%s must be %lld..%lld, got %lld", p->name, p->min,
-				 p->max, (long long)json_integer_value(v));
+			error_set(err, 0, "%s must be %lld..%lld, got %lld", p->name, p->min,
+				  p->max, (long long)json_integer_value(v));
 			return -1;
 		}
 		return 0;
@@ -545,10 +544,10 @@ static int check_prop_value(const struct prop *p, const json_t *v, char *msg, si
 			bytes = (uint64_t)json_integer_value(v);
 		else if (!s || units_parse_size(s, &bytes) < 0) {
 			if (s)
-				snprintf(msg, len, "expected a size such as \"4k\", got \"%s\"", s);
+				error_set(err, 0, "expected a size such as \"4k\", got \"%s\"", s);
 			else
-				snprintf(msg, len, "expected a size such as \"4k\", got %s",
-					 json_type_noun(v));
+				error_set(err, 0, "expected a size such as \"4k\", got %s",
+					  json_type_noun(v));
 			return -1;
 		}
 		if ((bytes != 0 || p->min > 0) &&
@@ -556,14 +555,14 @@ static int check_prop_value(const struct prop *p, const json_t *v, char *msg, si
 			units_format_size((uint64_t)p->min, a, sizeof(a));
 			units_format_size((uint64_t)p->max, b, sizeof(b));
 			if (s)
-				snprintf(msg, len,
-					 "%s must be %sa power of two from %s to %s, got \"%s\"",
-					 p->name, p->min ? "" : "0 or ", p->min ? a : "512", b, s);
+				error_set(err, 0,
+					  "%s must be %sa power of two from %s to %s, got \"%s\"",
+					  p->name, p->min ? "" : "0 or ", p->min ? a : "512", b, s);
 			else
-				snprintf(msg, len,
-					 "%s must be %sa power of two from %s to %s, got %llu",
-					 p->name, p->min ? "" : "0 or ", p->min ? a : "512", b,
-					 (unsigned long long)bytes);
+				error_set(err, 0,
+					  "%s must be %sa power of two from %s to %s, got %llu",
+					  p->name, p->min ? "" : "0 or ", p->min ? a : "512", b,
+					  (unsigned long long)bytes);
 			return -1;
 		}
 		return 0;
@@ -574,25 +573,24 @@ static int check_prop_value(const struct prop *p, const json_t *v, char *msg, si
 			return 0;
 		format_choices(p->choices, a, sizeof(a));
 		if (s)
-			snprintf(msg, len, "expected %s or a size such as \"1G\", got \"%s\"", a,
-				 s);
+			error_set(err, 0, "expected %s or a size such as \"1G\", got \"%s\"", a, s);
 		else
-			snprintf(msg, len, "expected %s or a size such as \"1G\", got %s", a,
-				 json_type_noun(v));
+			error_set(err, 0, "expected %s or a size such as \"1G\", got %s", a,
+				  json_type_noun(v));
 		return -1;
 	case PROP_STRING:
 	case PROP_ENUM:
 	case PROP_FN:
 		if (!s) {
-			snprintf(msg, len, "expected a string, got %s", json_type_noun(v));
+			error_set(err, 0, "expected a string, got %s", json_type_noun(v));
 			return -1;
 		}
 		if (p->kind == PROP_ENUM && !in_choices(p->choices, s)) {
-			enum_error("", p->choices, s, msg, len);
+			enum_error("", p->choices, s, err);
 			return -1;
 		}
 		if (p->kind == PROP_FN && p->check(s) < 0) {
-			snprintf(msg, len, "expected %s, got \"%s\"", p->values, s);
+			error_set(err, 0, "expected %s, got \"%s\"", p->values, s);
 			return -1;
 		}
 		return 0;
@@ -615,7 +613,7 @@ static const struct prop *prop_find(const struct prop *table, size_t n, const ch
 }
 
 static int unknown_prop(const char *what, const struct prop *table, size_t n, unsigned scope,
-			const char *key, char *msg, size_t len)
+			const char *key, struct zb_error *err)
 {
 	const char *names[64];
 	size_t k = 0, o;
@@ -627,62 +625,66 @@ static int unknown_prop(const char *what, const struct prop *table, size_t n, un
 	}
 	best = schema_did_you_mean(key, names, k);
 	if (best)
-		o = (size_t)snprintf(
-		    msg, len, "unknown %s property (did you mean \"%s\"?); known:", what, best);
+		error_set(err, 0, "unknown %s property (did you mean \"%s\"?); known:", what, best);
 	else
-		o = (size_t)snprintf(msg, len, "unknown %s property; known:", what);
-	for (size_t i = 0; i < k && o < len; i++)
-		o += (size_t)snprintf(msg + o, len - o, " %s", names[i]);
+		error_set(err, 0, "unknown %s property; known:", what);
+	o = strlen(err->msg);
+	for (size_t i = 0; i < k && o < sizeof(err->msg); i++)
+		o += (size_t)snprintf(err->msg + o, sizeof(err->msg) - o, " %s", names[i]);
 	return SCHEMA_BAD_KEY;
 }
 
-static int check_zpool_prop(const char *key, const json_t *v, char *msg, size_t len)
+static int check_zpool_prop(const char *key, const json_t *v, struct zb_error *err)
 {
 	const struct prop *p = prop_find(zpool_props, ARRAY_SIZE(zpool_props), key);
 
 	if (!p)
-		return unknown_prop("pool", zpool_props, ARRAY_SIZE(zpool_props), ON_POOL, key, msg,
-				    len);
-	return check_prop_value(p, v, msg, len) < 0 ? SCHEMA_BAD_VALUE : 0;
+		return unknown_prop("pool", zpool_props, ARRAY_SIZE(zpool_props), ON_POOL, key,
+				    err);
+	return check_prop_value(p, v, err) < 0 ? SCHEMA_BAD_VALUE : 0;
 }
 
-static int check_zfs_prop(unsigned scope, const char *key, const json_t *v, char *msg, size_t len)
+static int check_zfs_prop(unsigned scope, const char *key, const json_t *v, struct zb_error *err)
 {
 	const struct prop *p = prop_find(zfs_props, ARRAY_SIZE(zfs_props), key);
 
 	if (!p)
 		return unknown_prop(scope == ON_ZVOL ? "zvol" : "dataset", zfs_props,
-				    ARRAY_SIZE(zfs_props), scope, key, msg, len);
+				    ARRAY_SIZE(zfs_props), scope, key, err);
 	if (!(p->scope & scope)) {
 		if (!strcmp(key, "recordsize"))
-			snprintf(msg, len, "recordsize is not valid on a zvol (use volblocksize)");
+			error_set(err, 0, "recordsize is not valid on a zvol (use volblocksize)");
 		else
-			snprintf(msg, len, "%s is only valid on %s", key,
-				 scope == ON_ZVOL ? "datasets" : "zvols");
+			error_set(err, 0, "%s is only valid on %s", key,
+				  scope == ON_ZVOL ? "datasets" : "zvols");
 		return SCHEMA_BAD_KEY;
 	}
-	return check_prop_value(p, v, msg, len) < 0 ? SCHEMA_BAD_VALUE : 0;
+	return check_prop_value(p, v, err) < 0 ? SCHEMA_BAD_VALUE : 0;
 }
 
-static int check_dataset_prop(const char *key, const json_t *v, char *msg, size_t len)
+static int check_dataset_prop(const char *key, const json_t *v, struct zb_error *err)
 {
-	return check_zfs_prop(ON_DATASET, key, v, msg, len);
+	return check_zfs_prop(ON_DATASET, key, v, err);
 }
 
-static int check_zvol_prop(const char *key, const json_t *v, char *msg, size_t len)
+static int check_zvol_prop(const char *key, const json_t *v, struct zb_error *err)
 {
-	return check_zfs_prop(ON_ZVOL, key, v, msg, len);
+	return check_zfs_prop(ON_ZVOL, key, v, err);
 }
 
 /* Workload options are the engine's (guest/engine/options.c): the host checks them with the same
  * table the guest parses them with. The engine says "unknown option..." for a name it lacks. */
-static int check_workload_option(const char *key, const json_t *v, char *msg, size_t len)
+static int check_workload_option(const char *key, const json_t *v, struct zb_error *err)
 {
-	if (engine_option_check(key, v, msg, len) == 0)
+	char msg[ZB_ERROR_MAX];
+
+	/* the engine is guest code, without struct zb_error: it answers in a buffer */
+	if (engine_option_check(key, v, msg, sizeof(msg)) == 0)
 		return 0;
+	error_set(err, 0, "%s", msg);
 	if (!strncmp(msg, "unknown option", 14)) {
-		snprintf(msg, len,
-			 "unknown workload option (see `zbench-engine --help` for the list)");
+		error_set(err, 0,
+			  "unknown workload option (see `zbench-engine --help` for the list)");
 		return SCHEMA_BAD_KEY;
 	}
 	return SCHEMA_BAD_VALUE;
@@ -690,10 +692,10 @@ static int check_workload_option(const char *key, const json_t *v, char *msg, si
 
 /* ---- the tables ----------------------------------------------------------------------------- */
 
-static int check_cv_percent(const char *key, const json_t *v, char *msg, size_t len)
+static int check_cv_percent(const char *key, const json_t *v, struct zb_error *err)
 {
 	if (!json_is_number(v) || json_number_value(v) <= 0 || json_number_value(v) >= 100) {
-		snprintf(msg, len, "expected a number between 0 and 100 (percent)");
+		error_set(err, 0, "expected a number between 0 and 100 (percent)");
 		return SCHEMA_BAD_VALUE;
 	}
 	return 0;
@@ -707,7 +709,7 @@ const char *const schema_iozone_tests[] = {
 	"refwrite",	"fread",	 "refread",	   NULL,
 };
 
-static int check_claim_metric(const char *key, const json_t *v, char *msg, size_t len)
+static int check_claim_metric(const char *key, const json_t *v, struct zb_error *err)
 {
 	const char *s = json_string_value(v);
 
@@ -718,40 +720,41 @@ static int check_claim_metric(const char *key, const json_t *v, char *msg, size_
 		for (size_t i = 0; schema_iozone_tests[i]; i++)
 			if (!strcmp(s + 7, schema_iozone_tests[i]))
 				return 0;
-	snprintf(msg, len,
-		 "unknown metric \"%s\"; known: read_iops write_iops iops read_bw write_bw bw "
-		 "read_lat_mean read_lat_p99 write_lat_mean write_lat_p99 iozone:TEST (TEST: write "
-		 "rewrite read reread random_read random_write backward_read record_rewrite "
-		 "stride_read fwrite refwrite fread refread)",
-		 s);
+	error_set(
+	    err, 0,
+	    "unknown metric \"%s\"; known: read_iops write_iops iops read_bw write_bw bw "
+	    "read_lat_mean read_lat_p99 write_lat_mean write_lat_p99 iozone:TEST (TEST: write "
+	    "rewrite read reread random_read random_write backward_read record_rewrite "
+	    "stride_read fwrite refwrite fread refread)",
+	    s);
 	return SCHEMA_BAD_VALUE;
 }
 
-static int check_claim_number(const char *key, const json_t *v, char *msg, size_t len)
+static int check_claim_number(const char *key, const json_t *v, struct zb_error *err)
 {
 	(void)key;
 	if (!json_is_number(v) || !(json_number_value(v) > 0)) {
-		snprintf(msg, len, "expected a number greater than 0");
+		error_set(err, 0, "expected a number greater than 0");
 		return SCHEMA_BAD_VALUE;
 	}
 	return 0;
 }
 
-static int check_claim_percent(const char *key, const json_t *v, char *msg, size_t len)
+static int check_claim_percent(const char *key, const json_t *v, struct zb_error *err)
 {
 	(void)key;
 	if (!json_is_number(v) || json_number_value(v) < 0 || json_number_value(v) >= 100) {
-		snprintf(msg, len, "expected a number from 0 to under 100 (percent)");
+		error_set(err, 0, "expected a number from 0 to under 100 (percent)");
 		return SCHEMA_BAD_VALUE;
 	}
 	return 0;
 }
 
-static int check_claim_rho(const char *key, const json_t *v, char *msg, size_t len)
+static int check_claim_rho(const char *key, const json_t *v, struct zb_error *err)
 {
 	(void)key;
 	if (!json_is_number(v) || json_number_value(v) <= 0 || json_number_value(v) > 1) {
-		snprintf(msg, len, "expected a number above 0 and at most 1 (Spearman's rho)");
+		error_set(err, 0, "expected a number above 0 and at most 1 (Spearman's rho)");
 		return SCHEMA_BAD_VALUE;
 	}
 	return 0;
@@ -759,16 +762,13 @@ static int check_claim_rho(const char *key, const json_t *v, char *msg, size_t l
 
 /* A libvirt URI zbench can drive (builder/libvirt_uri.c): checked when the matrix loads, not
  * when the first cell would connect, as a URI from a file (it may not run programs). */
-static int check_libvirt_uri(const char *key, const json_t *v, char *msg, size_t len)
+static int check_libvirt_uri(const char *key, const json_t *v, struct zb_error *err)
 {
 	struct libvirt_uri u;
-	char m[1536];
 
 	(void)key;
-	if (libvirt_uri_check(json_string_value(v), LIBVIRT_URI_FILE, &u, m, sizeof(m)) < 0) {
-		snprintf(msg, len, "%s", m);
+	if (libvirt_uri_check(json_string_value(v), LIBVIRT_URI_FILE, &u, err) < 0)
 		return SCHEMA_BAD_VALUE;
-	}
 	return 0;
 }
 
@@ -1058,17 +1058,17 @@ static const struct schema_key matrix_keys[] = {
 };
 
 /* Kernel arguments reach the guest's /proc/cmdline verbatim: printable ASCII, bounded. */
-static int check_kernel_args(const char *key, const json_t *v, char *msg, size_t len)
+static int check_kernel_args(const char *key, const json_t *v, struct zb_error *err)
 {
 	const char *s = json_string_value(v);
 
 	if (strlen(s) > 1024) {
-		snprintf(msg, len, "longer than 1024 characters");
+		error_set(err, 0, "longer than 1024 characters");
 		return SCHEMA_BAD_VALUE;
 	}
 	for (; *s; s++) {
 		if (*s < 0x20 || *s > 0x7e) {
-			snprintf(msg, len, "only printable ASCII is allowed");
+			error_set(err, 0, "only printable ASCII is allowed");
 			return SCHEMA_BAD_VALUE;
 		}
 	}
@@ -1499,14 +1499,13 @@ static const char *type_noun(enum schema_type t)
 	}
 }
 
-int schema_check_value(const struct schema_key *sk, const char *key, const json_t *v, char *msg,
-		       size_t len, enum json_pos_kind *at)
+int schema_check_value(const struct schema_key *sk, const char *key, const json_t *v,
+		       struct zb_error *err)
 {
 	const char *s = json_string_value(v);
 	uint64_t u;
 	int ok, rc;
 
-	*at = JSON_POS_VALUE;
 	switch (sk->type) {
 	case SCHEMA_ANY:
 		ok = 1;
@@ -1531,7 +1530,7 @@ int schema_check_value(const struct schema_key *sk, const char *key, const json_
 		break;
 	}
 	if (!ok) {
-		snprintf(msg, len, "expected %s, got %s", type_noun(sk->type), json_type_noun(v));
+		error_set(err, 0, "expected %s, got %s", type_noun(sk->type), json_type_noun(v));
 		return -1;
 	}
 	switch (sk->type) {
@@ -1546,42 +1545,42 @@ int schema_check_value(const struct schema_key *sk, const char *key, const json_
 			format_choices(sk->choices, list, sizeof(list));
 			for (char *p = list; (p = strchr(p, '"'));)
 				memmove(p, p + 1, strlen(p));
-			snprintf(msg, len, "expected %s, got %lld", list, n);
+			error_set(err, 0, "expected %s, got %lld", list, n);
 			return -1;
 		}
 		if (sk->max && (n < sk->min || n > sk->max)) {
-			snprintf(msg, len, "expected an integer from %lld to %lld, got %lld",
-				 sk->min, sk->max, n);
+			error_set(err, 0, "expected an integer from %lld to %lld, got %lld",
+				  sk->min, sk->max, n);
 			return -1;
 		}
 		break;
 	}
 	case SCHEMA_SIZE:
 		if (units_parse_size(s, &u) < 0) {
-			snprintf(msg, len, "expected a size such as \"4k\", got \"%s\"", s);
+			error_set(err, 0, "expected a size such as \"4k\", got \"%s\"", s);
 			return -1;
 		}
 		if (u < (uint64_t)sk->min) {
 			char buf[32];
 
-			snprintf(msg, len, "must be at least %s, got \"%s\"",
-				 units_format_size((uint64_t)sk->min, buf, sizeof(buf)), s);
+			error_set(err, 0, "must be at least %s, got \"%s\"",
+				  units_format_size((uint64_t)sk->min, buf, sizeof(buf)), s);
 			return -1;
 		}
 		break;
 	case SCHEMA_DURATION:
 		if (units_parse_duration(s, &u) < 0) {
-			snprintf(msg, len, "expected a duration such as \"60s\", got \"%s\"", s);
+			error_set(err, 0, "expected a duration such as \"60s\", got \"%s\"", s);
 			return -1;
 		}
 		if (u < (uint64_t)sk->min * 1000000) {
-			snprintf(msg, len, "must be at least %llds, got \"%s\"", sk->min, s);
+			error_set(err, 0, "must be at least %llds, got \"%s\"", sk->min, s);
 			return -1;
 		}
 		break;
 	case SCHEMA_ENUM:
 		if (!in_choices(sk->choices, s)) {
-			enum_error("", sk->choices, s, msg, len);
+			enum_error("", sk->choices, s, err);
 			return -1;
 		}
 		break;
@@ -1589,29 +1588,28 @@ int schema_check_value(const struct schema_key *sk, const char *key, const json_
 		break;
 	}
 	if (sk->check) {
-		rc = sk->check(key, v, msg, len);
+		rc = sk->check(key, v, err);
 		if (rc == SCHEMA_BAD_KEY)
-			*at = JSON_POS_KEY;
+			return error_path(err, "", JSON_POS_KEY, "%s", err->msg);
 		if (rc < 0)
 			return -1;
 	}
 	return 0;
 }
 
-static int fail(struct schema_error *e, const char *path, enum json_pos_kind at)
+/* Point the error in err at `path`. */
+static int fail(struct zb_error *err, const char *path, enum json_pos_kind at)
 {
-	snprintf(e->path, sizeof(e->path), "%s", path);
-	e->at = at;
-	return -1;
+	return error_path(err, path, at, "%s", err->msg);
 }
 
 static int walk(const struct schema *s, const struct schema_key *sk, const char *key,
-		const json_t *v, char *path, struct schema_error *e)
+		const json_t *v, char *path, struct zb_error *err)
 {
 	size_t keep = strlen(path);
 
-	if (schema_check_value(sk, key, v, e->msg, sizeof(e->msg), &e->at) < 0)
-		return fail(e, path, e->at);
+	if (schema_check_value(sk, key, v, err) < 0)
+		return fail(err, path, err->pos.at);
 
 	if (sk->type == SCHEMA_OBJECT) {
 		const char *k;
@@ -1620,8 +1618,8 @@ static int walk(const struct schema *s, const struct schema_key *sk, const char 
 		size_t n;
 
 		if ((sk->flags & SCHEMA_NONEMPTY) && json_object_size(v) == 0) {
-			snprintf(e->msg, sizeof(e->msg), "must not be empty");
-			return fail(e, path, JSON_POS_VALUE);
+			error_set(err, 0, "must not be empty");
+			return fail(err, path, JSON_POS_VALUE);
 		}
 		json_object_foreach ((json_t *)v, k, member) {
 			const struct schema_key *child = schema_child(s, sk, k);
@@ -1633,13 +1631,13 @@ static int walk(const struct schema *s, const struct schema_key *sk, const char 
 				n = member_names(s, sk, names, ARRAY_SIZE(names));
 				best = schema_did_you_mean(k, names, n);
 				if (best)
-					snprintf(e->msg, sizeof(e->msg),
-						 "unknown key (did you mean \"%s\"?)", best);
+					error_set(err, 0, "unknown key (did you mean \"%s\"?)",
+						  best);
 				else
-					snprintf(e->msg, sizeof(e->msg), "unknown key");
-				return fail(e, path, JSON_POS_KEY);
+					error_set(err, 0, "unknown key");
+				return fail(err, path, JSON_POS_KEY);
 			}
-			if (walk(s, child, k, member, path, e) < 0)
+			if (walk(s, child, k, member, path, err) < 0)
 				return -1;
 			path[keep] = '\0';
 		}
@@ -1648,9 +1646,8 @@ static int walk(const struct schema *s, const struct schema_key *sk, const char 
 			const struct schema_key *child = find_member(s, sk, names[i]);
 
 			if ((child->flags & SCHEMA_REQUIRED) && !json_object_get(v, names[i])) {
-				snprintf(e->msg, sizeof(e->msg), "missing required key \"%s\"",
-					 names[i]);
-				return fail(e, path, JSON_POS_VALUE);
+				error_set(err, 0, "missing required key \"%s\"", names[i]);
+				return fail(err, path, JSON_POS_VALUE);
 			}
 		}
 	} else if (sk->type == SCHEMA_ARRAY) {
@@ -1659,12 +1656,12 @@ static int walk(const struct schema *s, const struct schema_key *sk, const char 
 		size_t i;
 
 		if ((sk->flags & SCHEMA_NONEMPTY) && json_array_size(v) == 0) {
-			snprintf(e->msg, sizeof(e->msg), "must not be empty");
-			return fail(e, path, JSON_POS_VALUE);
+			error_set(err, 0, "must not be empty");
+			return fail(err, path, JSON_POS_VALUE);
 		}
 		json_array_foreach ((json_t *)v, i, elem) {
 			json_path_append_index(path, JSON_POS_PATH_MAX, i);
-			if (item && walk(s, item, NULL, elem, path, e) < 0)
+			if (item && walk(s, item, NULL, elem, path, err) < 0)
 				return -1;
 			path[keep] = '\0';
 		}
@@ -1673,7 +1670,7 @@ static int walk(const struct schema *s, const struct schema_key *sk, const char 
 }
 
 int schema_validate(const struct schema *s, const struct schema_key *root, const json_t *v,
-		    const char *path, struct schema_error *e)
+		    const char *path, struct zb_error *err)
 {
 	char buf[JSON_POS_PATH_MAX];
 	const char *key = NULL;
@@ -1687,7 +1684,7 @@ int schema_validate(const struct schema *s, const struct schema_key *root, const
 
 		key = dot ? dot + 1 : path;
 	}
-	return walk(s, root, key, v, buf, e);
+	return walk(s, root, key, v, buf, err);
 }
 
 void schema_fill_defaults(const struct schema *s, const struct schema_key *root, json_t *v)
