@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "claims.h"
 #include "disk.h"
 #include "libvirt_uri.h"
 #include "metrics.h"
@@ -709,57 +710,6 @@ const char *const schema_iozone_tests[] = {
 	"refwrite",	"fread",	 "refread",	   NULL,
 };
 
-static int check_claim_metric(const char *key, const json_t *v, struct zb_error *err)
-{
-	const char *s = json_string_value(v);
-
-	(void)key;
-	if (metric_find(s))
-		return 0;
-	if (!strncmp(s, "iozone:", 7))
-		for (size_t i = 0; schema_iozone_tests[i]; i++)
-			if (!strcmp(s + 7, schema_iozone_tests[i]))
-				return 0;
-	error_set(
-	    err, 0,
-	    "unknown metric \"%s\"; known: read_iops write_iops iops read_bw write_bw bw "
-	    "read_lat_mean read_lat_p99 write_lat_mean write_lat_p99 iozone:TEST (TEST: write "
-	    "rewrite read reread random_read random_write backward_read record_rewrite "
-	    "stride_read fwrite refwrite fread refread)",
-	    s);
-	return SCHEMA_BAD_VALUE;
-}
-
-static int check_claim_number(const char *key, const json_t *v, struct zb_error *err)
-{
-	(void)key;
-	if (!json_is_number(v) || !(json_number_value(v) > 0)) {
-		error_set(err, 0, "expected a number greater than 0");
-		return SCHEMA_BAD_VALUE;
-	}
-	return 0;
-}
-
-static int check_claim_percent(const char *key, const json_t *v, struct zb_error *err)
-{
-	(void)key;
-	if (!json_is_number(v) || json_number_value(v) < 0 || json_number_value(v) >= 100) {
-		error_set(err, 0, "expected a number from 0 to under 100 (percent)");
-		return SCHEMA_BAD_VALUE;
-	}
-	return 0;
-}
-
-static int check_claim_rho(const char *key, const json_t *v, struct zb_error *err)
-{
-	(void)key;
-	if (!json_is_number(v) || json_number_value(v) <= 0 || json_number_value(v) > 1) {
-		error_set(err, 0, "expected a number above 0 and at most 1 (Spearman's rho)");
-		return SCHEMA_BAD_VALUE;
-	}
-	return 0;
-}
-
 /* A libvirt URI zbench can drive (builder/libvirt_uri.c): checked when the matrix loads, not
  * when the first cell would connect, as a URI from a file (it may not run programs). */
 static int check_libvirt_uri(const char *key, const json_t *v, struct zb_error *err)
@@ -918,7 +868,7 @@ static const struct schema_key matrix_keys[] = {
 	{ .path = "reference[].metric",
 	  .type = SCHEMA_STRING,
 	  .flags = SCHEMA_REQUIRED,
-	  .check = check_claim_metric,
+	  .check = claims_check_metric,
 	  .typename = "metric",
 	  .help = "what the values measure: write_iops, read_bw, iozone:random_write, ..." },
 	{ .path = "reference[].note",
@@ -939,7 +889,7 @@ static const struct schema_key matrix_keys[] = {
 	{ .path = "reference[].values[].value",
 	  .type = SCHEMA_ANY,
 	  .flags = SCHEMA_REQUIRED,
-	  .check = check_claim_number,
+	  .check = claims_check_number,
 	  .typename = "number",
 	  .help = "the published value, in the metric's unit" },
 	{ .path = "expect",
@@ -959,7 +909,7 @@ static const struct schema_key matrix_keys[] = {
 	{ .path = "expect[].metric",
 	  .type = SCHEMA_STRING,
 	  .flags = SCHEMA_REQUIRED,
-	  .check = check_claim_metric,
+	  .check = claims_check_metric,
 	  .typename = "metric",
 	  .help = "the metric compared (mean over a cell's ok repeats)" },
 	{ .path = "expect[].where",
@@ -987,7 +937,7 @@ static const struct schema_key matrix_keys[] = {
 	{ .path = "expect[].compare.rhs.*", .type = SCHEMA_ANY, .help = "a value of the axis" },
 	{ .path = "expect[].compare.margin_percent",
 	  .type = SCHEMA_ANY,
-	  .check = check_claim_percent,
+	  .check = claims_check_percent,
 	  .def = "0",
 	  .typename = "number",
 	  .help = "by at least this much: lhs < rhs * (1 - m/100), lhs > rhs * (1 + m/100)" },
@@ -1006,12 +956,12 @@ static const struct schema_key matrix_keys[] = {
 	{ .path = "expect[].ratio.den.*", .type = SCHEMA_ANY, .help = "a value of the axis" },
 	{ .path = "expect[].ratio.min",
 	  .type = SCHEMA_ANY,
-	  .check = check_claim_number,
+	  .check = claims_check_number,
 	  .typename = "number",
 	  .help = "the ratio is at least this (min or max or both)" },
 	{ .path = "expect[].ratio.max",
 	  .type = SCHEMA_ANY,
-	  .check = check_claim_number,
+	  .check = claims_check_number,
 	  .typename = "number",
 	  .help = "the ratio is at most this" },
 	{ .path = "expect[].ranking",
@@ -1034,7 +984,7 @@ static const struct schema_key matrix_keys[] = {
 	{ .path = "expect[].ranking.values[]", .type = SCHEMA_ANY, .help = "a value of the axis" },
 	{ .path = "expect[].ranking.min_rho",
 	  .type = SCHEMA_ANY,
-	  .check = check_claim_rho,
+	  .check = claims_check_rho,
 	  .def = "1",
 	  .typename = "number",
 	  .help = "holds when rho (sign by order) is at least this in every group; 1: strictly" },
