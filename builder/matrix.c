@@ -1,45 +1,15 @@
 #include "matrix.h"
 
-#include <errno.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "claims.h"
-#include "disk.h"
 #include "json_pos.h"
-#include "proto.h"
+#include "matrix_int.h"
 #include "schema.h"
-#include "units.h"
 #include "util.h"
-
-/* Where a part of a cell's configuration came from in the file: config paths under `cfg` came
- * from the file path `file` (base: cfg "" from "base"; an axis value: cfg = the axis path, from
- * "axes[i].values[j]"). Errors found on the resolved configuration are mapped back through the
- * longest matching origin, so they point at the value the user wrote. */
-struct origin {
-	const char *cfg;
-	char file[JSON_POS_PATH_MAX];
-	int from_value; /* 1: an axis value, 2: a case value (name the config path in messages) */
-	const json_t *value; /* the axis or case value, or NULL (the base) */
-};
-
-struct loader {
-	const char *path; /* the file, for messages */
-	struct json_pos pos;
-	struct zb_error *err;
-	const json_t *models; /* the file's disk_models, or NULL */
-};
-
-#define PATH_COMPONENTS_MAX 32
-
-struct component {
-	char key[128];
-	size_t index;
-	int is_index;
-};
 
 /* ---- errors --------------------------------------------------------------------------------- */
 
@@ -65,12 +35,7 @@ static void origin_file_path(const struct origin *o, const char *cfg_path, char 
 		bprintf(buf, len, "%s%s", o->file, rest);
 }
 
-/* Fill L->err with "FILE:LINE:COL: PATH: message" (error_at()) for an error at file path
- * `file_path`, pointing at its value or at the key naming it. */
-static int report_at(struct loader *L, const char *file_path, enum json_pos_kind at,
-		     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static int report_at(struct loader *L, const char *file_path, enum json_pos_kind at,
+int matrix_report_at(struct loader *L, const char *file_path, enum json_pos_kind at,
 		     const char *fmt, ...)
 {
 	const struct json_pos_entry *e = json_pos_find_near(&L->pos, file_path, at);
@@ -84,10 +49,7 @@ static int report_at(struct loader *L, const char *file_path, enum json_pos_kind
 			file_path[0] ? ": " : "", msg);
 }
 
-/* Report the error in L->err, which a check of a configuration assembled from `origins` left
- * at a configuration path (error_path()); `cell` adds the cell's context when the error lies in
- * a part that did not come from an axis or case value. */
-static int report(struct loader *L, const struct origin *origins, size_t n, const char *cell)
+int matrix_report(struct loader *L, const struct origin *origins, size_t n, const char *cell)
 {
 	const struct origin *best = NULL;
 	char file[JSON_POS_PATH_MAX], path[JSON_POS_PATH_MAX], msg[ZB_ERROR_MAX];
@@ -101,501 +63,20 @@ static int report(struct loader *L, const struct origin *origins, size_t n, cons
 			best = &origins[i];
 	}
 	if (!best)
-		return report_at(L, path, at, "%s", msg);
+		return matrix_report_at(L, path, at, "%s", msg);
 	origin_file_path(best, path, file, sizeof(file));
 	/* a key an axis or case created has no position of its own: point at the value */
 	if (best->from_value)
 		at = JSON_POS_VALUE;
 	/* name the config path unless the file path already spells it (a case's key) */
 	if (best->from_value && !(best->from_value == 2 && !strcmp(path, best->cfg)))
-		return report_at(L, file, at, "%s: %s", path, msg);
+		return matrix_report_at(L, file, at, "%s: %s", path, msg);
 	if (cell)
-		return report_at(L, file, at, "%s (in %s)", msg, cell);
-	return report_at(L, file, at, "%s", msg);
-}
-
-/* ---- cross-references within one configuration ----------------------------------------------- */
-
-/* "d0, d1" (at most len bytes) */
-static void list_names(json_t *arr, const char *member, char *buf, size_t len)
-{
-	size_t o = 0, i;
-	json_t *it;
-
-	buf[0] = '\0';
-	json_array_foreach (arr, i, it) {
-		const char *s = json_string_value(json_object_get(it, member));
-
-		int w;
-
-		if (!s || o >= len)
-			continue;
-		w = snprintf(buf + o, len - o, "%s%s", o ? ", " : "", s);
-		if (w > 0)
-			o += (size_t)w;
-	}
-	if (!buf[0])
-		bprintf(buf, len, "none");
-}
-
-static int vdev_min_disks(const char *type)
-{
-	if (!strcmp(type, "mirror"))
-		return 2;
-	if (!strncmp(type, "raidz", 5))
-		return type[5] - '0' + 1;
-	return 1;
-}
-
-/* Where a name was seen, as a number, spelled as a path only for a message (a configuration
- * of n disks then costs n map entries, not n formatted paths). A reference to a disk: its group
- * (vdevs, log, special, cache), vdev and place; a name: its array (disks, datasets, zvols) and
- * index. */
-static const char *const ref_groups[] = { "vdevs", "log", "special", "cache" };
-static const char *const name_arrays[] = { "disks", "datasets", "zvols" };
-
-static json_int_t ref_code(size_t group, size_t i, size_t j)
-{
-	return (json_int_t)(group << 56 | (i & 0xffffff) << 28 | (j & 0xfffffff));
-}
-
-static void ref_path(json_int_t code, char *buf, size_t len)
-{
-	uint64_t c = (uint64_t)code;
-	size_t group = (size_t)(c >> 56) % ARRAY_SIZE(ref_groups);
-
-	if (!strcmp(ref_groups[group], "cache"))
-		bprintf(buf, len, "pool.cache[%llu]", (unsigned long long)(c & 0xfffffff));
-	else
-		bprintf(buf, len, "pool.%s[%llu].disks[%llu]", ref_groups[group],
-			(unsigned long long)(c >> 28 & 0xffffff),
-			(unsigned long long)(c & 0xfffffff));
-}
-
-/* One disk named in the pool at reference `code`: it must exist (`names` maps each disk's name,
- * a hash lookup: a pool of n disks costs n lookups, not n^2 comparisons) and not be used yet.
- * `used` maps each disk name to the reference that used it first. */
-static int check_disk_ref(json_t *disks, json_t *names, json_t *used, const char *name,
-			  json_int_t code, struct zb_error *err)
-{
-	json_t *prev;
-	char list[512], path[JSON_POS_PATH_MAX], first[JSON_POS_PATH_MAX];
-
-	if (!json_object_get(names, name)) {
-		list_names(disks, "name", list, sizeof(list));
-		ref_path(code, path, sizeof(path));
-		return error_path(err, path, JSON_POS_VALUE, "no disk named \"%s\"; disks: %s",
-				  name, list);
-	}
-	prev = json_object_get(used, name);
-	if (prev) {
-		ref_path(code, path, sizeof(path));
-		ref_path(json_integer_value(prev), first, sizeof(first));
-		return error_path(err, path, JSON_POS_VALUE, "disk \"%s\" is already used at %s",
-				  name, first);
-	}
-	json_object_set_new(used, name, json_integer(code));
-	return 0;
-}
-
-static int check_vdevs(json_t *cfg, json_t *names, json_t *used, size_t group, struct zb_error *err)
-{
-	json_t *vdevs = json_object_get(json_object_get(cfg, "pool"), ref_groups[group]);
-	json_t *disks = json_object_get(cfg, "disks");
-	json_t *v, *d;
-	size_t i, j;
-	char path[JSON_POS_PATH_MAX];
-
-	json_array_foreach (vdevs, i, v) {
-		const char *type = json_string_value(json_object_get(v, "type"));
-		json_t *refs = json_object_get(v, "disks");
-		int min = vdev_min_disks(type);
-
-		if (json_array_size(refs) < (size_t)min) {
-			bprintf(path, sizeof(path), "pool.%s[%zu].disks", ref_groups[group], i);
-			return error_path(err, path, JSON_POS_VALUE,
-					  "%s needs at least %d disk%s, got %zu", type, min,
-					  min == 1 ? "" : "s", json_array_size(refs));
-		}
-		json_array_foreach (refs, j, d) {
-			if (check_disk_ref(disks, names, used, json_string_value(d),
-					   ref_code(group, i, j), err) < 0)
-				return -1;
-		}
-	}
-	return 0;
-}
-
-/* The names of the items of name_arrays[array] are unique, also with the names already in
- * `seen` (name -> (index << 2 | array)). */
-static int check_unique(json_t *arr, const char *what, size_t array, json_t *seen,
-			struct zb_error *err)
-{
-	json_t *it;
-	size_t i;
-	char path[JSON_POS_PATH_MAX], first[JSON_POS_PATH_MAX];
-
-	json_array_foreach (arr, i, it) {
-		const char *name = json_string_value(json_object_get(it, "name"));
-		json_t *prev = json_object_get(seen, name);
-
-		if (prev) {
-			json_int_t c = json_integer_value(prev);
-
-			bprintf(path, sizeof(path), "%s[%zu].name", name_arrays[array], i);
-			bprintf(first, sizeof(first), "%s[%lld].name",
-				name_arrays[(size_t)(c & 3) % ARRAY_SIZE(name_arrays)],
-				(long long)(c >> 2));
-			return error_path(err, path, JSON_POS_VALUE,
-					  "duplicate %s name \"%s\" (also at %s)", what, name,
-					  first);
-		}
-		json_object_set_new(seen, name, json_integer((json_int_t)(i << 2 | array)));
-	}
-	return 0;
-}
-
-/* Disks per bus so far, to hold each bus to its controller's ports in one pass. */
-struct bus_count {
-	const struct disk_bus *bus;
-	size_t n;
-};
-
-#define BUS_COUNT_MAX 32 /* more than disk.c's buses */
-
-/* What a disk's bus can show the guest, and size or device (exactly one). `counts` (of `ncounts`
- * buses, grown here) holds the disks before this one per bus. */
-static int check_disk(struct bus_count *counts, size_t *ncounts, json_t *d, size_t i,
-		      struct zb_error *err)
-{
-	const char *busname = json_string_value(json_object_get(d, "bus"));
-	const struct disk_bus *bus = disk_bus_find(busname ? busname : "virtio-blk");
-	json_t *rot = json_object_get(d, "rotational"), *rate = json_object_get(d, "rotation_rate");
-	int has_size = json_object_get(d, "size") != NULL;
-	int has_dev = json_object_get(d, "device") != NULL;
-	char path[64];
-
-	if (has_size == has_dev) {
-		bprintf(path, sizeof(path), "disks[%zu]", i);
-		return error_path(err, path, JSON_POS_VALUE,
-				  has_size
-				      ? "give either size (a fresh image) or device (passthrough), "
-					"not both"
-				      : "needs a size (a fresh image) or a device (passthrough)");
-	}
-	if (has_size && json_integer_value(json_object_get(d, "logical_block_size")) == 4096) {
-		uint64_t bytes = 0;
-
-		/* zpool's EFI label counts its reserve in sectors: 16384 of them (partition 9)
-		 * plus a 2048-sector start, so with 4 KiB sectors a whole disk loses 72M, and
-		 * ZFS needs 64M of what is left (measured: 128M fails). */
-		if (units_parse_size(json_string_value(json_object_get(d, "size")), &bytes) == 0 &&
-		    bytes < DISK_SIZE_MIN_4KN) {
-			bprintf(path, sizeof(path), "disks[%zu].size", i);
-			return error_path(
-			    err, path, JSON_POS_VALUE,
-			    "a disk with 4096-byte logical sectors must be at least 160M "
-			    "(zpool reserves 72M of it), got \"%s\"",
-			    json_string_value(json_object_get(d, "size")));
-		}
-	}
-	if (!bus)
-		return 0; /* the schema has reported it */
-	if (bus->max_disks) {
-		size_t k = 0, same;
-
-		while (k < *ncounts && counts[k].bus != bus)
-			k++;
-		if (k == *ncounts) {
-			counts[k].bus = bus;
-			counts[k].n = 0;
-			++*ncounts;
-		}
-		same = counts[k].n++;
-		if (same >= (size_t)bus->max_disks) {
-			bprintf(path, sizeof(path), "disks[%zu].bus", i);
-			return error_path(
-			    err, path, JSON_POS_VALUE,
-			    "bus \"%s\" takes at most %d disks (its controller's ports)", bus->name,
-			    bus->max_disks);
-		}
-	}
-	if (bus->logical_512_only &&
-	    json_integer_value(json_object_get(d, "logical_block_size")) == 4096) {
-		bprintf(path, sizeof(path), "disks[%zu].logical_block_size", i);
-		return error_path(
-		    err, path, JSON_POS_VALUE,
-		    "bus \"%s\" carries only 512-byte logical sectors (QEMU's IDE); use "
-		    "physical_block_size 4096 (a 512e disk) or virtio-scsi",
-		    bus->name);
-	}
-	if (rate && !bus->rotation_rate) {
-		bprintf(path, sizeof(path), "disks[%zu].rotation_rate", i);
-		return error_path(
-		    err, path, JSON_POS_KEY,
-		    "bus \"%s\" cannot report a rotation rate (the guest always sees it "
-		    "%s); use virtio-scsi",
-		    bus->name, bus->rotational ? "rotational" : "non-rotational");
-	}
-	if (rot && !bus->rotation_rate && json_is_true(rot) != bus->rotational) {
-		bprintf(path, sizeof(path), "disks[%zu].rotational", i);
-		return error_path(
-		    err, path, JSON_POS_VALUE,
-		    "bus \"%s\" cannot show a %s disk (the guest always sees it %s); use "
-		    "virtio-scsi",
-		    bus->name, json_is_true(rot) ? "rotational" : "non-rotational",
-		    bus->rotational ? "rotational" : "non-rotational");
-	}
-	if (rot && rate && json_is_true(rot) != (json_integer_value(rate) > 1)) {
-		bprintf(path, sizeof(path), "disks[%zu].rotational", i);
-		return error_path(
-		    err, path, JSON_POS_VALUE, "rotational %s contradicts rotation_rate %lld",
-		    json_is_true(rot) ? "true" : "false", (long long)json_integer_value(rate));
-	}
-	return 0;
-}
-
-/* What the schema cannot say: names unique, every disk named exists and is used once, vdev
- * widths, the workload's target exists. `cfg` has passed schema_validate(). */
-static int config_check_refs(json_t *cfg, struct zb_error *err)
-{
-	json_t *disks = json_object_get(cfg, "disks");
-	json_t *pool = json_object_get(cfg, "pool");
-	json_t *seen = json_object(), *used = json_object(), *d;
-	struct bus_count counts[BUS_COUNT_MAX];
-	size_t ncounts = 0;
-	const char *target;
-	size_t i;
-	int rc = -1;
-
-	/* `seen`: every disk name, for the pool's references; then the datasets' */
-	if (check_unique(disks, "disk", 0, seen, err) < 0)
-		goto out;
-	json_array_foreach (disks, i, d) {
-		json_t *lbs = json_object_get(d, "logical_block_size");
-		json_t *pbs = json_object_get(d, "physical_block_size");
-		char path[64];
-
-		if (lbs && pbs && json_integer_value(lbs) > json_integer_value(pbs)) {
-			bprintf(path, sizeof(path), "disks[%zu].physical_block_size", i);
-			error_path(
-			    err, path, JSON_POS_VALUE,
-			    "physical_block_size %lld is smaller than logical_block_size %lld",
-			    (long long)json_integer_value(pbs), (long long)json_integer_value(lbs));
-			goto out;
-		}
-		if (check_disk(counts, &ncounts, d, i, err) < 0)
-			goto out;
-	}
-	if (check_vdevs(cfg, seen, used, 0, err) < 0 || check_vdevs(cfg, seen, used, 1, err) < 0 ||
-	    check_vdevs(cfg, seen, used, 2, err) < 0)
-		goto out;
-	json_array_foreach (json_object_get(pool, "cache"), i, d) {
-		if (check_disk_ref(disks, seen, used, json_string_value(d), ref_code(3, 0, i),
-				   err) < 0)
-			goto out;
-	}
-	json_object_clear(seen);
-	if (check_unique(json_object_get(cfg, "datasets"), "dataset", 1, seen, err) < 0 ||
-	    check_unique(json_object_get(cfg, "zvols"), "dataset or zvol", 2, seen, err) < 0)
-		goto out;
-	target = json_string_value(json_object_get(json_object_get(cfg, "workload"), "target"));
-	if (target && !json_object_get(seen, target)) {
-		char ds[512], zv[512];
-
-		list_names(json_object_get(cfg, "datasets"), "name", ds, sizeof(ds));
-		list_names(json_object_get(cfg, "zvols"), "name", zv, sizeof(zv));
-		error_path(err, "workload.target", JSON_POS_VALUE,
-			   "no dataset or zvol named \"%s\" (datasets: %s; zvols: %s)", target, ds,
-			   zv);
-		goto out;
-	}
-	rc = 0;
-out:
-	json_decref(seen);
-	json_decref(used);
-	return rc;
-}
-
-/* Resolve the disks' models into `cfg`, then validate it completely. */
-static int config_validate(struct loader *L, json_t *cfg, struct zb_error *err)
-{
-	if (disk_models_resolve(cfg, L->models, err) < 0)
-		return -1;
-	if (schema_validate(&schema_config, NULL, cfg, "", err) < 0)
-		return -1;
-	return config_check_refs(cfg, err);
-}
-
-/* ---- paths into a configuration ---------------------------------------------------------------
- */
-
-/* Split "a.b[2].c" (syntax already checked by the schema) into components. */
-static int path_split(const char *path, struct component *c, size_t max, size_t *n)
-{
-	*n = 0;
-	for (const char *p = path; *p;) {
-		if (*n == max)
-			return -1;
-		memset(&c[*n], 0, sizeof(c[*n]));
-		if (*p == '[') {
-			c[*n].is_index = 1;
-			c[*n].index = strtoul(p + 1, (char **)&p, 10);
-			if (*p != ']')
-				return -1;
-			p++;
-		} else {
-			size_t k = strcspn(p, ".[");
-
-			if (k == 0 || k >= sizeof(c[*n].key))
-				return -1;
-			memcpy(c[*n].key, p, k);
-			p += k;
-		}
-		(*n)++;
-		if (*p == '.')
-			p++;
-	}
-	return *n ? 0 : -1;
-}
-
-/* Check that `path` names a place in the configuration schema. `value` is what will be set there
- * (for the checks of open keys such as zpool properties, which look at key and value). Returns
- * 0, or -1 with the message in err. */
-static int path_check_schema(const char *path, const json_t *value, struct zb_error *err)
-{
-	struct component c[PATH_COMPONENTS_MAX];
-	const struct schema_key *sk = schema_find(&schema_config, "");
-	char sofar[JSON_POS_PATH_MAX] = "";
-	size_t n;
-
-	if (path_split(path, c, PATH_COMPONENTS_MAX, &n) < 0) {
-		error_set(err, 0, "\"%s\" is not a configuration path", path);
-		return -1;
-	}
-	for (size_t i = 0; i < n; i++) {
-		const struct schema_key *next;
-
-		if (c[i].is_index) {
-			next = schema_item(&schema_config, sk);
-			if (!next) {
-				error_set(err, 0,
-					  "\"%s\" is not a configuration path: %s is not an array",
-					  path, sofar[0] ? sofar : "the configuration");
-				return -1;
-			}
-			json_path_append_index(sofar, sizeof(sofar), c[i].index);
-		} else {
-			next = schema_child(&schema_config, sk, c[i].key);
-			if (!next) {
-				const char *names[64], *best;
-				size_t k = 0, pl = strlen(sk->path);
-
-				for (size_t j = 0; j < schema_config.n && k < 64; j++) {
-					const char *p = schema_config.keys[j].path, *rest;
-
-					if (!*p ||
-					    (pl && (strncmp(p, sk->path, pl) || p[pl] != '.')))
-						continue;
-					rest = p + (pl ? pl + 1 : 0);
-					if (!strpbrk(rest, ".[*"))
-						names[k++] = rest;
-				}
-				best = sk->type == SCHEMA_OBJECT
-					   ? schema_did_you_mean(c[i].key, names, k)
-					   : NULL;
-				error_set(err, 0,
-					  "\"%s\" is not a configuration path: %s%s%s has no key "
-					  "\"%s\"%s%s%s",
-					  path, sofar[0] ? "\"" : "",
-					  sofar[0] ? sofar : "the configuration",
-					  sofar[0] ? "\"" : "", c[i].key,
-					  best ? " (did you mean \"" : "", best ? best : "",
-					  best ? "\"?)" : "");
-				return -1;
-			}
-			json_path_append_key(sofar, sizeof(sofar), c[i].key);
-			/* an open key ("*"): let its check judge the key */
-			if (next->check && !strcmp(next->path + strlen(next->path) - 1, "*")) {
-				const json_t *v = i + 1 == n ? value : json_object();
-				int rc = next->check(c[i].key, v, err);
-
-				if (i + 1 != n)
-					json_decref((json_t *)v);
-				if (rc == SCHEMA_BAD_KEY)
-					return error_wrap(err, "%s", sofar);
-			}
-		}
-		sk = next;
-	}
-	return 0;
-}
-
-/* Set `value` (copied) at `path` in cfg, creating missing objects on the way. Array items must
- * exist. Returns 0, or -1 with the message in err. */
-static int path_set(json_t *cfg, const char *path, const json_t *value, struct zb_error *err)
-{
-	struct component c[PATH_COMPONENTS_MAX];
-	char sofar[JSON_POS_PATH_MAX] = "";
-	json_t *cur = cfg;
-	size_t n;
-
-	if (path_split(path, c, PATH_COMPONENTS_MAX, &n) < 0) {
-		error_set(err, 0, "\"%s\" is not a configuration path", path);
-		return -1;
-	}
-	for (size_t i = 0; i < n; i++) {
-		int last = i + 1 == n;
-		json_t *next;
-
-		if (c[i].is_index) {
-			if (!json_is_array(cur) || c[i].index >= json_array_size(cur)) {
-				error_set(err, 0, "cannot set \"%s\": %s has %zu item%s, no [%zu]",
-					  path, sofar, json_array_size(cur),
-					  json_array_size(cur) == 1 ? "" : "s", c[i].index);
-				return -1;
-			}
-			if (last)
-				return json_array_set_new(cur, c[i].index, json_deep_copy(value));
-			next = json_array_get(cur, c[i].index);
-			json_path_append_index(sofar, sizeof(sofar), c[i].index);
-		} else {
-			if (!json_is_object(cur)) {
-				error_set(err, 0, "cannot set \"%s\": %s is not an object", path,
-					  sofar[0] ? sofar : "the configuration");
-				return -1;
-			}
-			if (last)
-				return json_object_set_new(cur, c[i].key, json_deep_copy(value));
-			next = json_object_get(cur, c[i].key);
-			if (!next) {
-				if (c[i + 1].is_index) {
-					error_set(err, 0, "cannot set \"%s\": %s%s%s is absent",
-						  path, sofar, sofar[0] ? "." : "", c[i].key);
-					return -1;
-				}
-				next = json_object();
-				json_object_set_new(cur, c[i].key, next);
-			}
-			json_path_append_key(sofar, sizeof(sofar), c[i].key);
-		}
-		cur = next;
-	}
-	return 0;
+		return matrix_report_at(L, file, at, "%s (in %s)", msg, cell);
+	return matrix_report_at(L, file, at, "%s", msg);
 }
 
 /* ---- the matrix ------------------------------------------------------------------------------ */
-
-static void summary_append(char **s, const char *name, const json_t *value)
-{
-	char *v = json_is_string(value) ? xstrdup(json_string_value(value))
-					: json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
-	char *next = xasprintf("%s%s%s=%s", *s ? *s : "", *s ? "," : "", name, v ? v : "?");
-
-	free(v);
-	free(*s);
-	*s = next;
-}
 
 static void cell_release(struct cell *c)
 {
@@ -666,8 +147,8 @@ static int check_axes_cases(struct loader *L, json_t *axes, json_t *cases)
 
 	if (json_array_size(axes) > MATRIX_AXES_MAX) {
 		bprintf(fp, sizeof(fp), "axes[%d]", MATRIX_AXES_MAX);
-		report_at(L, fp, JSON_POS_VALUE, "more than %d axes (each cell sets every one)",
-			  MATRIX_AXES_MAX);
+		matrix_report_at(L, fp, JSON_POS_VALUE,
+				 "more than %d axes (each cell sets every one)", MATRIX_AXES_MAX);
 		goto out;
 	}
 	json_array_foreach (axes, i, a) {
@@ -676,22 +157,22 @@ static int check_axes_cases(struct loader *L, json_t *axes, json_t *cases)
 
 		if (json_object_get(names, name)) {
 			bprintf(fp, sizeof(fp), "axes[%zu].name", i);
-			report_at(L, fp, JSON_POS_VALUE, "duplicate axis name \"%s\"", name);
+			matrix_report_at(L, fp, JSON_POS_VALUE, "duplicate axis name \"%s\"", name);
 			goto out;
 		}
 		json_object_set_new(names, name, json_true());
 		bprintf(fp, sizeof(fp), "axes[%zu].path", i);
-		if (path_check_schema(path, json_array_get(json_object_get(a, "values"), 0),
+		if (matrix_path_check(path, json_array_get(json_object_get(a, "values"), 0),
 				      L->err) < 0) {
-			report_at(L, fp, JSON_POS_VALUE, "%s", L->err->msg);
+			matrix_report_at(L, fp, JSON_POS_VALUE, "%s", L->err->msg);
 			goto out;
 		}
 		j = overlapping_axis(paths, under, path);
 		if (j >= 0) {
-			report_at(L, fp, JSON_POS_VALUE, "\"%s\" overlaps axes[%lld].path \"%s\"",
-				  path, j,
-				  json_string_value(
-				      json_object_get(json_array_get(axes, (size_t)j), "path")));
+			matrix_report_at(L, fp, JSON_POS_VALUE,
+					 "\"%s\" overlaps axes[%lld].path \"%s\"", path, j,
+					 json_string_value(json_object_get(
+					     json_array_get(axes, (size_t)j), "path")));
 			goto out;
 		}
 		axis_path_add(paths, under, path, i);
@@ -703,13 +184,13 @@ static int check_axes_cases(struct loader *L, json_t *axes, json_t *cases)
 
 		if (json_object_get(names, name)) {
 			bprintf(fp, sizeof(fp), "cases[%zu].name", i);
-			report_at(L, fp, JSON_POS_VALUE, "duplicate case name \"%s\"", name);
+			matrix_report_at(L, fp, JSON_POS_VALUE, "duplicate case name \"%s\"", name);
 			goto out;
 		}
 		json_object_set_new(names, name, json_true());
 		if (json_object_size(json_object_get(c, "set")) > MATRIX_CASE_SET_MAX) {
 			bprintf(fp, sizeof(fp), "cases[%zu].set", i);
-			report_at(
+			matrix_report_at(
 			    L, fp, JSON_POS_VALUE,
 			    "more than %d paths in one case (each of its cells sets every one)",
 			    MATRIX_CASE_SET_MAX);
@@ -718,16 +199,16 @@ static int check_axes_cases(struct loader *L, json_t *axes, json_t *cases)
 		json_object_foreach (json_object_get(c, "set"), key, v) {
 			bprintf(fp, sizeof(fp), "cases[%zu].set", i);
 			json_path_append_key(fp, sizeof(fp), key);
-			if (path_check_schema(key, v, L->err) < 0) {
-				report_at(L, fp, JSON_POS_KEY, "%s", L->err->msg);
+			if (matrix_path_check(key, v, L->err) < 0) {
+				matrix_report_at(L, fp, JSON_POS_KEY, "%s", L->err->msg);
 				goto out;
 			}
 			j = overlapping_axis(paths, under, key);
 			if (j >= 0) {
-				report_at(L, fp, JSON_POS_KEY,
-					  "\"%s\" overlaps axes[%lld].path \"%s\"", key, j,
-					  json_string_value(json_object_get(
-					      json_array_get(axes, (size_t)j), "path")));
+				matrix_report_at(L, fp, JSON_POS_KEY,
+						 "\"%s\" overlaps axes[%lld].path \"%s\"", key, j,
+						 json_string_value(json_object_get(
+						     json_array_get(axes, (size_t)j), "path")));
 				goto out;
 			}
 		}
@@ -737,243 +218,6 @@ out:
 	json_decref(names);
 	json_decref(paths);
 	json_decref(under);
-	return rc;
-}
-
-/* The bytes of the job frame that carries configuration `cfg` (`n` bytes of compact JSON) to
- * its guest, at most: the configuration, each disk's entry, the envelope (matrix.h). */
-static size_t job_frame_bytes(const json_t *cfg, size_t n)
-{
-	return n + json_array_size(json_object_get(cfg, "disks")) * MATRIX_JOB_DISK_BYTES +
-	       MATRIX_JOB_ENVELOPE;
-}
-
-/* A cell whose job frame would not fit one frame is refused now, not when its VM has booted:
- * pointed at its largest axis or case value (what most likely made it too big). The base alone
- * was checked before expanding. */
-static int cell_frame_check(struct loader *L, const struct origin *origins, size_t n,
-			    const struct cell *cell, const json_t *cfg, size_t bytes)
-{
-	size_t job = job_frame_bytes(cfg, bytes), best_size = 0;
-	const struct origin *best = NULL;
-
-	if (job <= PROTO_MAX_PAYLOAD)
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		char *d = origins[i].value
-			      ? json_dumps(origins[i].value, JSON_COMPACT | JSON_ENCODE_ANY)
-			      : NULL;
-
-		if (d && strlen(d) >= best_size) {
-			best_size = strlen(d);
-			best = &origins[i];
-		}
-		free(d);
-	}
-	return report_at(
-	    L, best ? best->file : "base", JSON_POS_VALUE,
-	    "cell %d (%.200s): its job frame would be %zu bytes (%zu of configuration, %d per "
-	    "disk for %zu disks), more than a frame's %u (docs/protocol.md): the guest could "
-	    "not receive it",
-	    cell->index, cell->summary, job, bytes, MATRIX_JOB_DISK_BYTES,
-	    json_array_size(json_object_get(cfg, "disks")), PROTO_MAX_PAYLOAD);
-}
-
-/* Build cell `index`: case `ci` (or none when there are no cases), axis value choice `pick[]`. */
-static int build_cell(struct loader *L, struct matrix *m, json_t *base, json_t *axes, json_t *cases,
-		      size_t ci, const size_t *pick, struct cell *cell, size_t *bytes)
-{
-	size_t n_axes = json_array_size(axes), n_set, k = 0, i;
-	struct origin *origins;
-	json_t *cfg = json_deep_copy(base), *c = json_array_get(cases, ci), *v;
-	const char *key;
-	char ctx[1200], fp[JSON_POS_PATH_MAX];
-	int rc = -1;
-
-	n_set = c ? json_object_size(json_object_get(c, "set")) : 0;
-	origins = xcalloc(1 + n_set + n_axes, sizeof(*origins));
-	origins[k].cfg = "";
-	bprintf(origins[k++].file, sizeof(origins[0].file), "base");
-	if (c) {
-		summary_append(&cell->summary, "case", json_object_get(c, "name"));
-		i = 0;
-		json_object_foreach (json_object_get(c, "set"), key, v) {
-			bprintf(fp, sizeof(fp), "cases[%zu].set", ci);
-			json_path_append_key(fp, sizeof(fp), key);
-			if (path_set(cfg, key, v, L->err) < 0) {
-				report_at(L, fp, JSON_POS_KEY, "%s", L->err->msg);
-				goto out;
-			}
-			origins[k].cfg = key;
-			origins[k].from_value = 2;
-			origins[k].value = v;
-			bprintf(origins[k++].file, sizeof(origins[0].file), "%s", fp);
-			i++;
-		}
-	}
-	for (i = 0; i < n_axes; i++) {
-		json_t *a = json_array_get(axes, i);
-		const char *path = json_string_value(json_object_get(a, "path"));
-
-		v = json_array_get(json_object_get(a, "values"), pick[i]);
-		summary_append(&cell->summary, json_string_value(json_object_get(a, "name")), v);
-		if (path_set(cfg, path, v, L->err) < 0) {
-			bprintf(fp, sizeof(fp), "axes[%zu].path", i);
-			report_at(L, fp, JSON_POS_VALUE, "%s", L->err->msg);
-			goto out;
-		}
-		origins[k].cfg = path;
-		origins[k].from_value = 1;
-		origins[k].value = v;
-		bprintf(origins[k++].file, sizeof(origins[0].file), "axes[%zu].values[%zu]", i,
-			pick[i]);
-	}
-	if (!cell->summary)
-		cell->summary = xstrdup("base");
-	bprintf(ctx, sizeof(ctx), "cell %d: %s", cell->index, cell->summary);
-	if (config_validate(L, cfg, L->err) < 0) {
-		report(L, origins, k, ctx);
-		goto out;
-	}
-	schema_fill_defaults(&schema_config, NULL, cfg);
-	{
-		char *dump = json_dumps(cfg, JSON_COMPACT | JSON_SORT_KEYS);
-		size_t n = strlen(dump);
-		char hex[65];
-
-		sha256_hex(dump, n, hex);
-		memcpy(cell->id, hex, 16);
-		cell->id[16] = '\0';
-		free(dump);
-		*bytes = n + strlen(cell->summary);
-		if (cell_frame_check(L, origins, k, cell, cfg, n) < 0)
-			goto out;
-	}
-	cell->config = cfg;
-	cfg = NULL;
-	rc = 0;
-out:
-	(void)m;
-	json_decref(cfg);
-	free(origins);
-	return rc;
-}
-
-/* The base alone, before defaults: if its job frame does not fit, no cell's does. */
-static int base_frame_check(struct loader *L, const json_t *base)
-{
-	char *d = json_dumps(base, JSON_COMPACT);
-	size_t n = d ? strlen(d) : 0, job = job_frame_bytes(base, n);
-
-	free(d);
-	if (job <= PROTO_MAX_PAYLOAD)
-		return 0;
-	return report_at(
-	    L, "base", JSON_POS_VALUE,
-	    "the base configuration's job frame would be %zu bytes (%zu of configuration, %d "
-	    "per disk for %zu disks), more than a frame's %u (docs/protocol.md): the guest "
-	    "could not receive it",
-	    job, n, MATRIX_JOB_DISK_BYTES, json_array_size(json_object_get(base, "disks")),
-	    PROTO_MAX_PAYLOAD);
-}
-
-/* Values in a JSON tree (objects and arrays count as one each, plus their members). */
-static size_t json_values(const json_t *v)
-{
-	size_t n = 1, i;
-	const char *k;
-	json_t *x;
-
-	if (json_is_object(v)) {
-		json_object_foreach ((json_t *)v, k, x)
-			n += json_values(x);
-	} else if (json_is_array(v)) {
-		json_array_foreach (v, i, x)
-			n += json_values(x);
-	}
-	return n;
-}
-
-static int expand(struct loader *L, struct matrix *m, json_t *base, json_t *axes, json_t *cases)
-{
-	size_t n_axes = json_array_size(axes), n_cases = json_array_size(cases);
-	size_t total = n_cases ? n_cases : 1, *pick;
-	json_t *a, *ids;
-	size_t i;
-	int rc = -1;
-
-	json_array_foreach (axes, i, a) {
-		size_t nv = json_array_size(json_object_get(a, "values"));
-
-		if (total > MATRIX_CELLS_MAX / nv) {
-			return report_at(L, "axes", JSON_POS_VALUE,
-					 "the matrix expands to more than %d cells",
-					 MATRIX_CELLS_MAX);
-		}
-		total *= nv;
-	}
-	if (base_frame_check(L, base) < 0)
-		return -1;
-	m->cells = xcalloc(total, sizeof(*m->cells));
-	pick = xcalloc(n_axes + 1, sizeof(*pick));
-	ids = json_object();
-	for (size_t idx = 0, bytes = 0, values = L->pos.values; idx < total; idx++) {
-		/* idx = case, then axes, last axis fastest */
-		size_t rest = idx, ci, cell_bytes = 0;
-		struct cell *cell = &m->cells[idx];
-		json_t *prev;
-
-		for (size_t k = n_axes; k-- > 0;) {
-			size_t nv =
-			    json_array_size(json_object_get(json_array_get(axes, k), "values"));
-
-			pick[k] = rest % nv;
-			rest /= nv;
-		}
-		ci = rest;
-		cell->index = (int)idx;
-		m->n_cells = idx + 1;
-		if (build_cell(L, m, base, axes, n_cases ? cases : NULL, ci, pick, cell,
-			       &cell_bytes) < 0)
-			goto out;
-		/* what the cells hold in all: checked as they are built, so the work done before a
-		 * refusal is bounded by the limit too */
-		bytes += cell_bytes;
-		values += json_values(cell->config);
-		if (values > MATRIX_VALUES_MAX) {
-			report_at(
-			    L, n_axes ? "axes" : "cases", JSON_POS_VALUE,
-			    "the matrix's %zu cells would hold more than %u values with the "
-			    "file's %zu (cell %zu brings them to %zu): fewer cells or smaller "
-			    "configurations",
-			    total, MATRIX_VALUES_MAX, L->pos.values, idx, values);
-			goto out;
-		}
-		if (bytes > MATRIX_EXPANDED_MAX) {
-			report_at(
-			    L, n_axes ? "axes" : "cases", JSON_POS_VALUE,
-			    "the matrix's %zu cells would hold more than %u MiB of configuration "
-			    "(cell %zu brings it to %zu bytes): fewer cells or smaller values",
-			    total, MATRIX_EXPANDED_MAX >> 20, idx, bytes);
-			goto out;
-		}
-		prev = json_object_get(ids, cell->id);
-		if (prev) {
-			struct cell *p = &m->cells[json_integer_value(prev)];
-
-			report_at(
-			    L, n_axes ? "axes" : "cases", JSON_POS_VALUE,
-			    "cell %d (%s) has the same configuration as cell %d (%s): a value "
-			    "repeats, or sets what is already there",
-			    cell->index, cell->summary, p->index, p->summary);
-			goto out;
-		}
-		json_object_set_new(ids, cell->id, json_integer((json_int_t)idx));
-	}
-	rc = 0;
-out:
-	free(pick);
-	json_decref(ids);
 	return rc;
 }
 
@@ -1015,7 +259,7 @@ int matrix_load_buffer(const char *path, const char *text, size_t len, struct ma
 	}
 
 	if (schema_validate(&schema_matrix, NULL, root, "", err) < 0) {
-		report(&L, &top, 1, NULL);
+		matrix_report(&L, &top, 1, NULL);
 		goto out;
 	}
 	base = json_object_get(root, "base");
@@ -1025,18 +269,18 @@ int matrix_load_buffer(const char *path, const char *text, size_t len, struct ma
 	 * cell, after an axis may have changed it) */
 	{
 		json_t *copy = json_deep_copy(base);
-		int bad = config_validate(&L, copy, err);
+		int bad = matrix_config_validate(copy, L.models, err);
 
 		json_decref(copy);
 		if (bad < 0) {
-			report(&L, &base_origin, 1, NULL);
+			matrix_report(&L, &base_origin, 1, NULL);
 			goto out;
 		}
 	}
 	if (check_axes_cases(&L, json_object_get(root, "axes"), json_object_get(root, "cases")) < 0)
 		goto out;
 	if (claims_check(root, err) < 0) {
-		report(&L, &top, 1, NULL);
+		matrix_report(&L, &top, 1, NULL);
 		goto out;
 	}
 
@@ -1050,7 +294,8 @@ int matrix_load_buffer(const char *path, const char *text, size_t len, struct ma
 	m->repeats = json_object_get(root, "repeats")
 			 ? (int)json_integer_value(json_object_get(root, "repeats"))
 			 : 1;
-	if (expand(&L, m, base, json_object_get(root, "axes"), json_object_get(root, "cases")) < 0)
+	if (matrix_expand(&L, m, base, json_object_get(root, "axes"),
+			  json_object_get(root, "cases")) < 0)
 		goto out;
 	m->json = root;
 	root = NULL;
