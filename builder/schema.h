@@ -3,7 +3,12 @@
  * matrix file's top level (schema_matrix) and one cell configuration, the `base` object
  * (schema_config). Map-like objects whose keys are open (ZFS properties, module parameters,
  * workload options) have one "*" entry whose check() validates the key and its value, using the
- * zpool/zfs property tables kept here and the engine's option table (guest/engine/options.h).
+ * zpool/zfs property tables (schema_props.c) and the engine's option table
+ * (guest/engine/options.h).
+ *
+ * The tables are in schema_keys.c, the checks they name in schema_checks.c (claims' values in
+ * claims.c, which owns the claim grammar), lookup, validation and defaults in schema.c, the
+ * Markdown in schema_doc.c (builder/schema_int.h joins them).
  */
 #ifndef ZB_SCHEMA_H
 #define ZB_SCHEMA_H
