@@ -38,7 +38,7 @@ endif
 # --- sources: one file per concern (docs/architecture.md) ---------------------------------
 SHARED_SRCS = guest/units.c guest/proto.c
 
-ENGINE_SRCS = guest/engine/options.c guest/engine/ioengines.c guest/engine/ioengine_psync.c guest/engine/ioengine_libaio.c guest/engine/ioengine_io_uring.c guest/engine/workload.c guest/engine/workload_worker.c guest/engine/workload_gen.c guest/engine/workload_dist.c guest/engine/buffers.c guest/engine/rate.c guest/engine/stats.c guest/engine/output_json.c guest/engine/output_normal.c guest/engine/iozone.c guest/engine/output_iozone.c
+ENGINE_SRCS = guest/engine/options.c guest/engine/options_table.c guest/engine/options_hooks.c guest/engine/ioengines.c guest/engine/ioengine_psync.c guest/engine/ioengine_libaio.c guest/engine/ioengine_io_uring.c guest/engine/workload.c guest/engine/workload_worker.c guest/engine/workload_gen.c guest/engine/workload_dist.c guest/engine/buffers.c guest/engine/rate.c guest/engine/stats.c guest/engine/output_json.c guest/engine/output_normal.c guest/engine/iozone.c guest/engine/output_iozone.c
 
 HOST_SRCS = builder/main.c builder/error.c builder/util.c builder/outdir.c builder/json_pos.c builder/schema.c \
 	builder/schema_checks.c builder/schema_props.c builder/schema_keys.c builder/schema_doc.c \
