@@ -136,11 +136,20 @@ $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c $(HOSTLIB) $(BUILD
 	@mkdir -p $(dir $@)
 	$(QUIET_LINK)$(CC) $(CPPFLAGS) -Itests/fuzz $(ALL_CFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(HOST_LIBS)
 
-LIBFUZZER_FLAGS = -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -g -O1
+# The same archive for libFuzzer, its objects built once by clang with coverage instrumentation
+# (fuzzer-no-link) for every target.
+LIBFUZZER_SAN = -fsanitize=address,undefined -fno-omit-frame-pointer -g -O1
 LIBFUZZER_SRCS = $(filter-out builder/main.c,$(HOST_SRCS)) $(SHARED_SRCS) $(ENGINE_SRCS)
-$(BUILD)/libfuzzer/fuzz_%: tests/fuzz/fuzz_%.c $(LIBFUZZER_SRCS)
+LIBFUZZER_LIB = $(BUILD)/libfuzzer/libzbench.a
+$(BUILD)/libfuzzer/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(QUIET_LINK)clang $(CPPFLAGS) -Itests/fuzz $(LIBFUZZER_FLAGS) -o $@ $^ $(HOST_LIBS)
+	$(QUIET_CC)clang $(CPPFLAGS) -fsanitize=fuzzer-no-link $(LIBFUZZER_SAN) -MMD -MP -c -o $@ $<
+$(LIBFUZZER_LIB): $(patsubst %.c,$(BUILD)/libfuzzer/obj/%.o,$(LIBFUZZER_SRCS))
+	@rm -f $@
+	$(QUIET_AR)$(AR) rcs $@ $^
+$(BUILD)/libfuzzer/fuzz_%: tests/fuzz/fuzz_%.c $(LIBFUZZER_LIB)
+	@mkdir -p $(dir $@)
+	$(QUIET_LINK)clang $(CPPFLAGS) -Itests/fuzz -fsanitize=fuzzer $(LIBFUZZER_SAN) -o $@ $^ $(HOST_LIBS)
 
 # --- tests ----------------------------------------------------------------------------------
 .PHONY: all test unit golden security integration fuzz fuzz-corpus run deps image check-format format \
