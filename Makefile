@@ -33,14 +33,17 @@ ifneq ($(V),1)
 Q = @
 QUIET_CC = @echo '   CC ' $@;
 QUIET_LINK = @echo ' LINK ' $@;
+QUIET_AR = @echo '   AR ' $@;
 endif
 
 # --- sources: one file per concern (docs/architecture.md) ---------------------------------
 SHARED_SRCS = guest/units.c guest/proto.c
 
-ENGINE_SRCS = guest/engine/options.c guest/engine/ioengines.c guest/engine/ioengine_psync.c guest/engine/ioengine_libaio.c guest/engine/ioengine_io_uring.c guest/engine/workload.c guest/engine/workload_worker.c guest/engine/workload_gen.c guest/engine/workload_dist.c guest/engine/buffers.c guest/engine/rate.c guest/engine/stats.c guest/engine/output_json.c guest/engine/output_normal.c guest/engine/iozone.c guest/engine/output_iozone.c
+ENGINE_SRCS = guest/engine/options.c guest/engine/options_table.c guest/engine/options_hooks.c guest/engine/ioengines.c guest/engine/ioengine_psync.c guest/engine/ioengine_libaio.c guest/engine/ioengine_io_uring.c guest/engine/workload.c guest/engine/workload_worker.c guest/engine/workload_gen.c guest/engine/workload_dist.c guest/engine/buffers.c guest/engine/rate.c guest/engine/stats.c guest/engine/output_json.c guest/engine/output_normal.c guest/engine/iozone.c guest/engine/output_iozone.c
 
-HOST_SRCS = builder/main.c builder/commands.c builder/error.c builder/util.c builder/outdir.c builder/json_pos.c builder/schema.c builder/canon.c builder/matrix.c builder/cmd_matrix.c \
+HOST_SRCS = builder/main.c builder/commands.c builder/error.c builder/util.c builder/outdir.c builder/json_pos.c builder/schema.c \
+	builder/schema_checks.c builder/schema_props.c builder/schema_keys.c builder/schema_doc.c builder/canon.c \
+	builder/matrix.c builder/matrix_config.c builder/matrix_paths.c builder/matrix_expand.c builder/cmd_matrix.c \
 	builder/cmd_image.c
 # images: the cache and its flavor table -> the flavors -> shared helpers (builder/image_build.h)
 HOST_SRCS += builder/image_cache.c \
@@ -64,8 +67,15 @@ AGENT_SRCS = guest/agent.c guest/agent_boot.c guest/agent_channel.c guest/agent_
 ENGINE_MAIN = guest/engine/main.c
 
 # Host objects (dynamic, sanitizable) and guest objects (static) are built separately.
+# Everything of the host but main() goes into one archive, libzbench.a: zbench, the unit tests,
+# the VM golden printer and the fuzz drivers link it, and the linker takes from it only the
+# objects each program uses. The engine's sources are in it because the host checks workload
+# options with the engine's own table (guest/engine/options*.c); zbench links that table and
+# what it needs, not the engine's workload, statistics and output code (the unit tests of the
+# engine link those).
 HOST_OBJS = $(patsubst %.c,$(BUILD)/host/%.o,$(HOST_SRCS) $(SHARED_SRCS) $(ENGINE_SRCS))
 HOSTLIB_OBJS = $(filter-out $(BUILD)/host/builder/main.o,$(HOST_OBJS))
+HOSTLIB = $(BUILD)/host/libzbench.a
 AGENT_OBJS = $(patsubst %.c,$(BUILD)/guest/%.o,$(AGENT_SRCS) $(SHARED_SRCS))
 ENGINE_OBJS = $(patsubst %.c,$(BUILD)/guest/%.o,$(ENGINE_MAIN) $(ENGINE_SRCS) $(SHARED_SRCS))
 # The engine also runs on the host (validation against fio, bench/): same sources, dynamic.
@@ -84,8 +94,15 @@ GEN_OUT = $(foreach g,$(GENERATED),$(BUILD)/gen/$(notdir $(word 2,$(subst :, ,$(
 
 all: $(PROGRAMS) $(GEN_OUT)
 
-zbench: $(HOST_OBJS)
+zbench: $(BUILD)/host/builder/main.o $(HOSTLIB)
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ $^ $(HOST_LIBS)
+
+# Rebuilt whole, in one `ar` call, when any object changes: `rm` first, so an object whose source
+# left HOST_SRCS does not linger, and so builder/stats.o and guest/engine/stats.o (one member
+# name) are both added rather than one replacing the other; ld finds each through the index.
+$(HOSTLIB): $(HOSTLIB_OBJS)
+	@rm -f $@
+	$(QUIET_AR)$(AR) rcs $@ $^
 
 # Static guest binaries: never sanitized (they run as PID 1 in a minimal initramfs).
 guest/zbench-agent: $(AGENT_OBJS)
@@ -94,7 +111,7 @@ guest/zbench-agent: $(AGENT_OBJS)
 guest/zbench-engine: $(ENGINE_OBJS)
 	$(QUIET_LINK)$(CC) -static $(CFLAGS) -o $@ $^ $(GUEST_LIBS)
 
-$(GEN): $(BUILD)/host/builder/gen_docs.o $(HOSTLIB_OBJS)
+$(GEN): $(BUILD)/host/builder/gen_docs.o $(HOSTLIB)
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ $^ $(HOST_LIBS)
 
 $(GEN_OUT): $(GEN)
@@ -126,9 +143,9 @@ $(BUILD)/guest/%.o: %.c $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(QUIET_CC)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(GUEST_REPRO) -DZB_GUEST -MMD -MP -c -o $@ $<
 
-$(BUILD)/tests/%: tests/unit/%.c $(HOSTLIB_OBJS) $(BUILD)/.flags
+$(BUILD)/tests/%: tests/unit/%.c $(HOSTLIB) $(BUILD)/.flags
 	@mkdir -p $(dir $@)
-	$(QUIET_LINK)$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -o $@ $(filter %.c %.o,$^) $(HOST_LIBS)
+	$(QUIET_LINK)$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(HOST_LIBS)
 
 # The telemetry parser is guest code: its test compiles it in.
 $(BUILD)/tests/test_telemetry: guest/telemetry.c
@@ -138,15 +155,24 @@ $(BUILD)/tests/test_telemetry: guest/telemetry.c
 # one target per tests/fuzz/fuzz_NAME.c, its seed corpus in tests/fuzz/corpus/NAME/
 FUZZ_TARGETS = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_DRIVERS = $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
-$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c $(HOSTLIB_OBJS) $(BUILD)/.flags
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c $(HOSTLIB) $(BUILD)/.flags
 	@mkdir -p $(dir $@)
-	$(QUIET_LINK)$(CC) $(CPPFLAGS) -Itests/fuzz $(ALL_CFLAGS) -o $@ $(filter %.c %.o,$^) $(HOST_LIBS)
+	$(QUIET_LINK)$(CC) $(CPPFLAGS) -Itests/fuzz $(ALL_CFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(HOST_LIBS)
 
-LIBFUZZER_FLAGS = -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -g -O1
+# The same archive for libFuzzer, its objects built once by clang with coverage instrumentation
+# (fuzzer-no-link) for every target.
+LIBFUZZER_SAN = -fsanitize=address,undefined -fno-omit-frame-pointer -g -O1
 LIBFUZZER_SRCS = $(filter-out builder/main.c,$(HOST_SRCS)) $(SHARED_SRCS) $(ENGINE_SRCS)
-$(BUILD)/libfuzzer/fuzz_%: tests/fuzz/fuzz_%.c $(LIBFUZZER_SRCS)
+LIBFUZZER_LIB = $(BUILD)/libfuzzer/libzbench.a
+$(BUILD)/libfuzzer/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(QUIET_LINK)clang $(CPPFLAGS) -Itests/fuzz $(LIBFUZZER_FLAGS) -o $@ $^ $(HOST_LIBS)
+	$(QUIET_CC)clang $(CPPFLAGS) -fsanitize=fuzzer-no-link $(LIBFUZZER_SAN) -MMD -MP -c -o $@ $<
+$(LIBFUZZER_LIB): $(patsubst %.c,$(BUILD)/libfuzzer/obj/%.o,$(LIBFUZZER_SRCS))
+	@rm -f $@
+	$(QUIET_AR)$(AR) rcs $@ $^
+$(BUILD)/libfuzzer/fuzz_%: tests/fuzz/fuzz_%.c $(LIBFUZZER_LIB)
+	@mkdir -p $(dir $@)
+	$(QUIET_LINK)clang $(CPPFLAGS) -Itests/fuzz -fsanitize=fuzzer $(LIBFUZZER_SAN) -o $@ $^ $(HOST_LIBS)
 
 # --- tests ----------------------------------------------------------------------------------
 .PHONY: all generated test unit golden security integration fuzz fuzz-corpus run deps image check-format format \
@@ -167,9 +193,9 @@ unit: $(UNIT_TESTS)
 
 # The VM backends' command line and domain XML per cell (tests/golden/vm), without booting.
 VM_GOLDEN = $(BUILD)/tests/vm-golden
-$(VM_GOLDEN): tests/golden/vm/print.c $(HOSTLIB_OBJS) $(BUILD)/.flags
+$(VM_GOLDEN): tests/golden/vm/print.c $(HOSTLIB) $(BUILD)/.flags
 	@mkdir -p $(dir $@)
-	$(QUIET_LINK)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $(filter %.c %.o,$^) $(HOST_LIBS)
+	$(QUIET_LINK)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(HOST_LIBS)
 
 golden: zbench $(VM_GOLDEN) $(GEN)
 	$(Q)VM_GOLDEN=$(VM_GOLDEN) tests/golden/run.sh

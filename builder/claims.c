@@ -1,12 +1,402 @@
-/* `expect` claims (docs/reports.md, "Claims"): judged against a run's cells, and the report's
- * claims section. */
+/* The claim grammar in one place: a matrix's `reference` and `expect` entries (docs/matrix.md,
+ * "References" and "Claims"), checked when the matrix loads, then `expect` claims judged against
+ * a run's cells (docs/reports.md, "Claims") and the report's claims section. */
+#include "claims.h"
+
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "metrics.h"
 #include "report.h"
 #include "report_int.h"
+#include "schema.h"
 #include "util.h"
+
+/* ---- checking references and claims when the matrix loads ------------------------------------ */
+
+/* What the claims are checked against: the axes, the cases, and built as needed the case names
+ * and, per axis, the set of its values (keyed by their canonical text: a claim's value is
+ * looked up, not compared with every value, so n claims on an axis of m values cost n + m). */
+struct claim_ctx {
+	json_t *axes, *cases;
+	json_t *case_names; /* the cases' names, as an axis "case" */
+	json_t *sets;	    /* axis name -> { canonical value -> true } */
+};
+
+/* The canonical text of a value: equal JSON values (json_equal: 1 and 1.0 differ) have equal
+ * texts. Malloc'd. */
+static char *claim_key(const json_t *v)
+{
+	char *k = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+
+	return k ? k : xstrdup("");
+}
+
+/* The axis named `name` ("case" when the matrix has cases is the case names), or NULL. */
+static const json_t *claim_axis_values(struct claim_ctx *cc, const char *name)
+{
+	json_t *a;
+	size_t i;
+
+	if (!strcmp(name, "case") && json_array_size(cc->cases) > 0) {
+		if (!cc->case_names) {
+			cc->case_names = json_array();
+			json_array_foreach (cc->cases, i, a)
+				json_array_append(cc->case_names, json_object_get(a, "name"));
+		}
+		return cc->case_names;
+	}
+	json_array_foreach (cc->axes, i, a) {
+		if (!strcmp(json_string_value(json_object_get(a, "name")), name))
+			return json_object_get(a, "values");
+	}
+	return NULL;
+}
+
+/* Whether `v` is one of `values`, the values of axis `name`. */
+static int claim_value_in(struct claim_ctx *cc, const char *name, const json_t *values,
+			  const json_t *v)
+{
+	json_t *set = json_object_get(cc->sets, name), *x;
+	char *k;
+	size_t i;
+	int in;
+
+	if (!set) {
+		set = json_object();
+		json_array_foreach (values, i, x) {
+			k = claim_key(x);
+			json_object_set_new(set, k, json_true());
+			free(k);
+		}
+		json_object_set_new(cc->sets, name, set);
+	}
+	k = claim_key(v);
+	in = json_object_get(set, k) != NULL;
+	free(k);
+	return in;
+}
+
+/* "ashift, bs, case" */
+static void claim_axis_list(const struct claim_ctx *cc, char *buf, size_t len)
+{
+	size_t o = 0, i;
+	json_t *a;
+
+	buf[0] = '\0';
+	if (json_array_size(cc->cases) > 0)
+		o += (size_t)snprintf(buf, len, "case");
+	json_array_foreach (cc->axes, i, a) {
+		if (o < len)
+			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? ", " : "",
+					      json_string_value(json_object_get(a, "name")));
+	}
+	if (!buf[0])
+		snprintf(buf, len, "none: the matrix has one cell");
+}
+
+/* The axis value `v` (at file path fp) of axis `name`: the axis must exist, v must be one of its
+ * values. */
+static int claim_check_value(struct claim_ctx *cc, const char *fp, const char *name,
+			     const json_t *v, enum json_pos_kind at, struct zb_error *err)
+{
+	const json_t *values = claim_axis_values(cc, name);
+	char list[600];
+	char *dump, *got;
+
+	if (!values) {
+		claim_axis_list(cc, list, sizeof(list));
+		return error_path(err, fp, at, "no axis \"%s\" (axes: %s)", name, list);
+	}
+	if (claim_value_in(cc, name, values, v))
+		return 0;
+	dump = json_dumps(values, JSON_COMPACT | JSON_ENCODE_ANY);
+	got = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	error_path(err, fp, JSON_POS_VALUE, "%s is not a value of axis \"%s\" (values: %s)",
+		   got ? got : "?", name, dump ? dump : "?");
+	free(got);
+	free(dump);
+	return -1;
+}
+
+/* A match object ({"ashift": 12, "case": "hdd"}) at file path `base`: every key an axis, every
+ * value one of its values, no key also in `where`. */
+static int claim_check_match(struct claim_ctx *cc, const char *base, json_t *match, json_t *where,
+			     struct zb_error *err)
+{
+	char fp[JSON_POS_PATH_MAX];
+	const char *key;
+	json_t *v;
+
+	json_object_foreach (match, key, v) {
+		bprintf(fp, sizeof(fp), "%s", base);
+		json_path_append_key(fp, sizeof(fp), key);
+		if (claim_check_value(cc, fp, key, v, JSON_POS_KEY, err) < 0)
+			return -1;
+		if (where && json_object_get(where, key)) {
+			return error_path(err, fp, JSON_POS_KEY,
+					  "axis \"%s\" is also fixed by \"where\"", key);
+		}
+	}
+	return 0;
+}
+
+/* Both sides of a compare or ratio name the same axes, and differ. */
+static int claim_check_sides(const char *fp, json_t *a, json_t *b, const char *an, const char *bn,
+			     struct zb_error *err)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach (a, key, v) {
+		if (!json_object_get(b, key)) {
+			return error_path(err, fp, JSON_POS_VALUE,
+					  "\"%s\" names axis \"%s\" but \"%s\" does not", an, key,
+					  bn);
+		}
+	}
+	json_object_foreach (b, key, v) {
+		if (!json_object_get(a, key)) {
+			return error_path(err, fp, JSON_POS_VALUE,
+					  "\"%s\" names axis \"%s\" but \"%s\" does not", bn, key,
+					  an);
+		}
+	}
+	if (json_object_size(a) == 0 || json_equal(a, b)) {
+		return error_path(err, fp, JSON_POS_VALUE,
+				  "\"%s\" and \"%s\" select the same cells", an, bn);
+	}
+	return 0;
+}
+
+static int check_references(struct claim_ctx *cc, json_t *refs, struct zb_error *err)
+{
+	char fp[JSON_POS_PATH_MAX], list[600];
+	json_t *r, *val, *a;
+	size_t i, j, k;
+
+	json_array_foreach (refs, i, r) {
+		json_array_foreach (json_object_get(r, "values"), j, val) {
+			json_t *match = json_object_get(val, "match");
+
+			bprintf(fp, sizeof(fp), "reference[%zu].values[%zu].match", i, j);
+			if (claim_check_match(cc, fp, match, NULL, err) < 0)
+				return -1;
+			/* one published value is for one cell: every axis named */
+			if (json_array_size(cc->cases) > 0 && !json_object_get(match, "case")) {
+				return error_path(
+				    err, fp, JSON_POS_VALUE,
+				    "names no case: a published value is for one cell");
+			}
+			json_array_foreach (cc->axes, k, a) {
+				const char *name = json_string_value(json_object_get(a, "name"));
+
+				if (!json_object_get(match, name)) {
+					claim_axis_list(cc, list, sizeof(list));
+					return error_path(
+					    err, fp, JSON_POS_VALUE,
+					    "names no value for axis \"%s\": a published value is "
+					    "for one cell (axes: %s)",
+					    name, list);
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+/* A ranking's or peak's "values" (at file path `sub`.values): each a value of `axis`, none
+ * listed twice (a set of what was seen: linear). */
+static int claim_check_list(struct claim_ctx *cc, const char *sub, const char *axis, json_t *list,
+			    struct zb_error *err)
+{
+	char fp[JSON_POS_PATH_MAX], *k;
+	json_t *seen = json_object(), *v;
+	size_t j;
+	int rc = 0;
+
+	json_array_foreach (list, j, v) {
+		bprintf(fp, sizeof(fp), "%s.values[%zu]", sub, j);
+		rc = claim_check_value(cc, fp, axis, v, JSON_POS_VALUE, err);
+		if (rc < 0)
+			break;
+		k = claim_key(v);
+		if (json_object_get(seen, k))
+			rc = error_path(err, fp, JSON_POS_VALUE, "listed twice");
+		json_object_set_new(seen, k, json_true());
+		free(k);
+		if (rc < 0)
+			break;
+	}
+	json_decref(seen);
+	return rc;
+}
+
+static int check_expect(struct claim_ctx *cc, json_t *claims, struct zb_error *err)
+{
+	static const char *const forms[] = { "compare", "ratio", "ranking", "peak" };
+	char fp[JSON_POS_PATH_MAX], sub[JSON_POS_PATH_MAX];
+	json_t *c;
+	size_t i, j;
+
+	json_array_foreach (claims, i, c) {
+		json_t *where = json_object_get(c, "where"), *form = NULL;
+		const char *fname = NULL;
+		size_t n = 0;
+
+		bprintf(fp, sizeof(fp), "expect[%zu]", i);
+		for (j = 0; j < ARRAY_SIZE(forms); j++) {
+			if (json_object_get(c, forms[j])) {
+				n++;
+				if (!form) {
+					form = json_object_get(c, forms[j]);
+					fname = forms[j];
+				}
+			}
+		}
+		if (n != 1) {
+			return error_path(
+			    err, fp, JSON_POS_VALUE,
+			    "a claim has exactly one of \"compare\", \"ratio\", \"ranking\", "
+			    "\"peak\" (this one has %zu)",
+			    n);
+		}
+		bprintf(sub, sizeof(sub), "%s.where", fp);
+		if (where && claim_check_match(cc, sub, where, NULL, err) < 0)
+			return -1;
+		bprintf(sub, sizeof(sub), "%s.%s", fp, fname);
+		if (!strcmp(fname, "compare") || !strcmp(fname, "ratio")) {
+			int cmp = !strcmp(fname, "compare");
+			const char *an = cmp ? "lhs" : "num", *bn = cmp ? "rhs" : "den";
+			json_t *a = json_object_get(form, an), *b = json_object_get(form, bn);
+			char side[JSON_POS_PATH_MAX];
+
+			bprintf(side, sizeof(side), "%s.%s", sub, an);
+			if (claim_check_match(cc, side, a, where, err) < 0)
+				return -1;
+			bprintf(side, sizeof(side), "%s.%s", sub, bn);
+			if (claim_check_match(cc, side, b, where, err) < 0)
+				return -1;
+			if (claim_check_sides(sub, a, b, an, bn, err) < 0)
+				return -1;
+			if (!cmp && !json_object_get(form, "min") && !json_object_get(form, "max"))
+				return error_path(err, sub, JSON_POS_VALUE,
+						  "a ratio needs \"min\", \"max\" or both");
+			if (!cmp && json_object_get(form, "min") && json_object_get(form, "max") &&
+			    json_number_value(json_object_get(form, "min")) >
+				json_number_value(json_object_get(form, "max")))
+				return error_path(err, sub, JSON_POS_VALUE,
+						  "\"min\" is greater than \"max\"");
+		} else {
+			const char *axis = json_string_value(json_object_get(form, "axis"));
+			const json_t *values = claim_axis_values(cc, axis);
+			json_t *list = json_object_get(form, "values");
+			char list_s[600];
+
+			bprintf(fp, sizeof(fp), "%s.axis", sub);
+			if (!values) {
+				claim_axis_list(cc, list_s, sizeof(list_s));
+				return error_path(err, fp, JSON_POS_VALUE,
+						  "no axis \"%s\" (axes: %s)", axis, list_s);
+			}
+			if (where && json_object_get(where, axis)) {
+				return error_path(err, fp, JSON_POS_VALUE,
+						  "axis \"%s\" is also fixed by \"where\"", axis);
+			}
+			if (json_array_size(values) < 2) {
+				return error_path(err, fp, JSON_POS_VALUE,
+						  "axis \"%s\" has only one value", axis);
+			}
+			if (!strcmp(fname, "peak")) {
+				bprintf(fp, sizeof(fp), "%s.at", sub);
+				if (claim_check_value(cc, fp, axis, json_object_get(form, "at"),
+						      JSON_POS_VALUE, err) < 0)
+					return -1;
+			}
+			if (claim_check_list(cc, sub, axis, list, err) < 0)
+				return -1;
+			if (list && json_array_size(list) < 2) {
+				bprintf(fp, sizeof(fp), "%s.values", sub);
+				return error_path(err, fp, JSON_POS_VALUE,
+						  "a ranking needs at least 2 values");
+			}
+		}
+	}
+	return 0;
+}
+
+int claims_check(const json_t *root, struct zb_error *err)
+{
+	struct claim_ctx cc = { .axes = json_object_get(root, "axes"),
+				.cases = json_object_get(root, "cases"),
+				.sets = json_object() };
+	int rc;
+
+	rc = check_references(&cc, json_object_get(root, "reference"), err);
+	if (rc == 0)
+		rc = check_expect(&cc, json_object_get(root, "expect"), err);
+	json_decref(cc.case_names);
+	json_decref(cc.sets);
+	return rc;
+}
+
+/* ---- the schema's checks of a claim's values (builder/schema_keys.c) --------------------------
+ */
+
+int claims_check_metric(const char *key, const json_t *v, struct zb_error *err)
+{
+	const char *s = json_string_value(v);
+
+	(void)key;
+	if (metric_find(s))
+		return 0;
+	if (!strncmp(s, "iozone:", 7))
+		for (size_t i = 0; schema_iozone_tests[i]; i++)
+			if (!strcmp(s + 7, schema_iozone_tests[i]))
+				return 0;
+	error_set(
+	    err, 0,
+	    "unknown metric \"%s\"; known: read_iops write_iops iops read_bw write_bw bw "
+	    "read_lat_mean read_lat_p99 write_lat_mean write_lat_p99 iozone:TEST (TEST: write "
+	    "rewrite read reread random_read random_write backward_read record_rewrite "
+	    "stride_read fwrite refwrite fread refread)",
+	    s);
+	return SCHEMA_BAD_VALUE;
+}
+
+int claims_check_number(const char *key, const json_t *v, struct zb_error *err)
+{
+	(void)key;
+	if (!json_is_number(v) || !(json_number_value(v) > 0)) {
+		error_set(err, 0, "expected a number greater than 0");
+		return SCHEMA_BAD_VALUE;
+	}
+	return 0;
+}
+
+int claims_check_percent(const char *key, const json_t *v, struct zb_error *err)
+{
+	(void)key;
+	if (!json_is_number(v) || json_number_value(v) < 0 || json_number_value(v) >= 100) {
+		error_set(err, 0, "expected a number from 0 to under 100 (percent)");
+		return SCHEMA_BAD_VALUE;
+	}
+	return 0;
+}
+
+int claims_check_rho(const char *key, const json_t *v, struct zb_error *err)
+{
+	(void)key;
+	if (!json_is_number(v) || json_number_value(v) <= 0 || json_number_value(v) > 1) {
+		error_set(err, 0, "expected a number above 0 and at most 1 (Spearman's rho)");
+		return SCHEMA_BAD_VALUE;
+	}
+	return 0;
+}
+
+/* ---- judging claims against a run --------------------------------------------------------- */
 
 void report_claim_eval_release(struct claim_eval *e)
 {

@@ -69,9 +69,9 @@ char *disk_guest_path(const struct vm_disk *d);
 
 /* Fill each disk of `cfg` that names a "model" with that model's attributes where the disk
  * leaves them out: from `own` (the matrix's disk_models object, may be NULL), else the built-in
- * table. Returns 0, or -1 with `path` (a config path such as "disks[2].model") and `msg`. */
-int disk_models_resolve(json_t *cfg, const json_t *own, char *path, size_t plen, char *msg,
-			size_t mlen);
+ * table. Returns 0, or -1 with err's message and err->pos.path (a config path such as
+ * "disks[2].model"; error_path()). */
+int disk_models_resolve(json_t *cfg, const json_t *own, struct zb_error *err);
 /* The built-in models as a Markdown table (docs/disks.md, `zbench matrix keys`). */
 void disk_models_print_markdown(FILE *f);
 

@@ -129,19 +129,19 @@ static void merge_absent(json_t *disk, const json_t *model)
 	}
 }
 
-static void list_own(const json_t *own, char *msg, size_t mlen, size_t *o)
+/* Append " NAME" for each of the matrix's own models to err's message, at *o. */
+static void list_own(const json_t *own, struct zb_error *err, size_t *o)
 {
 	const char *k;
 	json_t *v;
 
 	json_object_foreach ((json_t *)own, k, v) {
-		if (*o < mlen)
-			*o += (size_t)snprintf(msg + *o, mlen - *o, " %s", k);
+		if (*o < sizeof(err->msg))
+			*o += (size_t)snprintf(err->msg + *o, sizeof(err->msg) - *o, " %s", k);
 	}
 }
 
-int disk_models_resolve(json_t *cfg, const json_t *own, char *path, size_t plen, char *msg,
-			size_t mlen)
+int disk_models_resolve(json_t *cfg, const json_t *own, struct zb_error *err)
 {
 	json_t *disks = json_object_get(cfg, "disks"), *d;
 	size_t i;
@@ -154,12 +154,14 @@ int disk_models_resolve(json_t *cfg, const json_t *own, char *path, size_t plen,
 			continue;
 		m = model_find(own, name);
 		if (!m) {
-			size_t o;
+			char path[64], *msg = err->msg;
+			size_t o, mlen = sizeof(err->msg);
 
-			snprintf(path, plen, "disks[%zu].model", i);
-			o = (size_t)snprintf(msg, mlen,
-					     "no disk model named \"%s\"; models:", name);
-			list_own(own, msg, mlen, &o);
+			snprintf(path, sizeof(path), "disks[%zu].model", i);
+			error_path(err, path, JSON_POS_VALUE,
+				   "no disk model named \"%s\"; models:", name);
+			o = strlen(msg);
+			list_own(own, err, &o);
 			for (size_t j = 0; j < ARRAY_SIZE(disk_models) && o < mlen; j++)
 				o +=
 				    (size_t)snprintf(msg + o, mlen - o, " %s", disk_models[j].name);

@@ -23,7 +23,7 @@ static int in_list(const char *s, const char *const *list, size_t n)
 }
 
 /* The syntax, and what the command line may choose. */
-static int uri_parse(const char *uri, struct libvirt_uri *u, char *msg, size_t len)
+static int uri_parse(const char *uri, struct libvirt_uri *u, struct zb_error *err)
 {
 	const char *sep = strstr(uri, "://"), *auth, *slash, *q;
 	size_t n;
@@ -31,13 +31,14 @@ static int uri_parse(const char *uri, struct libvirt_uri *u, char *msg, size_t l
 
 	memset(u, 0, sizeof(*u));
 	if (strlen(uri) >= LIBVIRT_URI_MAX) {
-		snprintf(msg, len, "libvirt URI '%.40s...' is longer than %d bytes", uri,
-			 LIBVIRT_URI_MAX - 1);
+		error_set(err, EINVAL, "libvirt URI '%.40s...' is longer than %d bytes", uri,
+			  LIBVIRT_URI_MAX - 1);
 		return -1;
 	}
 	if (!sep || sep == uri || (size_t)(sep - uri) >= sizeof(scheme)) {
-		snprintf(msg, len,
-			 "'%s' is not a libvirt URI (qemu:///system, qemu+ssh://HOST/system)", uri);
+		error_set(err, EINVAL,
+			  "'%s' is not a libvirt URI (qemu:///system, qemu+ssh://HOST/system)",
+			  uri);
 		return -1;
 	}
 	memcpy(scheme, uri, (size_t)(sep - uri));
@@ -51,16 +52,16 @@ static int uri_parse(const char *uri, struct libvirt_uri *u, char *msg, size_t l
 		}
 	}
 	if (strcmp(scheme, "qemu")) {
-		snprintf(msg, len,
-			 "libvirt URI '%s': unknown URI scheme '%s': zbench runs QEMU guests, so "
-			 "the scheme is qemu or qemu+TRANSPORT",
-			 uri, scheme);
+		error_set(err, EINVAL,
+			  "libvirt URI '%s': unknown URI scheme '%s': zbench runs QEMU guests, so "
+			  "the scheme is qemu or qemu+TRANSPORT",
+			  uri, scheme);
 		return -1;
 	}
 	if (strchr(uri, '+') && strchr(uri, '+') < sep &&
 	    !in_list(u->transport, transports, ARRAY_SIZE(transports))) {
-		snprintf(
-		    msg, len,
+		error_set(
+		    err, EINVAL,
 		    "libvirt URI '%s': unknown transport '%s' (ssh, libssh, libssh2, tcp, tls, "
 		    "unix or ext)",
 		    uri, u->transport);
@@ -69,7 +70,8 @@ static int uri_parse(const char *uri, struct libvirt_uri *u, char *msg, size_t l
 	auth = sep + 3;
 	slash = strchr(auth, '/');
 	if (!slash) {
-		snprintf(msg, len, "libvirt URI '%s': no path (/system, /session or /embed)", uri);
+		error_set(err, EINVAL, "libvirt URI '%s': no path (/system, /session or /embed)",
+			  uri);
 		return -1;
 	}
 	/* [user@]host[:port] */
@@ -79,7 +81,7 @@ static int uri_parse(const char *uri, struct libvirt_uri *u, char *msg, size_t l
 
 		n = (size_t)(slash - h);
 		if (n >= sizeof(u->host)) {
-			snprintf(msg, len, "libvirt URI '%s': the host name is too long", uri);
+			error_set(err, EINVAL, "libvirt URI '%s': the host name is too long", uri);
 			return -1;
 		}
 		memcpy(u->host, h, n);
@@ -89,16 +91,16 @@ static int uri_parse(const char *uri, struct libvirt_uri *u, char *msg, size_t l
 	q = strchr(slash, '?');
 	n = q ? (size_t)(q - slash - 1) : strlen(slash + 1);
 	if (n >= sizeof(u->path)) {
-		snprintf(msg, len, "libvirt URI '%s': unknown path (system, session or embed)",
-			 uri);
+		error_set(err, EINVAL, "libvirt URI '%s': unknown path (system, session or embed)",
+			  uri);
 		return -1;
 	}
 	memcpy(u->path, slash + 1, n);
 	u->path[n] = '\0';
 	if (!in_list(u->path, paths, ARRAY_SIZE(paths))) {
-		snprintf(msg, len,
-			 "libvirt URI '%s': unknown path '/%s' (/system, /session or /embed)", uri,
-			 u->path);
+		error_set(err, EINVAL,
+			  "libvirt URI '%s': unknown path '/%s' (/system, /session or /embed)", uri,
+			  u->path);
 		return -1;
 	}
 	if (!strcmp(u->path, "embed")) {
@@ -108,23 +110,23 @@ static int uri_parse(const char *uri, struct libvirt_uri *u, char *msg, size_t l
 		while (r && r[-1] != '?' && r[-1] != '&')
 			r = strstr(r + 1, "root=");
 		if (u->remote || u->transport[0]) {
-			snprintf(
-			    msg, len,
+			error_set(
+			    err, EINVAL,
 			    "libvirt URI '%s': the embedded driver runs inside zbench: no host "
 			    "or transport (qemu:///embed?root=DIR)",
 			    uri);
 			return -1;
 		}
 		if (!r || r[5] != '/') {
-			snprintf(msg, len,
-				 "libvirt URI '%s': the embedded driver needs an absolute root "
-				 "(qemu:///embed?root=/DIR)",
-				 uri);
+			error_set(err, EINVAL,
+				  "libvirt URI '%s': the embedded driver needs an absolute root "
+				  "(qemu:///embed?root=/DIR)",
+				  uri);
 			return -1;
 		}
 		n = strcspn(r + 5, "&");
 		if (n >= sizeof(u->root)) {
-			snprintf(msg, len, "libvirt URI '%s': the root is too long", uri);
+			error_set(err, EINVAL, "libvirt URI '%s': the root is too long", uri);
 			return -1;
 		}
 		memcpy(u->root, r + 5, n);
@@ -171,15 +173,15 @@ static int plain_name(const char *s, size_t n)
 }
 
 /* [USER@]HOST[:PORT], HOST a plain name or [IPv6]. */
-static int file_authority(const char *uri, const char *a, size_t n, char *msg, size_t len)
+static int file_authority(const char *uri, const char *a, size_t n, struct zb_error *err)
 {
 	const char *at = memchr(a, '@', n), *h = at ? at + 1 : a, *end = a + n, *port;
 
 	if (at && !plain_name(a, (size_t)(at - a))) {
-		snprintf(msg, len,
-			 "libvirt URI '%s' from a file: the user name '%.*s' is not a plain name "
-			 "([A-Za-z0-9._-], not starting with '-'); " FILE_ONLY_CL " another",
-			 uri, (int)(at - a), a);
+		error_set(err, EINVAL,
+			  "libvirt URI '%s' from a file: the user name '%.*s' is not a plain name "
+			  "([A-Za-z0-9._-], not starting with '-'); " FILE_ONLY_CL " another",
+			  uri, (int)(at - a), a);
 		return -1;
 	}
 	if (h < end && *h == '[') {
@@ -198,10 +200,10 @@ static int file_authority(const char *uri, const char *a, size_t n, char *msg, s
 	}
 	if (!port || (port < end && (*port != ':' || end - port < 2 || end - port > 6 ||
 				     strspn(port + 1, "0123456789") != (size_t)(end - port - 1)))) {
-		snprintf(msg, len,
-			 "libvirt URI '%s' from a file: the host '%.*s' is not a plain host name "
-			 "or [IPv6 address] with an optional :PORT; " FILE_ONLY_CL " another",
-			 uri, (int)(end - h), h);
+		error_set(err, EINVAL,
+			  "libvirt URI '%s' from a file: the host '%.*s' is not a plain host name "
+			  "or [IPv6 address] with an optional :PORT; " FILE_ONLY_CL " another",
+			  uri, (int)(end - h), h);
 		return -1;
 	}
 	return 0;
@@ -209,7 +211,7 @@ static int file_authority(const char *uri, const char *a, size_t n, char *msg, s
 
 /* Every NAME=VALUE of the query on the allow-list. libvirt splits at '&' and ';'; '%' is
  * refused before this, so no name is decoded into another. */
-static int file_query(const char *uri, const char *q, char *msg, size_t len)
+static int file_query(const char *uri, const char *q, struct zb_error *err)
 {
 	while (q && *q) {
 		size_t n = strcspn(q, "&;"), k = strcspn(q, "=");
@@ -225,12 +227,12 @@ static int file_query(const char *uri, const char *q, char *msg, size_t len)
 				break;
 		}
 		if (i == ARRAY_SIZE(file_params)) {
-			snprintf(msg, len,
-				 "libvirt URI '%s' from a file: the parameter '%.*s' may run a "
-				 "program, read a host file or weaken the connection's "
-				 "checks; " FILE_ONLY_CL
-				 " it (a file may give no_tty, mode and proxy)",
-				 uri, (int)(k < n ? k : n), q);
+			error_set(err, EINVAL,
+				  "libvirt URI '%s' from a file: the parameter '%.*s' may run a "
+				  "program, read a host file or weaken the connection's "
+				  "checks; " FILE_ONLY_CL
+				  " it (a file may give no_tty, mode and proxy)",
+				  uri, (int)(k < n ? k : n), q);
 			return -1;
 		}
 		for (j = 0; j < ARRAY_SIZE(file_params[i].values) && file_params[i].values[j];
@@ -240,10 +242,11 @@ static int file_query(const char *uri, const char *q, char *msg, size_t len)
 				break;
 		}
 		if (j == ARRAY_SIZE(file_params[i].values) || !file_params[i].values[j]) {
-			snprintf(msg, len,
-				 "libvirt URI '%s' from a file: the parameter '%s' has the value "
-				 "'%.*s', not one libvirt knows; " FILE_ONLY_CL " other values",
-				 uri, file_params[i].name, (int)(n - k - (k < n)), q + k + (k < n));
+			error_set(err, EINVAL,
+				  "libvirt URI '%s' from a file: the parameter '%s' has the value "
+				  "'%.*s', not one libvirt knows; " FILE_ONLY_CL " other values",
+				  uri, file_params[i].name, (int)(n - k - (k < n)),
+				  q + k + (k < n));
 			return -1;
 		}
 		q += n + (q[n] != '\0');
@@ -253,21 +256,21 @@ static int file_query(const char *uri, const char *q, char *msg, size_t len)
 
 /* Printable ASCII, no escapes (libvirt decodes them: a name could become another after our
  * check) and no fragment. Before uri_parse(), so the message says why. */
-static int file_chars(const char *uri, char *msg, size_t len)
+static int file_chars(const char *uri, struct zb_error *err)
 {
 	for (const char *p = uri; *p; p++) {
 		if (*p == '%' || *p == '#') {
-			snprintf(msg, len,
-				 "libvirt URI '%s' from a file: '%c' is refused (no escapes or "
-				 "fragments); " FILE_ONLY_CL " it",
-				 uri, *p);
+			error_set(err, EINVAL,
+				  "libvirt URI '%s' from a file: '%c' is refused (no escapes or "
+				  "fragments); " FILE_ONLY_CL " it",
+				  uri, *p);
 			return -1;
 		}
 		if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f) {
-			snprintf(msg, len,
-				 "libvirt URI '%s' from a file: the character 0x%02x is refused "
-				 "(printable ASCII only); " FILE_ONLY_CL " it",
-				 uri, (unsigned char)*p);
+			error_set(err, EINVAL,
+				  "libvirt URI '%s' from a file: the character 0x%02x is refused "
+				  "(printable ASCII only); " FILE_ONLY_CL " it",
+				  uri, (unsigned char)*p);
 			return -1;
 		}
 	}
@@ -275,20 +278,20 @@ static int file_chars(const char *uri, char *msg, size_t len)
 }
 
 /* What a URI from a file may choose, on top of uri_parse(). */
-static int file_check(const char *uri, const struct libvirt_uri *u, char *msg, size_t len)
+static int file_check(const char *uri, const struct libvirt_uri *u, struct zb_error *err)
 {
 	const char *auth = strstr(uri, "://") + 3, *slash = strchr(auth, '/');
 
 	if (!in_list(u->transport, file_transports, ARRAY_SIZE(file_transports))) {
-		snprintf(msg, len,
-			 "libvirt URI '%s' from a file: the transport '%s' runs a program the URI "
-			 "names; " FILE_ONLY_CL " it",
-			 uri, u->transport);
+		error_set(err, EINVAL,
+			  "libvirt URI '%s' from a file: the transport '%s' runs a program the URI "
+			  "names; " FILE_ONLY_CL " it",
+			  uri, u->transport);
 		return -1;
 	}
 	if (!strcmp(u->path, "embed")) {
-		snprintf(
-		    msg, len,
+		error_set(
+		    err, EINVAL,
 		    "libvirt URI '%s' from a file: the embedded driver writes under its root as "
 		    "the user running zbench; " FILE_ONLY_CL " a root (without libvirt_uri, "
 		    "the embedded driver keeps its root in the run directory)",
@@ -296,36 +299,36 @@ static int file_check(const char *uri, const struct libvirt_uri *u, char *msg, s
 		return -1;
 	}
 	if (!strcmp(u->transport, "unix") && slash != auth) {
-		snprintf(msg, len,
-			 "libvirt URI '%s' from a file: the unix transport is local: no host "
-			 "(qemu+unix:///system); " FILE_ONLY_CL " another",
-			 uri);
+		error_set(err, EINVAL,
+			  "libvirt URI '%s' from a file: the unix transport is local: no host "
+			  "(qemu+unix:///system); " FILE_ONLY_CL " another",
+			  uri);
 		return -1;
 	}
-	if (slash != auth && file_authority(uri, auth, (size_t)(slash - auth), msg, len) < 0)
+	if (slash != auth && file_authority(uri, auth, (size_t)(slash - auth), err) < 0)
 		return -1;
-	return file_query(uri, strchr(slash, '?') ? strchr(slash, '?') + 1 : NULL, msg, len);
+	return file_query(uri, strchr(slash, '?') ? strchr(slash, '?') + 1 : NULL, err);
 }
 
 int libvirt_uri_check(const char *uri, enum libvirt_uri_source source, struct libvirt_uri *u,
-		      char *msg, size_t len)
+		      struct zb_error *err)
 {
-	if (source == LIBVIRT_URI_FILE && file_chars(uri, msg, len) < 0) {
+	if (source == LIBVIRT_URI_FILE && file_chars(uri, err) < 0) {
 		memset(u, 0, sizeof(*u));
 		return -1;
 	}
-	if (uri_parse(uri, u, msg, len) < 0)
+	if (uri_parse(uri, u, err) < 0)
 		return -1;
-	if (source == LIBVIRT_URI_FILE && file_check(uri, u, msg, len) < 0) {
+	if (source == LIBVIRT_URI_FILE && file_check(uri, u, err) < 0) {
 		memset(u, 0, sizeof(*u));
 		return -1;
 	}
 	return 0;
 }
 
-int libvirt_uri_parse(const char *uri, struct libvirt_uri *u, char *msg, size_t len)
+int libvirt_uri_parse(const char *uri, struct libvirt_uri *u, struct zb_error *err)
 {
-	return libvirt_uri_check(uri, LIBVIRT_URI_COMMAND_LINE, u, msg, len);
+	return libvirt_uri_check(uri, LIBVIRT_URI_COMMAND_LINE, u, err);
 }
 
 int libvirt_hosts_parse(const char *list, enum libvirt_uri_source source,
@@ -334,7 +337,6 @@ int libvirt_hosts_parse(const char *list, enum libvirt_uri_source source,
 	struct libvirt_host *h = NULL;
 	int n = 0, total = 0;
 	const char *p = list;
-	char msg[1536];
 
 	*hosts = NULL;
 	if (!*list)
@@ -376,8 +378,8 @@ int libvirt_hosts_parse(const char *list, enum libvirt_uri_source source,
 			cur->slots = (int)v;
 			cur->uri[eq - cur->uri] = '\0';
 		}
-		if (libvirt_uri_check(cur->uri, source, &cur->parsed, msg, sizeof(msg)) < 0) {
-			error_set(err, EINVAL, "--hosts: %s", msg);
+		if (libvirt_uri_check(cur->uri, source, &cur->parsed, err) < 0) {
+			error_wrap(err, "--hosts");
 			free(h);
 			return -1;
 		}

@@ -38,17 +38,17 @@ enum libvirt_uri_source {
 
 /* The one check every URI passes before it reaches libvirt. Parse `uri`
  * (qemu[+TRANSPORT]://[[USER@]HOST[:PORT]]/PATH[?QUERY]) into *u and judge it by where it came
- * from. Returns 0, or -1 with a one-line message in msg naming the URI and what is wrong: an
- * unknown scheme (zbench drives QEMU only), transport or path, an embedded root that is missing
- * or relative; from a file, anything outside the list above, saying that only the command line
- * may choose it. */
+ * from. Returns 0, or -1 with a one-line message in err (errnum EINVAL) naming the URI and what is
+ * wrong: an unknown scheme (zbench drives QEMU only), transport or path, an embedded root that is
+ * missing or relative; from a file, anything outside the list above, saying that only the command
+ * line may choose it. */
 int libvirt_uri_check(const char *uri, enum libvirt_uri_source source, struct libvirt_uri *u,
-		      char *msg, size_t len);
+		      struct zb_error *err);
 
 /* libvirt_uri_check(uri, LIBVIRT_URI_COMMAND_LINE, ...): for re-reading a URI that the runner
  * has already checked with its true source (the libvirt backend reads the host, the remote flag
  * and the embedded root from it). Never the first check of a URI read from a file. */
-int libvirt_uri_parse(const char *uri, struct libvirt_uri *u, char *msg, size_t len);
+int libvirt_uri_parse(const char *uri, struct libvirt_uri *u, struct zb_error *err);
 
 struct libvirt_host {
 	char uri[LIBVIRT_URI_MAX];

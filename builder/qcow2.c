@@ -59,15 +59,15 @@ static uint64_t be(const unsigned char *buf, size_t len, size_t off, int n)
  * (qcow2_read_extensions): type and length, the data padded to 8 bytes, until type 0 or the
  * end. At most cluster/8 steps. */
 static int check_extensions(const unsigned char *buf, size_t len, uint64_t off, uint64_t end,
-			    char *msg, size_t msglen)
+			    struct zb_error *err)
 {
 	while (off < end) {
 		uint32_t type = (uint32_t)be(buf, len, (size_t)off, 4);
 		uint64_t n = be(buf, len, (size_t)off + 4, 4);
 
 		if (end - off < 8 || n > end - off - 8) {
-			snprintf(
-			    msg, msglen,
+			error_set(
+			    err, EINVAL,
 			    "a header extension (type 0x%08x, %llu bytes at %llu) runs past the "
 			    "header cluster: not a valid qcow2 image",
 			    type, (unsigned long long)n, (unsigned long long)off);
@@ -77,8 +77,8 @@ static int check_extensions(const unsigned char *buf, size_t len, uint64_t off, 
 		if (type == EXT_END)
 			return 0;
 		if (type == EXT_DATA_FILE) {
-			snprintf(
-			    msg, msglen,
+			error_set(
+			    err, EINVAL,
 			    "it names an external data file (header extension 0x%08x): QEMU "
 			    "would read a file of this machine; refused (make a self-contained "
 			    "copy where you trust the file: " FLATTEN_HINT ")",
@@ -86,8 +86,8 @@ static int check_extensions(const unsigned char *buf, size_t len, uint64_t off, 
 			return -1;
 		}
 		if (type == EXT_BACKING_FMT) {
-			snprintf(
-			    msg, msglen,
+			error_set(
+			    err, EINVAL,
 			    "it names a backing file format (header extension 0x%08x): a backing "
 			    "file is refused (flatten it first: " FLATTEN_HINT ")",
 			    type);
@@ -98,78 +98,78 @@ static int check_extensions(const unsigned char *buf, size_t len, uint64_t off, 
 	return 0;
 }
 
-int qcow2_header_check(const unsigned char *buf, size_t len, char *msg, size_t msglen)
+int qcow2_header_check(const unsigned char *buf, size_t len, struct zb_error *err)
 {
 	uint64_t version, cluster_bits, cluster, hlen, incompat;
 
 	if (len < H_V2_LENGTH || be(buf, len, H_MAGIC, 4) != QCOW2_MAGIC) {
-		snprintf(msg, msglen,
-			 "not a qcow2 image (convert it first: qemu-img convert -O qcow2 FILE "
-			 "NEW.qcow2)");
+		error_set(err, EINVAL,
+			  "not a qcow2 image (convert it first: qemu-img convert -O qcow2 FILE "
+			  "NEW.qcow2)");
 		return -1;
 	}
 	version = be(buf, len, H_VERSION, 4);
 	if (version != 2 && version != 3) {
-		snprintf(msg, msglen, "qcow2 version %llu: zbench reads versions 2 and 3",
-			 (unsigned long long)version);
+		error_set(err, EINVAL, "qcow2 version %llu: zbench reads versions 2 and 3",
+			  (unsigned long long)version);
 		return -1;
 	}
 	if (be(buf, len, H_BACKING_OFFSET, 8) || be(buf, len, H_BACKING_SIZE, 4)) {
-		snprintf(
-		    msg, msglen,
+		error_set(
+		    err, EINVAL,
 		    "it has a backing file: QEMU would read a file of this machine; flatten it "
 		    "first (" FLATTEN_HINT ")");
 		return -1;
 	}
 	cluster_bits = be(buf, len, H_CLUSTER_BITS, 4);
 	if (cluster_bits < QCOW2_CLUSTER_BITS_MIN || cluster_bits > QCOW2_CLUSTER_BITS_MAX) {
-		snprintf(msg, msglen,
-			 "cluster_bits %llu is outside %d..%d: not a valid qcow2 image",
-			 (unsigned long long)cluster_bits, QCOW2_CLUSTER_BITS_MIN,
-			 QCOW2_CLUSTER_BITS_MAX);
+		error_set(err, EINVAL,
+			  "cluster_bits %llu is outside %d..%d: not a valid qcow2 image",
+			  (unsigned long long)cluster_bits, QCOW2_CLUSTER_BITS_MIN,
+			  QCOW2_CLUSTER_BITS_MAX);
 		return -1;
 	}
 	cluster = 1ull << cluster_bits;
 	if (be(buf, len, H_CRYPT_METHOD, 4)) {
-		snprintf(msg, msglen,
-			 "it is encrypted: zbench cannot inspect it (decrypt it first: qemu-img "
-			 "convert --object secret,... -O qcow2)");
+		error_set(err, EINVAL,
+			  "it is encrypted: zbench cannot inspect it (decrypt it first: qemu-img "
+			  "convert --object secret,... -O qcow2)");
 		return -1;
 	}
 	if (version == 2)
-		return check_extensions(buf, len, H_V2_LENGTH, cluster, msg, msglen);
+		return check_extensions(buf, len, H_V2_LENGTH, cluster, err);
 	hlen = be(buf, len, H_HEADER_LENGTH, 4);
 	if (hlen < H_V3_LENGTH_MIN || hlen > cluster) {
-		snprintf(msg, msglen,
-			 "header_length %llu is outside %d..%llu (the cluster size): not a valid "
-			 "qcow2 image",
-			 (unsigned long long)hlen, H_V3_LENGTH_MIN, (unsigned long long)cluster);
+		error_set(err, EINVAL,
+			  "header_length %llu is outside %d..%llu (the cluster size): not a valid "
+			  "qcow2 image",
+			  (unsigned long long)hlen, H_V3_LENGTH_MIN, (unsigned long long)cluster);
 		return -1;
 	}
 	incompat = be(buf, len, H_INCOMPATIBLE, 8);
 	if (incompat & INCOMPAT_DATA_FILE) {
-		snprintf(msg, msglen,
-			 "it has an external data file (incompatible feature bit 2): QEMU would "
-			 "read a file of this machine as the disk's contents; refused (make a "
-			 "self-contained copy where you trust the file: " FLATTEN_HINT ")");
+		error_set(err, EINVAL,
+			  "it has an external data file (incompatible feature bit 2): QEMU would "
+			  "read a file of this machine as the disk's contents; refused (make a "
+			  "self-contained copy where you trust the file: " FLATTEN_HINT ")");
 		return -1;
 	}
 	if (incompat & INCOMPAT_CORRUPT) {
-		snprintf(msg, msglen,
-			 "it is marked corrupt (incompatible feature bit 1): repair it first "
-			 "(qemu-img check -r all FILE)");
+		error_set(err, EINVAL,
+			  "it is marked corrupt (incompatible feature bit 1): repair it first "
+			  "(qemu-img check -r all FILE)");
 		return -1;
 	}
 	if (incompat & ~INCOMPAT_ACCEPTED) {
-		snprintf(msg, msglen,
-			 "it has incompatible features zbench does not know (0x%llx): refused",
-			 (unsigned long long)(incompat & ~INCOMPAT_ACCEPTED));
+		error_set(err, EINVAL,
+			  "it has incompatible features zbench does not know (0x%llx): refused",
+			  (unsigned long long)(incompat & ~INCOMPAT_ACCEPTED));
 		return -1;
 	}
-	return check_extensions(buf, len, hlen, cluster, msg, msglen);
+	return check_extensions(buf, len, hlen, cluster, err);
 }
 
-int qcow2_info_check(const char *text, char *msg, size_t msglen)
+int qcow2_info_check(const char *text, struct zb_error *err)
 {
 	static const char *const backing[] = { "backing-filename", "full-backing-filename",
 					       "backing-filename-format", "backing-image" };
@@ -180,20 +180,20 @@ int qcow2_info_check(const char *text, char *msg, size_t msglen)
 	int rc = -1;
 
 	if (!json_is_object(info)) {
-		snprintf(msg, msglen, "qemu-img info printed no JSON object (%s)",
-			 info ? "another value" : jerr.text);
+		error_set(err, EINVAL, "qemu-img info printed no JSON object (%s)",
+			  info ? "another value" : jerr.text);
 		goto out;
 	}
 	fmt = json_string_value(json_object_get(info, "format"));
 	if (!fmt || strcmp(fmt, "qcow2")) {
-		snprintf(msg, msglen, "qemu-img info says the format is '%s', not qcow2",
-			 fmt ? fmt : "?");
+		error_set(err, EINVAL, "qemu-img info says the format is '%s', not qcow2",
+			  fmt ? fmt : "?");
 		goto out;
 	}
 	for (i = 0; i < ARRAY_SIZE(backing); i++) {
 		if (json_object_get(info, backing[i])) {
-			snprintf(
-			    msg, msglen,
+			error_set(
+			    err, EINVAL,
 			    "qemu-img info names a backing file ('%s'): QEMU would read a file "
 			    "of this machine; flatten it first (" FLATTEN_HINT ")",
 			    backing[i]);
@@ -205,17 +205,17 @@ int qcow2_info_check(const char *text, char *msg, size_t msglen)
 		const char *name = json_string_value(json_object_get(child, "name"));
 
 		if (!name || strcmp(name, "file")) {
-			snprintf(msg, msglen,
-				 "qemu-img info lists a child node '%s': QEMU would read another "
-				 "file; refused (" FLATTEN_HINT ")",
-				 name ? name : "?");
+			error_set(err, EINVAL,
+				  "qemu-img info lists a child node '%s': QEMU would read another "
+				  "file; refused (" FLATTEN_HINT ")",
+				  name ? name : "?");
 			goto out;
 		}
 	}
 	data = json_object_get(json_object_get(info, "format-specific"), "data");
 	if (json_object_get(data, "data-file") || json_object_get(data, "data-file-raw")) {
-		snprintf(
-		    msg, msglen,
+		error_set(
+		    err, EINVAL,
 		    "qemu-img info names an external data file: QEMU would read a file of this "
 		    "machine as the disk's contents; refused (" FLATTEN_HINT ")");
 		goto out;
@@ -270,7 +270,7 @@ int qcow2_check_file(const char *path, uint64_t *size, struct zb_error *err)
 {
 	unsigned char *buf = NULL;
 	size_t len = 0;
-	char msg[512], *out = NULL;
+	char *out = NULL;
 	/* "./" keeps QEMU from reading a relative name as a protocol (nbd:..., json:{...}) */
 	char *arg = path[0] == '/' ? xstrdup(path) : xasprintf("./%s", path);
 	char *argv[] = { "qemu-img", "info", "-U", "--output=json", "-f", "qcow2", arg, NULL };
@@ -278,10 +278,8 @@ int qcow2_check_file(const char *path, uint64_t *size, struct zb_error *err)
 
 	if (read_header(path, &buf, &len, size, err) < 0)
 		goto out;
-	if (qcow2_header_check(buf, len, msg, sizeof(msg)) < 0) {
-		error_set(err, EINVAL, "%s", msg);
+	if (qcow2_header_check(buf, len, err) < 0)
 		goto out;
-	}
 	rc = run_capture(argv, NULL, 1 << 20, &out, err);
 	if (rc != 0) {
 		if (rc > 0)
@@ -289,10 +287,8 @@ int qcow2_check_file(const char *path, uint64_t *size, struct zb_error *err)
 		rc = -1;
 		goto out;
 	}
-	if (qcow2_info_check(out, msg, sizeof(msg)) < 0) {
-		error_set(err, EINVAL, "%s", msg);
+	if (qcow2_info_check(out, err) < 0)
 		rc = -1;
-	}
 out:
 	free(buf);
 	free(out);

@@ -25,13 +25,13 @@
  * compression type and extended L2 (so the data-file bit 2, the corrupt bit 1 and every bit
  * QEMU may add later), extensions running past the header cluster, and the data-file and
  * backing-format extensions. Walks at most one cluster (bounded). Returns 0, or -1 with a
- * one-line message in msg (what is wrong and what to do about it; no file name). */
-int qcow2_header_check(const unsigned char *buf, size_t len, char *msg, size_t msglen);
+ * one-line message in err, errnum EINVAL (what is wrong and what to do about it; no file name). */
+int qcow2_header_check(const unsigned char *buf, size_t len, struct zb_error *err);
 
 /* Judge the JSON of `qemu-img info --output=json` for one image: the format is qcow2 and it
  * names no backing file (backing-filename, full-backing-filename, backing-filename-format) and
- * no data file (format-specific data-file, data-file-raw). 0, or -1 with a message in msg. */
-int qcow2_info_check(const char *json, char *msg, size_t msglen);
+ * no data file (format-specific data-file, data-file-raw). 0, or -1 with a message in err. */
+int qcow2_info_check(const char *json, struct zb_error *err);
 
 /* The import's check of `path`, before any other step reads it: a regular file (opened
  * without blocking, so a FIFO cannot hang it) whose header passes qcow2_header_check(), then

@@ -94,8 +94,7 @@ static int choose_backend(struct run_ctx *ctx, struct zb_error *err)
 	} else if (uri) {
 		ctx->hosts = xcalloc(1, sizeof(*ctx->hosts));
 		snprintf(ctx->hosts[0].uri, sizeof(ctx->hosts[0].uri), "%s", uri);
-		if (libvirt_uri_check(uri, src, &ctx->hosts[0].parsed, err->msg, sizeof(err->msg)) <
-		    0)
+		if (libvirt_uri_check(uri, src, &ctx->hosts[0].parsed, err) < 0)
 			return -1;
 		ctx->uri = ctx->hosts[0].uri;
 	}

@@ -3,7 +3,12 @@
  * matrix file's top level (schema_matrix) and one cell configuration, the `base` object
  * (schema_config). Map-like objects whose keys are open (ZFS properties, module parameters,
  * workload options) have one "*" entry whose check() validates the key and its value, using the
- * zpool/zfs property tables kept here and the engine's option table (guest/engine/options.h).
+ * zpool/zfs property tables (schema_props.c) and the engine's option table
+ * (guest/engine/options.h).
+ *
+ * The tables are in schema_keys.c, the checks they name in schema_checks.c (claims' values in
+ * claims.c, which owns the claim grammar), lookup, validation and defaults in schema.c, the
+ * Markdown in schema_doc.c (builder/schema_int.h joins them).
  */
 #ifndef ZB_SCHEMA_H
 #define ZB_SCHEMA_H
@@ -12,6 +17,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "error.h"
 #include "json_pos.h"
 
 enum schema_type {
@@ -31,7 +37,7 @@ enum schema_type {
 #define SCHEMA_NONEMPTY 0x2 /* arrays and objects: at least one item */
 
 /* check() returns 0 if the value is fine, SCHEMA_BAD_VALUE or SCHEMA_BAD_KEY with a one-line
- * message in msg (the error then points at the value or at the key). */
+ * message in err (error_set(); the error then points at the value or at the key). */
 #define SCHEMA_BAD_VALUE (-1)
 #define SCHEMA_BAD_KEY	 (-2)
 
@@ -42,7 +48,7 @@ struct schema_key {
 	const char *choices; /* SCHEMA_ENUM and optionally SCHEMA_INT: "a|b|c" */
 	long long min, max;  /* SCHEMA_INT range (max 0: none); SCHEMA_SIZE/DURATION minimum */
 	/* Extra check after the type check; `key` is the object key naming the value (for "*"). */
-	int (*check)(const char *key, const json_t *v, char *msg, size_t len);
+	int (*check)(const char *key, const json_t *v, struct zb_error *err);
 	const char *def;      /* default as JSON text, filled in when the key is absent; or NULL */
 	const char *typename; /* for the docs, when `type` alone says too little; or NULL */
 	const char *help;     /* one line */
@@ -68,23 +74,19 @@ const struct schema_key *schema_child(const struct schema *s, const struct schem
 /* The item entry of the array entry `parent`, or NULL. */
 const struct schema_key *schema_item(const struct schema *s, const struct schema_key *parent);
 
-/* Where validation failed: `path` is relative to the validated value (in the json_pos path
- * syntax); `at` says whether the key or the value is wrong. */
-struct schema_error {
-	char path[JSON_POS_PATH_MAX];
-	enum json_pos_kind at;
-	char msg[1024];
-};
-
 /* Validate `v` against the subtree of `s` rooted at entry `root` (NULL: the whole schema), with
- * `path` as the path of v (for messages; "" at the top). Returns 0, or -1 with `e` filled with
- * the first error in document order. */
+ * `path` as the path of v (for messages; "" at the top). Returns 0, or -1 with `err` holding the
+ * first error in document order: its message, and in err->pos where it is (error_path(): path
+ * relative to the validated value in the json_pos syntax, and whether the key or the value is
+ * wrong); the caller with the text turns that into a line and column. */
 int schema_validate(const struct schema *s, const struct schema_key *root, const json_t *v,
-		    const char *path, struct schema_error *e);
+		    const char *path, struct zb_error *err);
 
-/* Check one value against one entry (type, range, choices, check()), without recursing. */
-int schema_check_value(const struct schema_key *sk, const char *key, const json_t *v, char *msg,
-		       size_t len, enum json_pos_kind *at);
+/* Check one value against one entry (type, range, choices, check()), without recursing. 0, or
+ * -1 with the message in err and err->pos.at saying whether the key or the value is wrong
+ * (pos.path ""). */
+int schema_check_value(const struct schema_key *sk, const char *key, const json_t *v,
+		       struct zb_error *err);
 
 /* Fill in the defaults of every absent key that has one, recursively. `v` must be valid. */
 void schema_fill_defaults(const struct schema *s, const struct schema_key *root, json_t *v);

@@ -70,6 +70,15 @@ char *xasprintf(const char *fmt, ...)
 	return p;
 }
 
+void bprintf(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
 int mkdir_p(const char *path, mode_t mode, struct zb_error *err)
 {
 	char *buf = xstrdup(path);

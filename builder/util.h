@@ -17,6 +17,9 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* snprintf into a fixed buffer where truncating a long text is the intended behaviour (paths
+ * and messages of bounded size). */
+void bprintf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* mkdir -p with the given mode for each created component. */
 int mkdir_p(const char *path, mode_t mode, struct zb_error *err);

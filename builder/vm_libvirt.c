@@ -195,7 +195,6 @@ static int conn_open(const char *uri, const char *run_dir, struct zb_error *err)
 {
 	static int loop_started, handler;
 	struct libvirt_uri pu;
-	char msg[1536];
 	virNodeInfo node;
 	pthread_t th;
 	int ours = 0; /* the root is RUNDIR/libvirt/PID */
@@ -207,8 +206,8 @@ static int conn_open(const char *uri, const char *run_dir, struct zb_error *err)
 	lv.uri = NULL;
 	lv.embed_root = NULL;
 	if (uri && *uri) {
-		if (libvirt_uri_parse(uri, &pu, msg, sizeof(msg)) < 0)
-			return error_set(err, EINVAL, "%s", msg);
+		if (libvirt_uri_parse(uri, &pu, err) < 0)
+			return -1;
 		lv.uri = xstrdup(uri);
 		lv.remote = pu.remote;
 		if (pu.root[0])

@@ -9,9 +9,10 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char msg[512], *text;
+	struct zb_error e = { 0 };
+	char *msg = e.msg, *text;
 
-	if (qcow2_header_check(data, size, msg, sizeof(msg)) == 0) {
+	if (qcow2_header_check(data, size, &e) == 0) {
 		/* accepted: magic, no backing file offset, no data-file bit */
 		if (size < 72 || memcmp(data, "QFI\xfb", 4))
 			abort();
@@ -26,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text = malloc(size + 1);
 	memcpy(text, data, size);
 	text[size] = '\0';
-	qcow2_info_check(text, msg, sizeof(msg));
+	qcow2_info_check(text, &e);
 	free(text);
 	return 0;
 }

@@ -16,7 +16,8 @@ static void promise(int cond)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *s = malloc(size + 1), msg[1536];
+	struct zb_error e = { 0 };
+	char *s = malloc(size + 1), *msg = e.msg;
 	struct libvirt_uri u, v;
 	struct libvirt_host *h = NULL;
 	struct zb_error err;
@@ -24,15 +25,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	memcpy(s, data, size);
 	s[size] = '\0';
-	if (libvirt_uri_check(s, LIBVIRT_URI_FILE, &u, msg, sizeof(msg)) == 0) {
-		promise(libvirt_uri_check(s, LIBVIRT_URI_COMMAND_LINE, &v, msg, sizeof(msg)) == 0);
+	if (libvirt_uri_check(s, LIBVIRT_URI_FILE, &u, &e) == 0) {
+		promise(libvirt_uri_check(s, LIBVIRT_URI_COMMAND_LINE, &v, &e) == 0);
 		promise(!memcmp(&u, &v, sizeof(u)));
 		promise(strcmp(u.transport, "ext") && strcmp(u.path, "embed") && !u.root[0]);
 		promise(!strpbrk(s, "%# \t\n") && !strstr(s, "command=") && !strstr(s, "socket="));
 	} else {
 		promise(msg[0] != '\0');
 	}
-	libvirt_uri_check(s, LIBVIRT_URI_COMMAND_LINE, &u, msg, sizeof(msg));
+	libvirt_uri_check(s, LIBVIRT_URI_COMMAND_LINE, &u, &e);
 	for (int src = LIBVIRT_URI_COMMAND_LINE; src <= LIBVIRT_URI_FILE; src++) {
 		n = libvirt_hosts_parse(s, (enum libvirt_uri_source)src, &h, &err);
 		promise(n < 0 ? h == NULL : n >= 1 && n <= LIBVIRT_HOSTS_MAX && h != NULL);

@@ -33,12 +33,12 @@ static void test_uris(void)
 		{ "qemu+ssh://h/embed?root=/x", 0, 0, NULL, NULL, NULL, "inside zbench" },
 		{ "system", 0, 0, NULL, NULL, NULL, "not a libvirt URI" },
 	};
-	char msg[1536];
+	struct zb_error e = { 0 };
+	char *msg = e.msg;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct libvirt_uri u;
-		int rc =
-		    libvirt_uri_check(cases[i].uri, LIBVIRT_URI_COMMAND_LINE, &u, msg, sizeof(msg));
+		int rc = libvirt_uri_check(cases[i].uri, LIBVIRT_URI_COMMAND_LINE, &u, &e);
 
 		if ((rc == 0) != cases[i].ok)
 			fprintf(stderr, "case '%s': rc %d (%s)\n", cases[i].uri, rc, msg);
@@ -153,11 +153,12 @@ static void test_file_uris(void)
 		{ "qemu+ssh://h/system?no_tty=1 x", 0, "character" },
 		{ "qemu+unix://h/system", 0, "unix" },
 	};
-	char msg[1536];
+	struct zb_error e = { 0 };
+	char *msg = e.msg;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct libvirt_uri u;
-		int rc = libvirt_uri_check(cases[i].uri, LIBVIRT_URI_FILE, &u, msg, sizeof(msg));
+		int rc = libvirt_uri_check(cases[i].uri, LIBVIRT_URI_FILE, &u, &e);
 
 		if ((rc == 0) != cases[i].file_ok)
 			fprintf(stderr, "file case '%s': rc %d (%s)\n", cases[i].uri, rc,
@@ -173,9 +174,9 @@ static void test_file_uris(void)
 	}
 	/* the command line is trusted: it may still choose any of them */
 	CHECK(libvirt_uri_check("qemu+ext:///system?command=/bin/true", LIBVIRT_URI_COMMAND_LINE,
-				&(struct libvirt_uri){ 0 }, msg, sizeof(msg)) == 0);
+				&(struct libvirt_uri){ 0 }, &e) == 0);
 	CHECK(libvirt_uri_check("qemu:///embed?root=/var/tmp/r", LIBVIRT_URI_COMMAND_LINE,
-				&(struct libvirt_uri){ 0 }, msg, sizeof(msg)) == 0);
+				&(struct libvirt_uri){ 0 }, &e) == 0);
 }
 
 /* --hosts from a manifest (resume) passes the same file check, host by host. */

@@ -74,8 +74,8 @@ int main(void)
 		const struct schema_key *ad = schema_find(&schema_matrix, "adaptive.metric");
 		const struct schema_key *cl = schema_find(&schema_matrix, "expect[].metric");
 		size_t sums = 0, listed = 0;
-		char msg[1024] = "";
-		enum json_pos_kind at;
+		struct zb_error e = { 0 };
+		const char *msg = e.msg;
 		json_t *bad = json_string("nonsense");
 
 		CHECK(ad && ad->choices && cl);
@@ -92,11 +92,11 @@ int main(void)
 
 			sums += metric_table[m].how == METRIC_SUM;
 			CHECK(cl &&
-			      schema_check_value(cl, "metric", k, msg, sizeof(msg), &at) == 0);
+			      schema_check_value(cl, "metric", k, &e) == 0);
 			json_decref(k);
 		}
 		CHECK(listed == sums);
-		CHECK(cl && schema_check_value(cl, "metric", bad, msg, sizeof(msg), &at) != 0);
+		CHECK(cl && schema_check_value(cl, "metric", bad, &e) != 0);
 		for (int m = 0; m < METRIC_COUNT; m++) {
 			char word[64];
 
