@@ -36,11 +36,11 @@ QUIET_LINK = @echo ' LINK ' $@;
 endif
 
 # --- sources: one file per concern (docs/architecture.md) ---------------------------------
-SHARED_SRCS = guest/units.c guest/proto.c
+SHARED_SRCS = guest/units.c guest/proto.c guest/phase.c
 
 ENGINE_SRCS = guest/engine/options.c guest/engine/ioengines.c guest/engine/ioengine_psync.c guest/engine/ioengine_libaio.c guest/engine/ioengine_io_uring.c guest/engine/workload.c guest/engine/workload_worker.c guest/engine/workload_gen.c guest/engine/workload_dist.c guest/engine/buffers.c guest/engine/rate.c guest/engine/stats.c guest/engine/output_json.c guest/engine/output_normal.c guest/engine/iozone.c guest/engine/output_iozone.c
 
-HOST_SRCS = builder/main.c builder/error.c builder/util.c builder/outdir.c builder/json_pos.c builder/schema.c builder/matrix.c builder/cmd_matrix.c \
+HOST_SRCS = builder/main.c builder/error.c builder/util.c builder/outdir.c builder/json_pos.c builder/schema.c builder/matrix.c builder/phases.c builder/cmd_matrix.c \
 	builder/cmd_image.c
 # images: the cache and its flavor table -> the flavors -> shared helpers (builder/image_build.h)
 HOST_SRCS += builder/image_cache.c \

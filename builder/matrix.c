@@ -9,6 +9,7 @@
 
 #include "disk.h"
 #include "json_pos.h"
+#include "phases.h"
 #include "proto.h"
 #include "schema.h"
 #include "units.h"
@@ -423,7 +424,7 @@ static int config_check_refs(json_t *cfg, struct schema_error *e)
 		       "no dataset or zvol named \"%s\" (datasets: %s; zvols: %s)", target, ds, zv);
 		goto out;
 	}
-	rc = 0;
+	rc = phases_check(cfg, e);
 out:
 	json_decref(seen);
 	json_decref(used);

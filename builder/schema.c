@@ -9,6 +9,8 @@
 #include "libvirt_uri.h"
 #include "metrics.h"
 #include "options.h"
+#include "phase.h"
+#include "phases.h"
 #include "units.h"
 #include "util.h"
 
@@ -674,6 +676,20 @@ static int check_zvol_prop(const char *key, const json_t *v, char *msg, size_t l
 	return check_zfs_prop(ON_ZVOL, key, v, msg, len);
 }
 
+/* A phase name: what a metric's "NAME." prefix addresses (no dot), short enough for a column. */
+static int check_phase_name(const char *key, const json_t *v, char *msg, size_t len)
+{
+	const char *s = json_string_value(v);
+	size_t n = strlen(s);
+
+	(void)key;
+	if (n == 0 || n > 24 || strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-") != n) {
+		snprintf(msg, len, "expected 1 to 24 of [a-z0-9_-], got \"%s\"", s);
+		return SCHEMA_BAD_VALUE;
+	}
+	return 0;
+}
+
 /* Workload options are the engine's (guest/engine/options.c): the host checks them with the same
  * table the guest parses them with. The engine says "unknown option..." for a name it lacks. */
 static int check_workload_option(const char *key, const json_t *v, char *msg, size_t len)
@@ -712,7 +728,7 @@ static int check_claim_metric(const char *key, const json_t *v, char *msg, size_
 	const char *s = json_string_value(v);
 
 	(void)key;
-	if (metric_find(s))
+	if (metric_find(s) || phases_metric_known(s))
 		return 0;
 	if (!strncmp(s, "iozone:", 7))
 		for (size_t i = 0; schema_iozone_tests[i]; i++)
@@ -722,7 +738,8 @@ static int check_claim_metric(const char *key, const json_t *v, char *msg, size_
 		 "unknown metric \"%s\"; known: read_iops write_iops iops read_bw write_bw bw "
 		 "read_lat_mean read_lat_p99 write_lat_mean write_lat_p99 iozone:TEST (TEST: write "
 		 "rewrite read reread random_read random_write backward_read record_rewrite "
-		 "stride_read fwrite refwrite fread refread)",
+		 "stride_read fwrite refwrite fread refread), disk_read_share disk_write_share "
+		 "arc_hit_ratio compress_ratio, each optionally PHASE.METRIC",
 		 s);
 	return SCHEMA_BAD_VALUE;
 }
@@ -1237,6 +1254,11 @@ static const struct schema_key config_keys[] = {
 	  .flags = SCHEMA_REQUIRED,
 	  .min = 1,
 	  .help = "volume size" },
+	{ .path = "zvols[].filesystem",
+	  .type = SCHEMA_ENUM,
+	  .choices = "ext4|xfs",
+	  .help = "made on the zvol and mounted; a workload on it runs in that file system "
+		  "(needs mkfs.ext4 or mkfs.xfs in the image)" },
 	{ .path = "zvols[].properties",
 	  .type = SCHEMA_OBJECT,
 	  .def = "{}",
@@ -1274,6 +1296,47 @@ static const struct schema_key config_keys[] = {
 	  .check = check_workload_option,
 	  .typename = "per option",
 	  .help = "a fio option the engine knows (rw, bs, size, ...)" },
+	{ .path = "workload.phases",
+	  .type = SCHEMA_ARRAY,
+	  .flags = SCHEMA_NONEMPTY,
+	  .help = "run in order in the same VM on the same pool (docs/matrix.md, \"Phases\")" },
+	{ .path = "workload.phases[]",
+	  .type = SCHEMA_OBJECT,
+	  .help = "an engine run (name and options) or an action" },
+	{ .path = "workload.phases[].name",
+	  .type = SCHEMA_STRING,
+	  .check = check_phase_name,
+	  .typename = "phase name",
+	  .help = "[a-z0-9_-], unique; reports and claims address the phase by it "
+		  "(\"read.read_iops\")" },
+	{ .path = "workload.phases[].measured",
+	  .type = SCHEMA_BOOL,
+	  .help = "whether its result is measured (default: true, false for a prefill)" },
+	{ .path = "workload.phases[].prefill",
+	  .type = SCHEMA_BOOL,
+	  .help = "write the target's region (offset, size) sequentially in 1m blocks with the "
+		  "workload's buffer options" },
+	{ .path = "workload.phases[].action",
+	  .type = SCHEMA_ENUM,
+	  .choices = PHASE_ACTION_CHOICES,
+	  .help = "instead of an engine run: zpool sync, pool export and import (an empty ARC), "
+		  "drop the page cache, sleep" },
+	{ .path = "workload.phases[].duration",
+	  .type = SCHEMA_DURATION,
+	  .help = "how long the sleep action waits" },
+	{ .path = "workload.phases[].*",
+	  .type = SCHEMA_ANY,
+	  .check = check_workload_option,
+	  .typename = "per option",
+	  .help = "a fio option for this phase, over the workload's" },
+	{ .path = "workload.allow_unwritten_reads",
+	  .type = SCHEMA_BOOL,
+	  .help = "accept a measured read of a zvol region no earlier phase wrote (ZFS answers "
+		  "holes without a disk)" },
+	{ .path = "workload.allow_constant_buffer",
+	  .type = SCHEMA_BOOL,
+	  .help =
+	      "accept writes of a constant buffer (buffer_pattern alone) on a compressed target" },
 	{ .path = "timeouts", .type = SCHEMA_OBJECT, .def = "{}", .help = "deadlines" },
 	{ .path = "timeouts.boot",
 	  .type = SCHEMA_DURATION,
