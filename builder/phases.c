@@ -300,6 +300,43 @@ int phases_check(const json_t *cfg, struct schema_error *e)
 	return rc;
 }
 
+static double duration_of(const json_t *v)
+{
+	uint64_t us = 0;
+
+	if (json_is_integer(v))
+		return (double)json_integer_value(v);
+	if (json_is_string(v) && units_parse_duration(json_string_value(v), &us) == 0)
+		return (double)us / 1e6;
+	return 0;
+}
+
+double phases_seconds(const json_t *workload)
+{
+	const json_t *phases = json_object_get(workload, "phases"), *p;
+	double sum = 0;
+	size_t i;
+
+	if (!phases)
+		return duration_of(json_object_get(workload, "runtime")) +
+		       duration_of(json_object_get(workload, "ramp_time"));
+	json_array_foreach (phases, i, p) {
+		json_t *o;
+
+		if (phase_action_of(p) == PHASE_ACTION_SLEEP) {
+			sum += duration_of(json_object_get(p, "duration"));
+			continue;
+		}
+		if (json_object_get(p, "action"))
+			continue;
+		o = phase_engine_options(workload, p, 1);
+		sum += duration_of(json_object_get(o, "runtime")) +
+		       duration_of(json_object_get(o, "ramp_time"));
+		json_decref(o);
+	}
+	return sum;
+}
+
 /* ---- tools in the image --------------------------------------------------------------------- */
 
 static const struct {
@@ -472,7 +509,7 @@ int phases_metric_known(const char *name)
 }
 
 int phases_record_lookup(const json_t *rec, const char *name, const json_t **fio,
-			 const json_t **measured, const char **metric)
+			 const json_t **witness, const char **metric)
 {
 	const char *dot = strchr(name, '.');
 	const json_t *src = rec, *p;
@@ -493,7 +530,7 @@ int phases_record_lookup(const json_t *rec, const char *name, const json_t **fio
 		name = dot + 1;
 	}
 	*fio = json_object_get(src, "fio");
-	*measured = json_object_get(src, "measured");
+	*witness = json_object_get(src, "witness");
 	*metric = name;
 	return 0;
 }

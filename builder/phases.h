@@ -19,6 +19,11 @@
  * fault. */
 int phases_check(const json_t *cfg, struct schema_error *e);
 
+/* Seconds the workload's engine runs and sleeps take at most as their options say (runtime plus
+ * ramp_time of every engine phase, and every sleep): what the runner's overall deadline grows
+ * by. A phase without a runtime (it ends when its size is done) counts nothing. */
+double phases_seconds(const json_t *workload);
+
 /* The programs the guest needs for `cfg` beyond the base appliance ("/sbin/mkfs.ext4" for a
  * zvol with an ext4 file system), at most `max` into `out` (static strings); their count. */
 size_t phases_tools(const json_t *cfg, const char **out, size_t max);
@@ -30,8 +35,9 @@ size_t phases_tools(const json_t *cfg, const char **out, size_t max);
 int phases_check_recipe(const json_t *cfg, const json_t *recipe, const char *recipe_name,
 			struct zb_error *err);
 
-/* What a measured phase measured (docs/results.md, "measured"), from its fio-shaped result, its
- * telemetry summary and the target's space figures (zfs get: compressratio, logicalused, used,
+/* What a measured phase measured (the record's "witness", docs/results.md), from its fio-shaped
+ * result, its telemetry summary and the target's space figures (zfs get: compressratio,
+ * logicalused, used,
  * ...), any of which may be NULL: disk_read_share and disk_write_share (bytes the cell's disks
  * read or wrote over bytes the engine read or wrote), arc_hit_ratio, compress_ratio, and the byte
  * counts they come from. Only the figures whose inputs are there. A new object. */
@@ -46,9 +52,9 @@ int phases_metric_known(const char *name);
 
 /* Resolve `name` ("read.read_iops", "disk_read_share", "iops") against record `rec`: the phase's
  * entry of rec.phase_results when prefixed (else the record itself), the metric without its
- * prefix in *metric. *fio is that entry's fio result, *measured its "measured" object. 0, or -1
+ * prefix in *metric. *fio is that entry's fio result, *witness its "witness" object. 0, or -1
  * when the record has no such phase. */
 int phases_record_lookup(const json_t *rec, const char *name, const json_t **fio,
-			 const json_t **measured, const char **metric);
+			 const json_t **witness, const char **metric);
 
 #endif

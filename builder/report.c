@@ -116,6 +116,7 @@ void report_render(struct report_doc *d, const struct report_run *run, struct re
 				run->skipped.lines == 1 ? "is" : "are");
 	report_section_environment(d, run);
 	report_section_results(d, run);
+	report_section_witness(d, run);
 	report_section_claims(d, run);
 	report_section_references(d, run);
 	report_section_failures(d, run);

@@ -39,6 +39,12 @@ void report_section_results(struct report_doc *d, const struct report_run *run);
 void report_section_failures(struct report_doc *d, const struct report_run *run);
 void report_section_references(struct report_doc *d, const struct report_run *run);
 
+/* ---- report_witness.c -------------------------------------------------------------------- */
+
+/* "What was measured": per measured phase, IOPS beside the witness figures (only when a record
+ * has them). */
+void report_section_witness(struct report_doc *d, const struct report_run *run);
+
 /* ---- claims.c ---------------------------------------------------------------------------- */
 
 /* One claim judged: `held` only when every group could be judged and held. */

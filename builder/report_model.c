@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "phases.h"
 #include "report.h"
 #include "report_int.h"
 #include "results.h"
@@ -653,6 +654,20 @@ static int record_metric(const json_t *fio, const char *metric, double *out)
 	return 0;
 }
 
+/* A metric of one record, "PHASE." first for a phase of a phased workload (builder/phases.h):
+ * a fio metric of that result, or a figure of its witness (disk_read_share, ...). */
+static int record_value(const json_t *rec, const char *name, double *out)
+{
+	const json_t *fio, *witness;
+	const char *metric;
+
+	if (phases_record_lookup(rec, name, &fio, &witness, &metric) < 0)
+		return -1;
+	if (report_num_get(witness, metric, out) == 0)
+		return 0;
+	return record_metric(fio, metric, out);
+}
+
 /* The metric over a cell's ok repeats: *vals (malloc'd, the caller frees) and their summary. */
 size_t report_cell_metric(const struct report_cell *c, const char *metric, double **vals,
 			  struct stats_summary *s)
@@ -664,7 +679,7 @@ size_t report_cell_metric(const struct report_cell *c, const char *metric, doubl
 		const struct report_attempt *a = &c->attempts[i];
 
 		if (!a->superseded && !strcmp(a->outcome, "ok") &&
-		    record_metric(json_object_get(a->rec, "fio"), metric, &(*vals)[n]) == 0)
+		    record_value(a->rec, metric, &(*vals)[n]) == 0)
 			n++;
 	}
 	stats_summarize(*vals, n, s);

@@ -37,6 +37,7 @@
 #include "libvirt_uri.h"
 #include "matrix.h"
 #include "outcome.h"
+#include "phases.h"
 #include "proto.h"
 #include "results.h"
 #include "stats.h"
@@ -346,8 +347,7 @@ static int cell_drive(struct run_ctx *ctx, struct cell_run *cr, struct disk_set 
 {
 	json_t *timeouts = json_object_get(cr->cell->config, "timeouts");
 	json_t *wl = json_object_get(cr->cell->config, "workload");
-	double runtime = json_duration(json_object_get(wl, "runtime"), 0) +
-			 json_duration(json_object_get(wl, "ramp_time"), 0);
+	double runtime = phases_seconds(wl); /* every phase's runtime and sleep */
 	struct deadlines dl = {
 		.probe = probe_s,
 		.boot = json_duration(json_object_get(timeouts, "boot"), 120),
@@ -1253,7 +1253,8 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 	struct done_map dm = { 0 };
 	const char *matrix_path = o->matrix_path, *recipe = o->recipe_path;
 	/* the recipe as the command line or the matrix named it (the manifest's record: a replay
-	 * on another machine finds it in its own repository), where `recipe` is where it was found */
+	 * on another machine finds it in its own repository), where `recipe` is where it was found
+	 */
 	const char *recipe_named = NULL;
 	char *dir = NULL, *matrix_text = NULL, *matrix_recipe = NULL;
 	size_t *order = NULL;
@@ -1349,6 +1350,14 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 		if (disk_check_image(ctx.m->cells[k].config, &ctx.img, recipe, o->cache_dir, err) <
 		    0)
 			goto out;
+		/* the tools its phases need (mkfs for a zvol's file system) */
+		if (phases_check_recipe(
+			ctx.m->cells[k].config,
+			json_object_get(json_object_get(ctx.img.manifest, "recipe"), "content"),
+			recipe, err) < 0) {
+			error_wrap(err, "cell %d (%s)", ctx.m->cells[k].index, ctx.m->cells[k].id);
+			goto out;
+		}
 	}
 
 	if (o->resume_dir) {

@@ -246,9 +246,9 @@ static void test_measured(void)
 
 static void test_lookup(void)
 {
-	json_t *rec = json_loads("{\"fio\": {\"a\": 1}, \"measured\": {\"m\": 1}, "
+	json_t *rec = json_loads("{\"fio\": {\"a\": 1}, \"witness\": {\"m\": 1}, "
 				 "\"phase_results\": [ {\"name\": \"fill\", \"fio\": {\"b\": 1}}, "
-				 "{\"name\": \"read\", \"fio\": {\"c\": 1}, \"measured\": {}} ]}",
+				 "{\"name\": \"read\", \"fio\": {\"c\": 1}, \"witness\": {}} ]}",
 				 0, NULL);
 	const json_t *fio, *meas;
 	const char *metric;
