@@ -67,6 +67,9 @@ static void relay_status(int fd, char *acc, size_t *len, size_t cap)
 		*len = 0;
 }
 
+/* The phase running now (a phased workload), named in each telemetry message; or NULL. */
+static const char *phase_now;
+
 /* One "telemetry" message (steals `t`; NULL sends nothing): an interval's figures, or with
  * summary true the whole workload's. */
 static void send_telemetry(json_t *t, int summary)
@@ -74,6 +77,8 @@ static void send_telemetry(json_t *t, int summary)
 	if (!t)
 		return;
 	json_object_set_new(t, "type", json_string("telemetry"));
+	if (phase_now && !summary)
+		json_object_set_new(t, "phase", json_string(phase_now));
 	if (summary)
 		json_object_set_new(t, "summary", json_true());
 	send_msg(t);
@@ -314,7 +319,9 @@ static void run_phases(const json_t *w, const json_t *phases)
 		}
 		logf_console("phase '%s'%s", name, measured ? "" : " (not measured)");
 		opts = phase_engine_options(w, p, agent.target_is_dev);
+		phase_now = name;
 		fio = engine_run(opts, &summary);
+		phase_now = NULL;
 		json_decref(opts);
 		send_msg(json_pack("{s:s, s:s, s:b, s:O, s:o*, s:o}", "type", "phase_result",
 				   "name", name, "measured", measured, "fio", fio,
