@@ -9,7 +9,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: zbench report [-o DIR] [--junit FILE] RUNDIR\n"
+		"usage: zbench report [-o DIR] [--junit FILE] [--phase NAME] RUNDIR\n"
 		"\n"
 		"Write DIR/report.md and DIR/report.html (self-contained, plots inline) and the\n"
 		"plots as DIR/report-plots/*.svg, from RUNDIR/manifest.json and cells.jsonl.\n"
@@ -17,6 +17,8 @@ static void usage(FILE *f)
 		"\n"
 		"  -o, --output DIR   where to write the report\n"
 		"  --junit FILE       also write JUnit XML: one testcase per cell and per claim\n"
+		"  --phase NAME       a phased workload's phase NAME as each cell's result\n"
+		"                     (default: its last measured phase; docs/matrix.md)\n"
 		"\n"
 		"Exit status: 0 if every cell ended ok and every claim of the matrix held, 1 if\n"
 		"not, 2 on errors.\n"
@@ -28,10 +30,11 @@ int cmd_report(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "junit", required_argument, NULL, 'j' },
+		{ "phase", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *outdir = NULL, *junit = NULL;
+	const char *outdir = NULL, *junit = NULL, *phase = NULL;
 	struct zb_error err = { 0 };
 	struct report_run run;
 	int c, rc;
@@ -45,6 +48,9 @@ int cmd_report(int argc, char **argv)
 		case 'j':
 			junit = optarg;
 			break;
+		case 'p':
+			phase = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -57,7 +63,7 @@ int cmd_report(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (report_run_load(argv[optind], &run, &err) < 0) {
+	if (report_run_load_phase(argv[optind], phase, &run, &err) < 0) {
 		die_message(err.msg);
 		return 2;
 	}

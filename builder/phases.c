@@ -534,3 +534,30 @@ int phases_record_lookup(const json_t *rec, const char *name, const json_t **fio
 	*metric = name;
 	return 0;
 }
+
+void phases_select(json_t *records, const char *phase)
+{
+	static const char *const keys[] = { "fio", "telemetry_summary", "target", "witness" };
+	json_t *rec, *p, *found;
+	size_t i, k;
+
+	json_array_foreach (records, i, rec) {
+		if (!json_is_array(json_object_get(rec, "phase_results")))
+			continue;
+		found = NULL;
+		json_array_foreach (json_object_get(rec, "phase_results"), k, p) {
+			const char *n = json_string_value(json_object_get(p, "name"));
+
+			if (n && !strcmp(n, phase))
+				found = p;
+		}
+		for (k = 0; k < ARRAY_SIZE(keys); k++) {
+			json_t *v = json_object_get(found, keys[k]);
+
+			if (v)
+				json_object_set(rec, keys[k], v);
+			else
+				json_object_del(rec, keys[k]);
+		}
+	}
+}

@@ -57,4 +57,10 @@ int phases_metric_known(const char *name);
 int phases_record_lookup(const json_t *rec, const char *name, const json_t **fio,
 			 const json_t **witness, const char **metric);
 
+/* Make phase `phase` of every record with phase_results its result: its fio,
+ * telemetry_summary, target and witness replace the record's (a record that lacks the phase
+ * keeps no fio, so its cell has no data for it). Records without phases are left alone.
+ * `zbench compare --phase` and `zbench report --phase`. */
+void phases_select(json_t *records, const char *phase);
+
 #endif

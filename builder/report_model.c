@@ -425,6 +425,12 @@ int report_run_from(struct report_run *run, const char *dir, json_t *manifest, j
 
 int report_run_load(const char *dir, struct report_run *run, struct zb_error *err)
 {
+	return report_run_load_phase(dir, NULL, run, err);
+}
+
+int report_run_load_phase(const char *dir, const char *phase, struct report_run *run,
+			  struct zb_error *err)
+{
 	struct results_skipped skipped = { 0 };
 	json_t *manifest = NULL, *records = NULL;
 	struct outdir d;
@@ -445,6 +451,8 @@ int report_run_load(const char *dir, struct report_run *run, struct zb_error *er
 		return error_wrap(err, "reading run '%s'", dir);
 	}
 	outdir_close(&d);
+	if (phase)
+		phases_select(records, phase);
 	if (report_run_from(run, dir, manifest, records, err) < 0) {
 		results_skipped_release(&skipped);
 		return -1;

@@ -274,6 +274,28 @@ static void test_lookup(void)
 	CHECK(!phases_metric_known(".read_iops"));
 }
 
+static void test_select(void)
+{
+	json_t *recs =
+	    json_loads("[ {\"fio\": {\"a\": 1}, \"witness\": {\"w\": 1}, "
+		       "\"phase_results\": [ {\"name\": \"fill\", \"fio\": {\"b\": 1}}, "
+		       "{\"name\": \"read\", \"fio\": {\"c\": 1}, \"witness\": {\"x\": 1}} ]}, "
+		       "{\"fio\": {\"d\": 1}} ]",
+		       0, NULL);
+	json_t *r0 = json_array_get(recs, 0);
+
+	phases_select(recs, "fill");
+	CHECK(json_object_get(json_object_get(r0, "fio"), "b"));
+	CHECK(!json_object_get(r0, "witness")); /* fill had none */
+	CHECK(json_object_get(json_object_get(json_array_get(recs, 1), "fio"), "d"));
+	phases_select(recs, "read");
+	CHECK(json_object_get(json_object_get(r0, "fio"), "c"));
+	CHECK(json_object_get(json_object_get(r0, "witness"), "x"));
+	phases_select(recs, "nope");
+	CHECK(!json_object_get(r0, "fio")); /* no data for a phase it lacks */
+	json_decref(recs);
+}
+
 static void test_recipe(void)
 {
 	json_t *cfg = json_loads("{\"zvols\": [ {\"name\": \"v\", \"filesystem\": \"ext4\"}, "
@@ -308,6 +330,7 @@ int main(void)
 	test_engine_options();
 	test_measured();
 	test_lookup();
+	test_select();
 	test_recipe();
 	return check_summary("phases");
 }
