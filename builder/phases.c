@@ -17,8 +17,6 @@
 #include "units.h"
 #include "util.h"
 
-#define PHASES_MAX 64 /* phases in one workload: a study needs a handful */
-
 static int phase_err(struct schema_error *e, const char *path, enum json_pos_kind at,
 		     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 

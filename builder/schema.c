@@ -690,6 +690,18 @@ static int check_phase_name(const char *key, const json_t *v, char *msg, size_t 
 	return 0;
 }
 
+/* Checked before the phases themselves, so a file of 10^5 phases costs no more than their
+ * count. */
+static int check_phases_count(const char *key, const json_t *v, char *msg, size_t len)
+{
+	(void)key;
+	if (json_array_size(v) > PHASES_MAX) {
+		snprintf(msg, len, "at most %d phases, got %zu", PHASES_MAX, json_array_size(v));
+		return SCHEMA_BAD_VALUE;
+	}
+	return 0;
+}
+
 /* Workload options are the engine's (guest/engine/options.c): the host checks them with the same
  * table the guest parses them with. The engine says "unknown option..." for a name it lacks. */
 static int check_workload_option(const char *key, const json_t *v, char *msg, size_t len)
@@ -1299,6 +1311,7 @@ static const struct schema_key config_keys[] = {
 	{ .path = "workload.phases",
 	  .type = SCHEMA_ARRAY,
 	  .flags = SCHEMA_NONEMPTY,
+	  .check = check_phases_count,
 	  .help = "run in order in the same VM on the same pool (docs/matrix.md, \"Phases\")" },
 	{ .path = "workload.phases[]",
 	  .type = SCHEMA_OBJECT,

@@ -14,6 +14,8 @@
 #include <jansson.h>
 #include <stdbool.h>
 
+#define PHASES_MAX 64 /* phases in one workload: a study needs a handful */
+
 /* The actions a phase may be instead of an engine run, in the order of enum phase_action. */
 enum phase_action {
 	PHASE_ACTION_NONE,	    /* an engine run */
