@@ -87,6 +87,7 @@ json_t *phase_engine_options(const json_t *workload, const json_t *phase, int ta
 	if (prefill) {
 		json_object_set_new(out, "rw", json_string("write"));
 		json_object_set_new(out, "bs", json_string("1m"));
+		json_object_set_new(out, "end_fsync", json_true()); /* on the disks when it ends */
 		if (target_is_dev) {
 			json_object_set_new(out, "ioengine", json_string("libaio"));
 			json_object_set_new(out, "iodepth", json_integer(8));

@@ -176,6 +176,7 @@ static void test_engine_options(void)
 	o = phase_engine_options(w, fill, 1);
 	CHECK_STR(json_string_value(json_object_get(o, "rw")), "write");
 	CHECK_STR(json_string_value(json_object_get(o, "bs")), "1m");
+	CHECK(json_is_true(json_object_get(o, "end_fsync")));
 	CHECK_STR(json_string_value(json_object_get(o, "ioengine")), "libaio");
 	CHECK(json_is_true(json_object_get(o, "direct")));
 	CHECK_STR(json_string_value(json_object_get(o, "size")), "64M");
