@@ -45,8 +45,8 @@ bool phase_is_measured(const json_t *phase);
  * phase keeps of the workload's options only the buffer contents and the region
  * (buffer_*, dedupe_percentage, randseed, offset, size; on a directory also filename and
  * numjobs, so it lays out the files later phases use) and writes it sequentially in large blocks
- * ("rw": "write", "bs": "1m", "end_fsync": true; on a device "ioengine": "libaio", "iodepth": 8, "direct": true), its
- * own keys winning. */
+ * ("rw": "write", "bs": "1m", "end_fsync": true; on a device "ioengine": "libaio", "iodepth": 8,
+ * "direct": true), its own keys winning. */
 json_t *phase_engine_options(const json_t *workload, const json_t *phase, int target_is_dev);
 
 #endif
