@@ -18,7 +18,7 @@ field() { jq -r --arg s "case=$1" "select(.summary == \$s) | $2" "$out/run/cells
 jq '.base.workload |= (del(.phases) + {runtime: "3s", time_based: true})' \
 	tests/integration/phases.json >"$out/fresh.json"
 ./zbench matrix check "$out/fresh.json" >/dev/null 2>"$out/check.log"
-check "matrix check refuses the fresh-zvol read" grep -q 'reads zvol "vol" from 0 to 256M' "$out/check.log"
+check "matrix check refuses the fresh-zvol read" grep -q 'reads zvol "vol" from 0 to 64M' "$out/check.log"
 
 ./zbench run -o "$out/run" tests/integration/phases.json >/dev/null 2>"$out/log"
 check "run exits 0 (2 ok cells)" [ $? -eq 0 ]
