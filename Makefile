@@ -37,12 +37,12 @@ QUIET_AR = @echo '   AR ' $@;
 endif
 
 # --- sources: one file per concern (docs/architecture.md) ---------------------------------
-SHARED_SRCS = guest/units.c guest/proto.c
+SHARED_SRCS = guest/units.c guest/proto.c guest/phase.c
 
 ENGINE_SRCS = guest/engine/options.c guest/engine/options_table.c guest/engine/options_hooks.c guest/engine/ioengines.c guest/engine/ioengine_psync.c guest/engine/ioengine_libaio.c guest/engine/ioengine_io_uring.c guest/engine/workload.c guest/engine/workload_worker.c guest/engine/workload_gen.c guest/engine/workload_dist.c guest/engine/buffers.c guest/engine/rate.c guest/engine/stats.c guest/engine/output_json.c guest/engine/output_normal.c guest/engine/iozone.c guest/engine/output_iozone.c
 
 HOST_SRCS = builder/main.c builder/commands.c builder/error.c builder/util.c builder/outdir.c builder/json_pos.c builder/schema.c \
-	builder/schema_checks.c builder/schema_props.c builder/schema_keys.c builder/schema_doc.c builder/canon.c \
+	builder/schema_checks.c builder/schema_props.c builder/schema_keys.c builder/schema_doc.c builder/canon.c builder/phases.c \
 	builder/matrix.c builder/matrix_config.c builder/matrix_paths.c builder/matrix_expand.c builder/cmd_matrix.c \
 	builder/cmd_image.c
 # images: the cache and its flavor table -> the flavors -> shared helpers (builder/image_build.h)
@@ -58,7 +58,7 @@ HOST_SRCS += builder/vm_libvirt.c builder/vm_libvirt_xml.c builder/libvirt_uri.c
 # reports: statistics over repeats, one run's report, two runs compared
 HOST_SRCS += builder/stats.c builder/metrics.c builder/report.c builder/report_model.c builder/report_doc.c \
 	builder/report_md.c builder/report_html.c builder/report_cell.c builder/report_json.c \
-	builder/plot.c builder/report_sections.c builder/claims.c builder/junit.c builder/cmd_report.c \
+	builder/plot.c builder/report_sections.c builder/report_witness.c builder/claims.c builder/junit.c builder/cmd_report.c \
 	builder/compare.c builder/cmd_compare.c
 
 AGENT_SRCS = guest/agent.c guest/agent_boot.c guest/agent_channel.c guest/agent_zfs.c \
@@ -209,7 +209,7 @@ golden: zbench $(VM_GOLDEN) $(GEN)
 
 # Real VMs: the quick matrix, every failure class, kill and resume, the configuration space.
 INTEGRATION = $(wildcard tests/integration/run.sh tests/integration/faults.sh \
-	tests/integration/resume.sh tests/integration/adaptive.sh tests/integration/engines.sh \
+	tests/integration/resume.sh tests/integration/adaptive.sh tests/integration/engines.sh tests/integration/phases.sh \
 	tests/integration/shards.sh tests/integration/parallel.sh \
 	tests/integration/config.sh tests/integration/buses.sh tests/integration/libvirt.sh \
 	tests/integration/hosts.sh tests/integration/hosts-session.sh \

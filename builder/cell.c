@@ -25,6 +25,7 @@
 #include "disk.h"
 #include "log.h"
 #include "outcome.h"
+#include "phases.h"
 #include "proto.h"
 #include "term.h"
 #include "units.h"
@@ -294,8 +295,7 @@ static int cell_drive(struct run_ctx *ctx, struct attempt *cr, struct disk_set *
 {
 	json_t *timeouts = json_object_get(cr->cell->config, "timeouts");
 	json_t *wl = json_object_get(cr->cell->config, "workload");
-	double runtime = json_duration(json_object_get(wl, "runtime"), 0) +
-			 json_duration(json_object_get(wl, "ramp_time"), 0);
+	double runtime = phases_seconds(wl); /* every phase's runtime and sleep */
 	struct deadlines dl = {
 		.probe = probe_s,
 		.boot = json_duration(json_object_get(timeouts, "boot"), 120),

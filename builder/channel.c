@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "phases.h"
 #include "util.h"
 #include "version.h"
 
@@ -28,6 +29,7 @@ static const struct {
 	[STREAM_EFFECTIVE] = { "effective", GUEST_BUDGET_EFFECTIVE, 1 },
 	[STREAM_RESULT] = { "result", GUEST_BUDGET_RESULT, 1 },
 	[STREAM_ERROR] = { "error", GUEST_BUDGET_ERROR, 1 },
+	[STREAM_PHASE_RESULTS] = { "phase_results", GUEST_BUDGET_PHASE_RESULTS, 0 },
 	[STREAM_CONSOLE] = { "console", GUEST_BUDGET_CONSOLE, 0 },
 };
 
@@ -110,6 +112,8 @@ void cell_state_release(struct cell_state *st)
 	json_decref(st->telemetry);
 	json_decref(st->telemetry_summary);
 	json_decref(st->error);
+	json_decref(st->target);
+	json_decref(st->phase_results);
 	free(st->detail);
 	free(st->current_phase);
 	memset(st, 0, sizeof(*st));
@@ -184,6 +188,15 @@ static json_t *string_clipped(const char *s, size_t max, int tail)
 
 /* ---- the message types --------------------------------------------------------------------- */
 
+/* msg's member `key` when it is an object (borrowed), else NULL: an optional field a handler
+ * type-checks itself. */
+static json_t *optional_object(const json_t *msg, const char *key)
+{
+	json_t *v = json_object_get(msg, key);
+
+	return json_is_object(v) ? v : NULL;
+}
+
 static int on_hello(struct channel *ch, json_t *msg, size_t cost, double now)
 {
 	struct cell_state *st = ch->st;
@@ -214,7 +227,9 @@ static int on_phase(struct channel *ch, json_t *msg, size_t cost, double now)
 
 	if (strlen(name) >= PHASE_NAME_MAX)
 		return 0;
-	if (!strcmp(name, "workload"))
+	/* the workload, and each of its phases (an action has no samples), restart the progress
+	 * clock */
+	if (!strcmp(name, "workload") || !strncmp(name, "phase ", 6))
 		st->t_workload = now;
 	/* a new name costs a member of the phases object and its number */
 	if (json_object_get(st->phases, name) ||
@@ -293,7 +308,34 @@ static int on_result(struct channel *ch, json_t *msg, size_t cost, double now)
 				      cost, st->budget[STREAM_RESULT]);
 	json_decref(st->fio);
 	st->fio = json_incref(fio);
+	json_decref(st->target);
+	st->target = json_incref(optional_object(msg, "target"));
 	json_object_set_new(st->phases, "result", json_real(now - st->t_start));
+	return 0;
+}
+
+/* One phase of a phased workload: its name (clipped), whether it is measured, its fio result,
+ * its telemetry summary and the target's space figures (each kept only when an object). */
+static int on_phase_result(struct channel *ch, json_t *msg, size_t cost, double now)
+{
+	struct cell_state *st = ch->st;
+	json_t *fio = json_object_get(msg, "fio"), *p;
+
+	if (!json_is_array(json_object_get(fio, "jobs")))
+		return protocol_error(st, "a phase_result without fio jobs");
+	if (!stream_take(st, STREAM_PHASE_RESULTS, cost))
+		return 0;
+	p = json_pack(
+	    "{s:o, s:b, s:O}", "name",
+	    string_clipped(json_string_value(json_object_get(msg, "name")), PHASE_NAME_MAX, 0),
+	    "measured", json_is_true(json_object_get(msg, "measured")), "fio", fio);
+	if (optional_object(msg, "telemetry_summary"))
+		json_object_set(p, "telemetry_summary", optional_object(msg, "telemetry_summary"));
+	if (optional_object(msg, "target"))
+		json_object_set(p, "target", optional_object(msg, "target"));
+	if (!st->phase_results)
+		st->phase_results = json_array();
+	json_array_append_new(st->phase_results, p);
 	return 0;
 }
 
@@ -379,6 +421,7 @@ static const struct msg_type msg_types[] = {
 	{ "telemetry", { { NULL } }, on_telemetry },
 	{ "effective", { { NULL } }, on_effective },
 	{ "result", { { "fio", FIELD_OBJECT } }, on_result },
+	{ "phase_result", { { "name", FIELD_STRING }, { "fio", FIELD_OBJECT } }, on_phase_result },
 	{ "error", { { "step", FIELD_STRING }, { "message", FIELD_STRING } }, on_error },
 	{ "bye", { { NULL } }, on_bye },
 };
@@ -494,8 +537,24 @@ void cell_state_record(const struct cell_state *st, json_t *rec)
 		json_object_set(rec, "guest", st->hello);
 	if (st->effective)
 		json_object_set(rec, "effective", st->effective);
-	if (st->fio)
+	if (st->fio) {
 		json_object_set(rec, "fio", st->fio);
+		json_object_set_new(rec, "witness",
+				    phases_measured(st->fio, st->telemetry_summary, st->target));
+	}
+	if (st->target)
+		json_object_set(rec, "target", st->target);
+	if (st->phase_results) {
+		json_t *p, *copy = json_deep_copy(st->phase_results);
+		size_t i;
+
+		json_array_foreach (copy, i, p)
+			json_object_set_new(p, "witness",
+					    phases_measured(json_object_get(p, "fio"),
+							    json_object_get(p, "telemetry_summary"),
+							    json_object_get(p, "target")));
+		json_object_set_new(rec, "phase_results", copy);
+	}
 	if (json_array_size(st->samples))
 		json_object_set(rec, "samples", st->samples);
 	if (json_array_size(st->telemetry))

@@ -26,6 +26,7 @@ enum guest_stream {
 	STREAM_EFFECTIVE,	  /* the kept "effective" message (one at a time) */
 	STREAM_RESULT,		  /* the kept "result" (one at a time; a larger one is refused) */
 	STREAM_ERROR,		  /* the kept "error" (one at a time; a larger one is clipped) */
+	STREAM_PHASE_RESULTS,	  /* "phase_result" messages (a workload's phases) */
 	STREAM_CONSOLE,		  /* console.log (console.c) */
 	STREAM_COUNT
 };
@@ -37,8 +38,9 @@ enum guest_stream {
 #define GUEST_BUDGET_EFFECTIVE	       (8u << 20)
 #define GUEST_BUDGET_RESULT	       (16u << 20) /* a 1 MiB fio result with json+ bins: ~10 MiB */
 #define GUEST_BUDGET_ERROR	       (256u << 10)
-#define GUEST_BUDGET_CONSOLE	       (8u << 20) /* of console.log on the host's disk */
-#define GUEST_HELLO_FIELD_MAX	       256	  /* the hello's agent and kernel, kept clipped */
+#define GUEST_BUDGET_PHASE_RESULTS     (32u << 20) /* a few phases of ~100 KiB each, held */
+#define GUEST_BUDGET_CONSOLE	       (8u << 20)  /* of console.log on the host's disk */
+#define GUEST_HELLO_FIELD_MAX	       256	   /* the hello's agent and kernel, kept clipped */
 
 /* The record's name of a stream ("samples", "telemetry", "phases", "error", "console"). */
 const char *guest_stream_name(enum guest_stream s);
@@ -58,8 +60,10 @@ struct cell_state {
 	json_t *samples;
 	json_t *telemetry, *telemetry_summary; /* "telemetry" messages; created on the first */
 	json_t *error;			       /* the agent's "error" message */
-	enum cell_outcome outcome;	       /* OUTCOME_NONE until a verdict */
-	char *detail;			       /* a one-line explanation for non-ok outcomes */
+	json_t *target;			       /* the result's target space figures, or NULL */
+	json_t *phase_results;	   /* "phase_result" messages in order (docs/results.md); or NULL */
+	enum cell_outcome outcome; /* OUTCOME_NONE until a verdict */
+	char *detail;		   /* a one-line explanation for non-ok outcomes */
 	char *current_phase;
 	int broken; /* the guest broke the protocol: nothing more it says can be trusted */
 	size_t
@@ -105,7 +109,8 @@ int channel_feed(struct channel *ch, const char *buf, size_t len);
  * channel_feed hands them on. Returns 0, or < 0 as channel_feed. */
 int channel_frame(void *arg, const char *payload, size_t len);
 
-/* Put what the guest said into a cell record: phases, guest, effective, fio, samples,
+/* Put what the guest said into a cell record: phases, guest, effective, fio, target, witness
+ * (what the result measured, builder/phases.h), phase_results (each with its witness), samples,
  * telemetry, telemetry_summary, error, truncated (each only when there is something). */
 void cell_state_record(const struct cell_state *st, json_t *rec);
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "metrics.h"
+#include "phases.h"
 #include "report.h"
 #include "report_int.h"
 #include "schema.h"
@@ -350,7 +351,7 @@ int claims_check_metric(const char *key, const json_t *v, struct zb_error *err)
 	const char *s = json_string_value(v);
 
 	(void)key;
-	if (metric_find(s))
+	if (metric_find(s) || phases_metric_known(s))
 		return 0;
 	if (!strncmp(s, "iozone:", 7))
 		for (size_t i = 0; schema_iozone_tests[i]; i++)
@@ -361,7 +362,8 @@ int claims_check_metric(const char *key, const json_t *v, struct zb_error *err)
 	    "unknown metric \"%s\"; known: read_iops write_iops iops read_bw write_bw bw "
 	    "read_lat_mean read_lat_p99 write_lat_mean write_lat_p99 iozone:TEST (TEST: write "
 	    "rewrite read reread random_read random_write backward_read record_rewrite "
-	    "stride_read fwrite refwrite fread refread)",
+	    "stride_read fwrite refwrite fread refread), disk_read_share disk_write_share "
+	    "arc_hit_ratio compress_ratio, each optionally PHASE.METRIC",
 	    s);
 	return SCHEMA_BAD_VALUE;
 }

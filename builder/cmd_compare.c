@@ -7,7 +7,7 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: zbench compare [-o DIR] RUN_A RUN_B\n"
+	fprintf(f, "usage: zbench compare [-o DIR] [--phase NAME] RUN_A RUN_B\n"
 		   "\n"
 		   "Match the cells of two run directories by their configuration (the image left\n"
 		   "out), and write DIR/compare.md and DIR/compare.html: per cell and metric the\n"
@@ -15,6 +15,8 @@ static void usage(FILE *f)
 		   "%% change against the matrix's first axis. DIR defaults to RUN_B.\n"
 		   "\n"
 		   "  -o, --output DIR   where to write the comparison\n"
+		   "  --phase NAME       a phased workload's phase NAME as each cell's result\n"
+		   "                     (default: its last measured phase; docs/matrix.md)\n"
 		   "\n"
 		   "Exit status: 0 on success, 2 on errors (including two runs with no cell in\n"
 		   "common). See docs/reports.md.\n");
@@ -24,10 +26,11 @@ int cmd_compare(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "phase", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *outdir = NULL;
+	const char *outdir = NULL, *phase = NULL;
 	struct zb_error err = { 0 };
 	struct report_run a, b;
 	struct compare cmp;
@@ -38,6 +41,9 @@ int cmd_compare(int argc, char **argv)
 		switch (c) {
 		case 'o':
 			outdir = optarg;
+			break;
+		case 'p':
+			phase = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -51,11 +57,11 @@ int cmd_compare(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (report_run_load(argv[optind], &a, &err) < 0) {
+	if (report_run_load_phase(argv[optind], phase, &a, &err) < 0) {
 		die_message(err.msg);
 		return 2;
 	}
-	if (report_run_load(argv[optind + 1], &b, &err) < 0) {
+	if (report_run_load_phase(argv[optind + 1], phase, &b, &err) < 0) {
 		die_message(err.msg);
 		report_run_release(&a);
 		return 2;

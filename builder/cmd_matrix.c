@@ -4,7 +4,9 @@
 #include <string.h>
 
 #include "commands.h"
+#include "image.h"
 #include "matrix.h"
+#include "phases.h"
 #include "schema.h"
 
 static void usage(FILE *f)
@@ -31,12 +33,40 @@ static int load(const char *path, struct matrix **m)
 	return 0;
 }
 
+/* The tools the cells need in the image the matrix names (else the default recipe): what
+ * `zbench run` would refuse after building it, said before (builder/phases.h). A recipe that
+ * cannot be read is left to `zbench run`. */
+static int check_image_tools(const char *path, const struct matrix *m)
+{
+	const char *named = json_string_value(json_object_get(m->json, "image"));
+	char *recipe = image_recipe_locate(named ? named : "images/debian12-zfs.json", path);
+	json_t *r = json_load_file(recipe, JSON_REJECT_DUPLICATES, NULL);
+	struct zb_error err = { 0 };
+	int rc = 0;
+
+	for (size_t i = 0; r && i < m->n_cells && rc == 0; i++) {
+		if (phases_check_recipe(m->cells[i].config, r, recipe, &err) < 0) {
+			error_wrap(&err, "%s: cell %d (%s)", path, m->cells[i].index,
+				   m->cells[i].summary);
+			die_message(err.msg);
+			rc = -1;
+		}
+	}
+	json_decref(r);
+	free(recipe);
+	return rc;
+}
+
 static int matrix_check(const char *path)
 {
 	struct matrix *m;
 
 	if (load(path, &m) < 0)
 		return 2;
+	if (check_image_tools(path, m) < 0) {
+		matrix_free(m);
+		return 2;
+	}
 	printf("%s: %zu cell%s\n", path, m->n_cells, m->n_cells == 1 ? "" : "s");
 	for (size_t i = 0; i < m->n_cells; i++)
 		printf("%4d  %s  %s\n", m->cells[i].index, m->cells[i].id, m->cells[i].summary);

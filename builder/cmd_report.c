@@ -9,7 +9,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: zbench report [-o DIR] [--junit FILE] [--json] RUNDIR\n"
+		"usage: zbench report [-o DIR] [--junit FILE] [--json] [--phase NAME] RUNDIR\n"
 		"\n"
 		"Write DIR/report.md and DIR/report.html (self-contained, plots inline), the\n"
 		"plots as DIR/report-plots/*.svg and a page per cell under DIR/report-cells/,\n"
@@ -18,6 +18,8 @@ static void usage(FILE *f)
 		"  -o, --output DIR   where to write the report\n"
 		"  --junit FILE       also write JUnit XML: one testcase per cell and per claim\n"
 		"  --json             also write DIR/report.json: cells, metrics and claims\n"
+		"  --phase NAME       a phased workload's phase NAME as each cell's result\n"
+		"                     (default: its last measured phase; docs/matrix.md)\n"
 		"\n"
 		"Exit status: 0 if every cell ended ok and every claim of the matrix held, 1 if\n"
 		"not, 2 on errors.\n"
@@ -30,10 +32,11 @@ int cmd_report(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "junit", required_argument, NULL, 'j' },
 		{ "json", no_argument, NULL, 'J' },
+		{ "phase", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *outdir = NULL, *junit = NULL;
+	const char *outdir = NULL, *junit = NULL, *phase = NULL;
 	struct zb_error err = { 0 };
 	struct report_run run;
 	int c, rc, flags = 0;
@@ -50,6 +53,9 @@ int cmd_report(int argc, char **argv)
 		case 'J':
 			flags |= REPORT_JSON;
 			break;
+		case 'p':
+			phase = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -62,7 +68,7 @@ int cmd_report(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (report_run_load(argv[optind], &run, &err) < 0) {
+	if (report_run_load_phase(argv[optind], phase, &run, &err) < 0) {
 		die_message(err.msg);
 		return 2;
 	}

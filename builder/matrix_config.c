@@ -7,6 +7,7 @@
 
 #include "disk.h"
 #include "matrix_int.h"
+#include "phases.h"
 #include "schema.h"
 #include "units.h"
 #include "util.h"
@@ -305,7 +306,7 @@ static int config_check_refs(json_t *cfg, struct zb_error *err)
 			   zv);
 		goto out;
 	}
-	rc = 0;
+	rc = phases_check(cfg, err);
 out:
 	json_decref(seen);
 	json_decref(used);

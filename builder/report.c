@@ -117,6 +117,7 @@ void report_render(struct report_doc *d, const struct report_run *run, struct re
 	report_section_environment(d, run);
 	report_section_results(d, run);
 	report_section_cell_checks(d, run);
+	report_section_witness(d, run);
 	report_section_claims(d, run);
 	report_section_references(d, run);
 	report_section_failures(d, run);

@@ -93,6 +93,10 @@ struct report_run {
  * as builder/results.h reads them: never through a symlink; lines that are not records are
  * skipped into run->skipped for the command to show. */
 int report_run_load(const char *dir, struct report_run *run, struct zb_error *err);
+/* As report_run_load(), with phase `phase` of a phased workload as each record's result
+ * (builder/phases.h, phases_select()); NULL: the records as they are. */
+int report_run_load_phase(const char *dir, const char *phase, struct report_run *run,
+			  struct zb_error *err);
 /* The run model from a manifest (an object) and records (an array), both of which it takes
  * over (released on failure too); `dir` names the run. */
 int report_run_from(struct report_run *run, const char *dir, json_t *manifest, json_t *records,

@@ -54,6 +54,11 @@ char *report_cell_page(const struct report_run *run, const struct report_cell *c
 /* Cell c's page: its metrics and its samples and telemetry over time, plots through pl. */
 void report_cell_render(struct report_doc *d, const struct report_run *run,
 			const struct report_cell *c, struct report_plotter *pl);
+/* ---- report_witness.c -------------------------------------------------------------------- */
+
+/* "What was measured": per measured phase, IOPS beside the witness figures (only when a record
+ * has them). */
+void report_section_witness(struct report_doc *d, const struct report_run *run);
 
 /* ---- claims.c ---------------------------------------------------------------------------- */
 

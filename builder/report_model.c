@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "phases.h"
 #include "report.h"
 #include "report_int.h"
 #include "results.h"
@@ -421,6 +422,12 @@ int report_run_from(struct report_run *run, const char *dir, json_t *manifest, j
 
 int report_run_load(const char *dir, struct report_run *run, struct zb_error *err)
 {
+	return report_run_load_phase(dir, NULL, run, err);
+}
+
+int report_run_load_phase(const char *dir, const char *phase, struct report_run *run,
+			  struct zb_error *err)
+{
 	struct results_skipped skipped = { 0 };
 	json_t *manifest = NULL, *records = NULL;
 	struct outdir d;
@@ -441,6 +448,8 @@ int report_run_load(const char *dir, struct report_run *run, struct zb_error *er
 		return error_wrap(err, "reading run '%s'", dir);
 	}
 	outdir_close(&d);
+	if (phase)
+		phases_select(records, phase);
 	if (report_run_from(run, dir, manifest, records, err) < 0) {
 		results_skipped_release(&skipped);
 		return -1;
@@ -647,6 +656,20 @@ int report_cell_did(const struct report_cell *c, int m)
 	return (read && !(r->n > 0 && r->mean == 0)) || (write && !(w->n > 0 && w->mean == 0));
 }
 
+/* A metric of one record, "PHASE." first for a phase of a phased workload (builder/phases.h):
+ * a fio metric of that result, or a figure of its witness (disk_read_share, ...). */
+static int record_value(const json_t *rec, const char *name, double *out)
+{
+	const json_t *fio, *witness;
+	const char *metric;
+
+	if (phases_record_lookup(rec, name, &fio, &witness, &metric) < 0)
+		return -1;
+	if (report_num_get(witness, metric, out) == 0)
+		return 0;
+	return record_metric(fio, metric, out);
+}
+
 /* The metric over a cell's ok repeats: *vals (malloc'd, the caller frees) and their summary. */
 size_t report_cell_metric(const struct report_cell *c, const char *metric, double **vals,
 			  struct stats_summary *s)
@@ -658,7 +681,7 @@ size_t report_cell_metric(const struct report_cell *c, const char *metric, doubl
 		const struct report_attempt *a = &c->attempts[i];
 
 		if (!a->superseded && !strcmp(a->outcome, "ok") &&
-		    record_metric(json_object_get(a->rec, "fio"), metric, &(*vals)[n]) == 0)
+		    record_value(a->rec, metric, &(*vals)[n]) == 0)
 			n++;
 	}
 	stats_summarize(*vals, n, s);

@@ -23,6 +23,7 @@
 #include "cell.h"
 #include "disk.h"
 #include "log.h"
+#include "phases.h"
 #include "run_int.h"
 #include "util.h"
 #include "rundir.h"
@@ -66,6 +67,13 @@ static int run_image(struct run_ctx *ctx, struct zb_error *err)
 		if (disk_check_image(ctx->m->cells[k].config, &ctx->img, ctx->recipe, o->cache_dir,
 				     err) < 0)
 			return -1;
+		/* the tools its phases need (mkfs for a zvol's file system) */
+		if (phases_check_recipe(
+			ctx->m->cells[k].config,
+			json_object_get(json_object_get(ctx->img.manifest, "recipe"), "content"),
+			ctx->recipe, err) < 0)
+			return error_wrap(err, "cell %d (%s)", ctx->m->cells[k].index,
+					  ctx->m->cells[k].id);
 	}
 	return 0;
 }

@@ -8,6 +8,8 @@
 #include "libvirt_uri.h"
 #include "options.h"
 #include "schema_int.h"
+#include "phase.h"
+#include "phases.h"
 #include "util.h"
 
 static int check_name(const char *s, const char *extra, size_t max)
@@ -236,6 +238,32 @@ int schema_check_model_name(const char *key, const json_t *v, struct zb_error *e
 			  "\"%s\"",
 			  key);
 		return SCHEMA_BAD_KEY;
+	}
+	return 0;
+}
+
+/* A phase name: what a metric's "NAME." prefix addresses (no dot), short enough for a column. */
+int schema_check_phase_name(const char *key, const json_t *v, struct zb_error *err)
+{
+	const char *s = json_string_value(v);
+	size_t n = strlen(s);
+
+	(void)key;
+	if (n == 0 || n > 24 || strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-") != n) {
+		error_set(err, 0, "expected 1 to 24 of [a-z0-9_-], got \"%s\"", s);
+		return SCHEMA_BAD_VALUE;
+	}
+	return 0;
+}
+
+/* Checked before the phases themselves, so a file of 10^5 phases costs no more than their
+ * count. */
+int schema_check_phases_count(const char *key, const json_t *v, struct zb_error *err)
+{
+	(void)key;
+	if (json_array_size(v) > PHASES_MAX) {
+		error_set(err, 0, "at most %d phases, got %zu", PHASES_MAX, json_array_size(v));
+		return SCHEMA_BAD_VALUE;
 	}
 	return 0;
 }

@@ -3,6 +3,7 @@
  * validation, defaults, `zbench matrix keys` and docs/matrix.md all read these. */
 #include "claims.h"
 #include "disk.h"
+#include "phase.h"
 #include "schema_int.h"
 #include "util.h"
 
@@ -526,6 +527,11 @@ static const struct schema_key config_keys[] = {
 	  .flags = SCHEMA_REQUIRED,
 	  .min = 1,
 	  .help = "volume size" },
+	{ .path = "zvols[].filesystem",
+	  .type = SCHEMA_ENUM,
+	  .choices = "ext4|xfs",
+	  .help = "made on the zvol and mounted; a workload on it runs in that file system "
+		  "(needs mkfs.ext4 or mkfs.xfs in the image)" },
 	{ .path = "zvols[].properties",
 	  .type = SCHEMA_OBJECT,
 	  .def = "{}",
@@ -563,6 +569,48 @@ static const struct schema_key config_keys[] = {
 	  .check = schema_check_workload_option,
 	  .typename = "per option",
 	  .help = "a fio option the engine knows (rw, bs, size, ...)" },
+	{ .path = "workload.phases",
+	  .type = SCHEMA_ARRAY,
+	  .flags = SCHEMA_NONEMPTY,
+	  .check = schema_check_phases_count,
+	  .help = "run in order in the same VM on the same pool (docs/matrix.md, \"Phases\")" },
+	{ .path = "workload.phases[]",
+	  .type = SCHEMA_OBJECT,
+	  .help = "an engine run (name and options) or an action" },
+	{ .path = "workload.phases[].name",
+	  .type = SCHEMA_STRING,
+	  .check = schema_check_phase_name,
+	  .typename = "phase name",
+	  .help = "[a-z0-9_-], unique; reports and claims address the phase by it "
+		  "(\"read.read_iops\")" },
+	{ .path = "workload.phases[].measured",
+	  .type = SCHEMA_BOOL,
+	  .help = "whether its result is measured (default: true, false for a prefill)" },
+	{ .path = "workload.phases[].prefill",
+	  .type = SCHEMA_BOOL,
+	  .help = "write the target's region (offset, size) sequentially in 1m blocks with the "
+		  "workload's buffer options" },
+	{ .path = "workload.phases[].action",
+	  .type = SCHEMA_ENUM,
+	  .choices = PHASE_ACTION_CHOICES,
+	  .help = "instead of an engine run: zpool sync, pool export and import (an empty ARC), "
+		  "drop the page cache, sleep" },
+	{ .path = "workload.phases[].duration",
+	  .type = SCHEMA_DURATION,
+	  .help = "how long the sleep action waits" },
+	{ .path = "workload.phases[].*",
+	  .type = SCHEMA_ANY,
+	  .check = schema_check_workload_option,
+	  .typename = "per option",
+	  .help = "a fio option for this phase, over the workload's" },
+	{ .path = "workload.allow_unwritten_reads",
+	  .type = SCHEMA_BOOL,
+	  .help = "accept a measured read of a zvol region no earlier phase wrote (ZFS answers "
+		  "holes without a disk)" },
+	{ .path = "workload.allow_constant_buffer",
+	  .type = SCHEMA_BOOL,
+	  .help =
+	      "accept writes of a constant buffer (buffer_pattern alone) on a compressed target" },
 	{ .path = "timeouts", .type = SCHEMA_OBJECT, .def = "{}", .help = "deadlines" },
 	{ .path = "timeouts.boot",
 	  .type = SCHEMA_DURATION,

@@ -43,6 +43,10 @@ struct agent {
 	json_t *job;		 /* the job the host sent (owned; step job) */
 	char target_path[512];	 /* what the workload runs against: a directory or a zvol */
 	int target_is_dev;
+	/* a target zvol with a file system (zvols[].filesystem): its type ("ext4", "xfs") and
+	 * device; target_path is then where it is mounted. "" otherwise. */
+	char target_fs[8];
+	char target_fs_dev[512];
 	json_t *disk_devs; /* disk name -> kernel device name ("d0" -> "sdb"), from step disks */
 	json_t *disk_info; /* what the guest sees of each disk, for the report */
 	enum fault fault;
@@ -101,6 +105,9 @@ const char *job_target_name(void);
 void zfs_dbgmsg_to_console(void);
 /* `modprobe zfs` in the background when the command line says zbench.preload=zfs. */
 void zfs_preload_start(void);
+/* Export and import the pool, so the ARC holds none of its data (a phase action); the target
+ * is found again: its device node waited for, its file system mounted again. */
+void target_export_import(void);
 
 /* ---- agent_cmd.c: commands ---- */
 

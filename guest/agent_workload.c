@@ -2,7 +2,12 @@
  * lines go to the host as "sample" messages, the guest's own telemetry (telemetry.c) as
  * "telemetry" messages once a second and a summary at the end, and the engine's JSON result as
  * the "result" message. The engine's stdout and stderr go to the console and, bounded, into the
- * error message if it fails. */
+ * error message if it fails.
+ *
+ * A workload with "phases" (guest/phase.h, docs/matrix.md) runs them in order on the same pool:
+ * each engine run ends with a "phase_result" message (its result, its telemetry summary and the
+ * target's space figures), each action (zpool sync, export and import, drop caches, sleep) runs
+ * between them, and the "result" is the last measured phase's. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -11,10 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent.h"
+#include "phase.h"
 #include "telemetry.h"
+#include "units.h"
 
 #define ENGINE_PATH   "/bin/zbench-engine"
 #define RESULT_PATH   "/tmp/zbench-result.json"
@@ -59,6 +67,9 @@ static void relay_status(int fd, char *acc, size_t *len, size_t cap)
 		*len = 0;
 }
 
+/* The phase running now (a phased workload), named in each telemetry message; or NULL. */
+static const char *phase_now;
+
 /* One "telemetry" message (steals `t`; NULL sends nothing): an interval's figures, or with
  * summary true the whole workload's. */
 static void send_telemetry(json_t *t, int summary)
@@ -66,14 +77,18 @@ static void send_telemetry(json_t *t, int summary)
 	if (!t)
 		return;
 	json_object_set_new(t, "type", json_string("telemetry"));
+	if (phase_now && !summary)
+		json_object_set_new(t, "phase", json_string(phase_now));
 	if (summary)
 		json_object_set_new(t, "summary", json_true());
 	send_msg(t);
 }
 
-/* The engine's command line: fixed options, the target, then the job's workload options
- * ("target" aside) as --NAME=VALUE. */
-static void engine_argv(struct argv_buf *a)
+/* The engine's command line: fixed options, the target, then the phase's engine options
+ * (phase_engine_options(): zbench's keys already left out) as --NAME=VALUE. The one place that
+ * says which program runs a phase: another engine (fio in the guest) builds its own argv here
+ * from the same options and writes its JSON to RESULT_PATH. */
+static void engine_argv(struct argv_buf *a, const json_t *opts)
 {
 	const char *name = json_string_value(json_object_get(agent.job, "cell"));
 	const char *k;
@@ -85,11 +100,9 @@ static void engine_argv(struct argv_buf *a)
 	argv_add(a, "--status-fd=3");
 	argv_add(a, "--name=%s", name ? name : "zbench");
 	argv_add(a, agent.target_is_dev ? "--filename=%s" : "--directory=%s", agent.target_path);
-	json_object_foreach (job_config("workload"), k, v) {
+	json_object_foreach ((json_t *)opts, k, v) {
 		char tmp[64];
 
-		if (!strcmp(k, "target"))
-			continue;
 		argv_add(a, "--%s=%s", k, scalar_str(v, tmp, sizeof(tmp)));
 	}
 }
@@ -176,7 +189,10 @@ static void engine_watch(struct engine_proc *e, struct telemetry *tm)
 	}
 }
 
-void step_workload(void)
+/* One engine run with `opts`: samples and per-second telemetry relayed while it runs; its
+ * fio-shaped result returned (new reference) and its telemetry summary in *summary (or NULL).
+ * The step fails if the engine fails. */
+static json_t *engine_run(const json_t *opts, json_t **summary)
 {
 	const char *pool = job_pool_name();
 	struct engine_proc e = { 0 };
@@ -186,21 +202,15 @@ void step_workload(void)
 	json_t *fio;
 	int status;
 
-	if (agent.fault == FAULT_PANIC) {
-		int fd = open("/proc/sysrq-trigger", O_WRONLY);
-
-		logf_console("fault injection: crashing the kernel");
-		if (fd >= 0 && write(fd, "c", 1) < 0)
-			logf_console("sysrq: %s", strerror(errno));
-	}
-	engine_argv(&a);
+	unlink(RESULT_PATH); /* a phase never reads the one before it's result */
+	engine_argv(&a, opts);
 	engine_start(&e, a.v);
 	tm = telemetry_start(pool ? pool : "", agent.disk_devs, mono_now());
 	engine_watch(&e, tm);
 	while (waitpid(e.pid, &status, 0) < 0 && errno == EINTR)
 		;
 	argv_free(&a);
-	send_telemetry(telemetry_summary(tm, mono_now()), 1);
+	*summary = telemetry_summary(tm, mono_now());
 	telemetry_free(tm);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		if (WIFSIGNALED(status))
@@ -214,5 +224,144 @@ void step_workload(void)
 		fail_step(e.errout, "the engine's result is not JSON: %s (line %d)", jerr.text,
 			  jerr.line);
 	free(e.errout);
-	send_msg(json_pack("{s:s, s:o}", "type", "result", "fio", fio));
+	return fio;
+}
+
+/* The target's space figures as numbers ({"compressratio": 1.52, "used": 123, ...}): what the
+ * host turns into the data's real compress ratio. Empty when zfs cannot say. */
+static json_t *target_space(void)
+{
+	char name[512], *out = NULL, *save = NULL;
+	char *const argv[] = { "/sbin/zfs",
+			       "get",
+			       "-Hp",
+			       "-o",
+			       "property,value",
+			       "compressratio,refcompressratio,used,logicalused,referenced,"
+			       "logicalreferenced",
+			       name,
+			       NULL };
+	json_t *o = json_object();
+
+	snprintf(name, sizeof(name), "%s/%s", job_pool_name(), job_target_name());
+	if (run_cmd(argv, &out) == 0 && out) {
+		for (char *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+			char *tab = strchr(l, '\t'), *end;
+			double v;
+
+			if (!tab)
+				continue;
+			*tab = '\0';
+			v = strtod(tab + 1, &end); /* "1.52x" without -p on some versions */
+			if (end != tab + 1)
+				json_object_set_new(o, l, json_real(v));
+		}
+	}
+	free(out);
+	return o;
+}
+
+/* An action between phases (guest/phase.h). */
+static void run_action(const json_t *phase)
+{
+	enum phase_action act = phase_action_of(phase);
+	const char *pool = job_pool_name();
+	uint64_t us = 0;
+
+	logf_console("phase action '%s'", phase_action_name(act));
+	switch (act) {
+	case PHASE_ACTION_SYNC: {
+		char *const argv[] = { "/sbin/zpool", "sync", (char *)pool, NULL };
+
+		free(must_run(argv));
+		break;
+	}
+	case PHASE_ACTION_EXPORT_IMPORT:
+		target_export_import();
+		break;
+	case PHASE_ACTION_DROP_CACHES: {
+		int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+
+		sync();
+		if (fd < 0 || write(fd, "3", 1) != 1)
+			fail_step(NULL, "drop_caches: %s", strerror(errno));
+		close(fd);
+		break;
+	}
+	case PHASE_ACTION_SLEEP:
+		units_parse_duration(json_string_value(json_object_get(phase, "duration")), &us);
+		for (struct timespec ts = { (time_t)(us / 1000000), (long)(us % 1000000) * 1000 };
+		     nanosleep(&ts, &ts) < 0 && errno == EINTR;)
+			;
+		break;
+	case PHASE_ACTION_NONE:
+		fail_step(NULL, "unknown phase action");
+	}
+}
+
+/* A workload with phases: each in order; the last measured one's result is the cell's. */
+static void run_phases(const json_t *w, const json_t *phases)
+{
+	json_t *last = NULL, *last_summary = NULL, *p;
+	size_t i;
+
+	json_array_foreach (phases, i, p) {
+		const char *name = json_string_value(json_object_get(p, "name"));
+		json_t *opts, *fio, *summary;
+		int measured = phase_is_measured(p);
+
+		/* "phase NAME" restarts the host's progress clock (an action has no samples) */
+		send_msg(json_pack("{s:s, s:s+}", "type", "phase", "name", "phase ",
+				   name ? name : phase_action_name(phase_action_of(p))));
+		if (!name) {
+			run_action(p);
+			continue;
+		}
+		logf_console("phase '%s'%s", name, measured ? "" : " (not measured)");
+		opts = phase_engine_options(w, p, agent.target_is_dev);
+		phase_now = name;
+		fio = engine_run(opts, &summary);
+		phase_now = NULL;
+		json_decref(opts);
+		send_msg(json_pack("{s:s, s:s, s:b, s:O, s:o*, s:o}", "type", "phase_result",
+				   "name", name, "measured", measured, "fio", fio,
+				   "telemetry_summary", json_incref(summary), "target",
+				   target_space()));
+		if (measured) {
+			json_decref(last);
+			json_decref(last_summary);
+			last = fio;
+			last_summary = summary;
+		} else {
+			json_decref(fio);
+			json_decref(summary);
+		}
+	}
+	send_telemetry(last_summary, 1);
+	send_msg(
+	    json_pack("{s:s, s:o, s:o}", "type", "result", "fio", last, "target", target_space()));
+}
+
+void step_workload(void)
+{
+	const json_t *w = job_config("workload"), *phases = json_object_get(w, "phases");
+	json_t *opts, *fio, *summary;
+
+	if (agent.fault == FAULT_PANIC) {
+		int fd = open("/proc/sysrq-trigger", O_WRONLY);
+
+		logf_console("fault injection: crashing the kernel");
+		if (fd >= 0 && write(fd, "c", 1) < 0)
+			logf_console("sysrq: %s", strerror(errno));
+	}
+	if (json_array_size(phases)) {
+		run_phases(w, phases);
+		return;
+	}
+	opts = phase_engine_options(w, NULL, agent.target_is_dev);
+	fio = engine_run(opts, &summary);
+	json_decref(opts);
+	send_telemetry(summary, 1);
+	send_msg(
+	    json_pack("{s:s, s:o, s:o}", "type", "result", "fio", fio, "target", target_space()));
 }

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -314,6 +316,62 @@ static void target_dataset(const char *pname, const char *name)
 	free(mnt);
 }
 
+/* ---- a file system on a zvol -------------------------------------------------------------- */
+
+#define ZVOL_FS_ROOT "/run/zbench-fs"
+
+/* Mount the zvol file system of type `fs` on `dev` at `dir` (created). xfs is a module in
+ * Debian's kernels; ext4 is built in, and modprobe of it is harmless. */
+static void zvol_fs_mount(const char *fs, const char *dev, const char *dir)
+{
+	char *const modprobe[] = { "/sbin/modprobe", (char *)fs, NULL };
+
+	if (mkdir(ZVOL_FS_ROOT, 0755) < 0 && errno != EEXIST)
+		fail_step(NULL, "mkdir %s: %s", ZVOL_FS_ROOT, strerror(errno));
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		fail_step(NULL, "mkdir %s: %s", dir, strerror(errno));
+	(void)run_cmd(modprobe, NULL); /* built in: modprobe fails, mount still works */
+	if (mount(dev, dir, fs, 0, NULL) < 0)
+		fail_step(NULL, "mount %s (%s) on %s: %s", dev, fs, dir, strerror(errno));
+}
+
+/* mkfs on a new zvol (`fs` "ext4" or "xfs"; the host checked that the image has the tool) and
+ * mount it under ZVOL_FS_ROOT; its mount point into `dir`. */
+static void zvol_fs_make(const char *fs, const char *dev, const char *name, char *dir, size_t len)
+{
+	char tool[32];
+	char *const argv[] = { tool, !strcmp(fs, "xfs") ? "-f" : "-F", "-q", (char *)dev, NULL };
+
+	snprintf(tool, sizeof(tool), "/sbin/mkfs.%s", fs);
+	if (access(tool, X_OK) < 0)
+		fail_step(NULL, "zvol '%s': file system %s needs %s, which the image lacks", name,
+			  fs, tool);
+	free(must_run(argv));
+	snprintf(dir, len, "%s/%s", ZVOL_FS_ROOT, name);
+	for (char *p = dir + strlen(ZVOL_FS_ROOT) + 1; *p; p++)
+		if (*p == '/')
+			*p = '_';
+	zvol_fs_mount(fs, dev, dir);
+}
+
+void target_export_import(void)
+{
+	const char *pname = job_pool_name();
+	char *const export[] = { "/sbin/zpool", "export", (char *)pname, NULL };
+	char *const import[] = { "/sbin/zpool", "import", "-d", "/dev", (char *)pname, NULL };
+
+	if (agent.target_fs[0] && umount2(agent.target_path, 0) < 0)
+		fail_step(NULL, "umount %s: %s", agent.target_path, strerror(errno));
+	free(must_run(export));
+	free(must_run(import));
+	if (agent.target_fs[0]) {
+		wait_for_path(agent.target_fs_dev, 60);
+		zvol_fs_mount(agent.target_fs, agent.target_fs_dev, agent.target_path);
+	} else if (agent.target_is_dev) {
+		wait_for_path(agent.target_path, 60);
+	}
+}
+
 void step_datasets(void)
 {
 	const char *pname = job_pool_name();
@@ -331,10 +389,23 @@ void step_datasets(void)
 	json_array_foreach (job_config("zvols"), i, ds) {
 		const char *name = json_string_value(json_object_get(ds, "name"));
 
+		const char *fs = json_string_value(json_object_get(ds, "filesystem"));
+		char dev[512], dir[512];
+
 		create_dataset(pname, ds, 1);
-		if (target && !strcmp(name, target)) {
-			snprintf(agent.target_path, sizeof(agent.target_path), "/dev/zvol/%s/%s",
-				 pname, name);
+		snprintf(dev, sizeof(dev), "/dev/zvol/%s/%s", pname, name);
+		if (fs) {
+			wait_for_path(dev, 60);
+			zvol_fs_make(fs, dev, name, dir, sizeof(dir));
+		}
+		if (!target || strcmp(name, target))
+			continue;
+		if (fs) {
+			snprintf(agent.target_path, sizeof(agent.target_path), "%s", dir);
+			snprintf(agent.target_fs, sizeof(agent.target_fs), "%s", fs);
+			snprintf(agent.target_fs_dev, sizeof(agent.target_fs_dev), "%s", dev);
+		} else {
+			snprintf(agent.target_path, sizeof(agent.target_path), "%s", dev);
 			agent.target_is_dev = 1;
 			wait_for_path(agent.target_path, 60);
 		}

@@ -15,8 +15,8 @@ _zbench() {
 	image) opts="--cache-dir --rebuild --rebuild-root --overlay --json" subs="build import path list" ;;
 	matrix) opts="" subs="check expand keys" ;;
 	doctor) opts="--json" subs="" ;;
-	report) opts="-o --junit --json --output" subs="" ;;
-	compare) opts="-o --output" subs="" ;;
+	report) opts="-o --junit --json --phase --output" subs="" ;;
+	compare) opts="-o --phase --output" subs="" ;;
 	*) return ;;
 	esac
 	if [ -n "$subs" ] && [ "$COMP_CWORD" -eq 2 ]; then

@@ -108,6 +108,16 @@ make_matrix refs 'v = list(range(1, 10001)); m["axes"] = [{"name": "r", "path": 
 check "20001 published values, the last not a value of the axis: found" \
 	refused refs "^zbench: ${F}reference\[0\].values\[20000\].match.r: 10001 is not a value of axis \"r\""
 
+make_matrix phases-many 'b["workload"]["phases"] = [{"name": "p%d" % i, "size": "1M"} for i in range(100000)]'
+check "100000 phases in one workload: refused (at most 64), in linear time" \
+	refused phases-many "^zbench: ${F}base.workload.phases: at most 64 phases, got 100000"
+make_matrix phases-cells 'b["workload"]["phases"] = [{"name": "p%d" % i, "size": "1M"} for i in range(64)]; m["axes"] = [{"name": "r", "path": "workload.rate_iops", "values": list(range(1, 201))}]'
+check "200 cells of 64 phases each: accepted" accepted phases-cells 200
+make_matrix phases-name 'b["workload"]["phases"] = [{"name": "a\u001b[31m", "size": "1M"}]'
+check "a phase name with a terminal escape: refused, no control character printed" \
+	sh -c '"$1" matrix check "$2" 2>&1 >/dev/null | grep -q "expected 1 to 24 of" &&
+		! "$1" matrix check "$2" 2>&1 >/dev/null | od -An -c | grep -q 033' - "$ZBENCH" "$t/phases-name.json"
+
 printf '{"zbench":1,"name":"e","base":{"x\\u001b]0;owned\\u0007\\u001b[31m":1}}' >"$t/escape.json"
 check "a key with terminal escapes is named in the error with no control character left" \
 	sh -c 'out=$("$1" matrix check "$2" 2>&1 >/dev/null); echo "$out" | grep -q "unknown key" &&

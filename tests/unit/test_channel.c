@@ -108,6 +108,79 @@ static void test_session(void)
 	session_end(&s);
 }
 
+/* A phased workload (docs/protocol.md): a phase_result per engine run, each kept with its
+ * summary and target figures; the record gets phase_results and a witness for each, computed
+ * by the host; optional fields of the wrong type are left out; a phase name restarts the
+ * progress clock. */
+static void test_phase_results(void)
+{
+	static const char *const msgs[] = {
+		HELLO,
+		"{\"v\":1,\"type\":\"phase\",\"name\":\"workload\",\"t\":4}",
+		"{\"v\":1,\"type\":\"phase\",\"name\":\"phase fill\",\"t\":4}",
+		"{\"v\":1,\"type\":\"phase_result\",\"name\":\"fill\",\"measured\":false,"
+		"\"fio\":{\"jobs\":[{\"write\":{\"io_bytes\":1048576}}]},\"telemetry_summary\":"
+		"{\"interval\":1,\"disks\":{\"d0\":{\"w_kbps\":2048}}},\"target\":\"x\",\"t\":6}",
+		"{\"v\":1,\"type\":\"phase\",\"name\":\"phase export_import\",\"t\":7}",
+		"{\"v\":1,\"type\":\"phase_result\",\"name\":\"read\",\"measured\":true,"
+		"\"fio\":{\"jobs\":[{\"read\":{\"io_bytes\":1000,\"iops\":5}}]},"
+		"\"telemetry_summary\":{\"interval\":1,\"disks\":{\"d0\":{\"r_kbps\":1}},"
+		"\"arc\":{\"hits\":1,\"misses\":3}},\"target\":{\"compressratio\":1.25},\"t\":9}",
+		"{\"v\":1,\"type\":\"telemetry\",\"summary\":true,\"interval\":1,\"disks\":{\"d0\":"
+		"{\"r_kbps\":1}},\"arc\":{\"hits\":1,\"misses\":3},\"t\":9}",
+		"{\"v\":1,\"type\":\"result\",\"fio\":{\"jobs\":[{\"read\":{\"io_bytes\":1000,"
+		"\"iops\":5}}]},\"target\":{\"compressratio\":1.25},\"t\":10}",
+	};
+	struct session s;
+	json_t *rec = json_object(), *pr, *w;
+
+	session_start(&s);
+	for (size_t i = 0; i < sizeof(msgs) / sizeof(msgs[0]); i++) {
+		if (i == 4)
+			s.st.t_workload = 0;
+		CHECK(send(&s.ch, msgs[i]) == 0);
+		if (i == 4)
+			CHECK(s.st.t_workload > 0); /* "phase export_import" restarted it */
+	}
+	CHECK(!s.st.broken && s.st.outcome == OUTCOME_NONE);
+	cell_state_record(&s.st, rec);
+	pr = json_object_get(rec, "phase_results");
+	CHECK(json_array_size(pr) == 2);
+	CHECK_STR(json_string_value(json_object_get(json_array_get(pr, 0), "name")), "fill");
+	CHECK(json_is_false(json_object_get(json_array_get(pr, 0), "measured")));
+	CHECK(!json_object_get(json_array_get(pr, 0), "target")); /* not an object: left out */
+	w = json_object_get(json_array_get(pr, 0), "witness");
+	CHECK(json_real_value(json_object_get(w, "disk_write_share")) == 2.0);
+	w = json_object_get(json_array_get(pr, 1), "witness");
+	CHECK(json_real_value(json_object_get(w, "disk_read_share")) == 1.024);
+	CHECK(json_real_value(json_object_get(w, "arc_hit_ratio")) == 0.25);
+	CHECK(json_real_value(json_object_get(w, "compress_ratio")) == 1.25);
+	/* the cell's own result and witness: the last measured phase's */
+	w = json_object_get(rec, "witness");
+	CHECK(json_real_value(json_object_get(w, "disk_read_share")) == 1.024);
+	CHECK(json_real_value(json_object_get(json_object_get(rec, "target"), "compressratio")) ==
+	      1.25);
+	CHECK(json_object_get(json_object_get(rec, "phases"), "phase export_import") != NULL);
+	json_decref(rec);
+	session_end(&s);
+
+	/* phase results beyond their budget are dropped, and the record says so */
+	session_start(&s);
+	s.st.budget[STREAM_PHASE_RESULTS] = 4096;
+	CHECK(send(&s.ch, HELLO) == 0);
+	for (int i = 0; i < 50; i++)
+		CHECK(send(&s.ch, "{\"v\":1,\"type\":\"phase_result\",\"name\":\"a\","
+				  "\"fio\":{\"jobs\":[]}}") == 0);
+	CHECK(json_array_size(s.st.phase_results) > 0 && json_array_size(s.st.phase_results) < 50);
+	CHECK(s.st.spent[STREAM_PHASE_RESULTS] <= 4096);
+	rec = json_object();
+	cell_state_record(&s.st, rec);
+	CHECK_STR(json_string_value(json_array_get(json_object_get(rec, "truncated"), 0)),
+		  "phase_results");
+	json_decref(rec);
+	session_end(&s);
+}
+
 /* Each case: the messages after (or instead of) the hello, the verdict's detail. */
 static const struct {
 	int hello; /* send the hello first */
@@ -145,6 +218,10 @@ static const struct {
 	  "protocol: a 'result' message without 'fio' (an object)" },
 	{ 1, "{\"v\":1,\"type\":\"result\",\"fio\":{\"jobs\":{}}}",
 	  "protocol: a result without fio jobs" },
+	{ 1, "{\"v\":1,\"type\":\"phase_result\",\"fio\":{\"jobs\":[]}}",
+	  "protocol: a 'phase_result' message without 'name' (a string)" },
+	{ 1, "{\"v\":1,\"type\":\"phase_result\",\"name\":\"a\",\"fio\":{}}",
+	  "protocol: a phase_result without fio jobs" },
 };
 
 static void test_broken(void)
@@ -388,6 +465,7 @@ static void test_outcome_names(void)
 int main(void)
 {
 	test_session();
+	test_phase_results();
 	test_broken();
 	test_framing();
 	test_error();

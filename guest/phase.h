@@ -1,0 +1,52 @@
+/* A cell's workload as phases (docs/matrix.md, "Phases"), shared by the host (which checks them
+ * when the matrix loads) and the agent (which runs them): which keys of a workload or a phase
+ * are zbench's rather than the engine's, and the engine options one phase runs with.
+ *
+ *   "workload": { "target": "vol", "bs": "16k", ...options every phase shares,
+ *                 "phases": [ { "name": "fill", "prefill": true },
+ *                             { "action": "export_import" },
+ *                             { "name": "read", "rw": "randread", ... } ] }
+ *
+ * A workload without "phases" is one measured phase, run exactly as before. */
+#ifndef ZB_PHASE_H
+#define ZB_PHASE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#define PHASES_MAX 64 /* phases in one workload: a study needs a handful */
+
+/* The actions a phase may be instead of an engine run, in the order of enum phase_action. */
+enum phase_action {
+	PHASE_ACTION_NONE,	    /* an engine run */
+	PHASE_ACTION_SYNC,	    /* zpool sync: dirty data on the disks */
+	PHASE_ACTION_EXPORT_IMPORT, /* zpool export + import: the ARC holds nothing of the pool */
+	PHASE_ACTION_DROP_CACHES,   /* echo 3 > /proc/sys/vm/drop_caches (page cache, dentries) */
+	PHASE_ACTION_SLEEP,	    /* wait `duration` */
+};
+
+/* "sync|export_import|drop_caches|sleep": for the schema's enum. */
+#define PHASE_ACTION_CHOICES "sync|export_import|drop_caches|sleep"
+
+/* The action a phase object names (PHASE_ACTION_NONE for an engine run or an unknown name). */
+enum phase_action phase_action_of(const json_t *phase);
+const char *phase_action_name(enum phase_action a);
+
+/* Whether `key` of the workload object (`in_phase` 0) or of a phase (1) is zbench's, not an
+ * engine option: target, phases, allow_*; in a phase name, measured, prefill, action, duration. */
+bool phase_key_is_zbench(const char *key, int in_phase);
+
+/* Whether a phase's result is measured (reported, and its reads checked): "measured" if given,
+ * else false for a prefill and true otherwise. NULL (the single workload) is measured. */
+bool phase_is_measured(const json_t *phase);
+
+/* The engine options (a new object, zbench's keys left out) of `phase` of `workload`; NULL
+ * phase: the single workload. The workload's options first, then the phase's own. A prefill
+ * phase keeps of the workload's options only the buffer contents and the region
+ * (buffer_*, dedupe_percentage, randseed, offset, size; on a directory also filename and
+ * numjobs, so it lays out the files later phases use) and writes it sequentially in large blocks
+ * ("rw": "write", "bs": "1m", "end_fsync": true; on a device "ioengine": "libaio", "iodepth": 8,
+ * "direct": true), its own keys winning. */
+json_t *phase_engine_options(const json_t *workload, const json_t *phase, int target_is_dev);
+
+#endif
