@@ -4,8 +4,11 @@
 #include <string.h>
 
 #include "commands.h"
+#include "image.h"
 #include "matrix.h"
+#include "run.h"
 #include "schema.h"
+#include "workload_engine.h"
 
 static void usage(FILE *f)
 {
@@ -31,12 +34,32 @@ static int load(const char *path, struct matrix **m)
 	return 0;
 }
 
+/* Cells that ask for real fio need an image recipe that has it (the one `zbench run` would
+ * use without -i); `zbench run` checks the built image's manifest again. */
+static int check_engines(const char *path, const struct matrix *m)
+{
+	const char *named = json_string_value(json_object_get(m->json, "image"));
+	char *recipe = image_recipe_locate(named ? named : RUN_DEFAULT_RECIPE, path);
+	struct zb_error err = { 0 };
+	int rc = workload_engine_check_recipe(m->cells, m->n_cells, recipe,
+					      named ? named : RUN_DEFAULT_RECIPE, &err);
+
+	if (rc < 0)
+		die_message(err.msg);
+	free(recipe);
+	return rc;
+}
+
 static int matrix_check(const char *path)
 {
 	struct matrix *m;
 
 	if (load(path, &m) < 0)
 		return 1;
+	if (check_engines(path, m) < 0) {
+		matrix_free(m);
+		return 1;
+	}
 	printf("%s: %zu cell%s\n", path, m->n_cells, m->n_cells == 1 ? "" : "s");
 	for (size_t i = 0; i < m->n_cells; i++)
 		printf("%4d  %s  %s\n", m->cells[i].index, m->cells[i].id, m->cells[i].summary);

@@ -45,6 +45,7 @@
 #include "util.h"
 #include "version.h"
 #include "vm.h"
+#include "workload_engine.h"
 
 #define KVM_PROBE_SECONDS  15 /* a working KVM guest prints within a second or two */
 #define EXIT_GRACE_SECONDS 30 /* after the result: time for the guest to power off */
@@ -476,6 +477,9 @@ static json_t *cell_record(struct run_ctx *ctx, struct cell_run *cr, const char 
 	json_object_set_new(rec, "wall_seconds", json_real(now_monotonic() - st->t_start));
 	json_object_set_new(rec, "finished", json_real(now_wall()));
 	cell_state_record(st, rec);
+	if (st->fio)
+		json_object_set_new(rec, "engine",
+				    workload_engine_record(cr->cell->config, st->fio));
 	if (st->outcome != OUTCOME_OK)
 		json_object_set_new(rec, "console_tail", json_string(tail));
 	json_object_set_new(rec, "dir", json_string(strrchr(cr->dir, '/') + 1));
@@ -1253,7 +1257,8 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 	struct done_map dm = { 0 };
 	const char *matrix_path = o->matrix_path, *recipe = o->recipe_path;
 	/* the recipe as the command line or the matrix named it (the manifest's record: a replay
-	 * on another machine finds it in its own repository), where `recipe` is where it was found */
+	 * on another machine finds it in its own repository), where `recipe` is where it was found
+	 */
 	const char *recipe_named = NULL;
 	char *dir = NULL, *matrix_text = NULL, *matrix_recipe = NULL;
 	size_t *order = NULL;
@@ -1350,6 +1355,8 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 		    0)
 			goto out;
 	}
+	if (workload_engine_check_image(ctx.m->cells, ctx.m->n_cells, &ctx.img, recipe, err) < 0)
+		goto out;
 
 	if (o->resume_dir) {
 		const char *was = json_string_value(
