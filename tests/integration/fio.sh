@@ -19,7 +19,7 @@ for c in dataset zvol; do
 	check "$c: the record says engine fio with fio's version" \
 		[ "$(field $c '(.engine.name == "fio") and (.engine.version | test("^fio-[0-9]"))')" = true ]
 	check "$c: fio's own JSON (\"fio version\", fio's job options), read and write IOPS > 0" \
-		[ "$(field $c '(.fio["fio version"] | startswith("fio-")) and (.fio.jobs[0]["job options"].norandommap != null) and ([.fio.jobs[].read.iops] | add > 0) and ([.fio.jobs[].write.iops] | add > 0)')" = true ]
+		[ "$(field $c '(.fio["fio version"] | startswith("fio-")) and (.fio.jobs[0]["job options"].fallocate == "none") and ([.fio.jobs[].read.iops] | add > 0) and ([.fio.jobs[].write.iops] | add > 0)')" = true ]
 	check "$c: fio's status documents relayed as samples" \
 		[ "$(field $c '[.samples[]? | select(.read_ios > 0)] | length >= 1')" = true ]
 done
