@@ -70,7 +70,7 @@ static void test_every_option_mapped(void)
 		json_t *w = json_object();
 		char msg[512] = "", *text;
 
-		json_object_set(w, key, json_is_null(v) ? json_string("x") : v);
+		json_object_set_new(w, key, json_is_null(v) ? json_string("x") : json_incref(v));
 		text = fio_job_file(w, "c", "/t", 0, msg, sizeof(msg));
 		if (!text && strstr(msg, "no mapping"))
 			fprintf(stderr, "engine option '%s' has no fio mapping\n", key);
