@@ -60,9 +60,12 @@ HOST_SRCS += builder/stats.c builder/metrics.c builder/report.c builder/report_m
 	builder/report_md.c builder/report_html.c builder/report_cell.c builder/report_json.c \
 	builder/plot.c builder/report_sections.c builder/report_witness.c builder/claims.c builder/junit.c builder/cmd_report.c \
 	builder/compare.c builder/cmd_compare.c
+# real fio as a cell's engine: the option mapping is guest code the host checks matrices with
+HOST_SRCS += builder/workload_engine.c guest/fio_job.c
 
 AGENT_SRCS = guest/agent.c guest/agent_boot.c guest/agent_channel.c guest/agent_zfs.c \
-	guest/agent_report.c guest/agent_workload.c guest/agent_cmd.c guest/telemetry.c
+	guest/agent_report.c guest/agent_workload.c guest/agent_fio.c guest/fio_job.c guest/agent_cmd.c \
+	guest/telemetry.c
 
 ENGINE_MAIN = guest/engine/main.c
 
@@ -209,7 +212,7 @@ golden: zbench $(VM_GOLDEN) $(GEN)
 
 # Real VMs: the quick matrix, every failure class, kill and resume, the configuration space.
 INTEGRATION = $(wildcard tests/integration/run.sh tests/integration/faults.sh \
-	tests/integration/resume.sh tests/integration/adaptive.sh tests/integration/engines.sh tests/integration/phases.sh \
+	tests/integration/resume.sh tests/integration/adaptive.sh tests/integration/engines.sh tests/integration/phases.sh tests/integration/fio.sh \
 	tests/integration/shards.sh tests/integration/parallel.sh \
 	tests/integration/config.sh tests/integration/buses.sh tests/integration/libvirt.sh \
 	tests/integration/hosts.sh tests/integration/hosts-session.sh \

@@ -7,6 +7,7 @@
 # ratio >= 1.0, the device-bound sync write job within 5% of fio, and the throttled libaio and
 # io_uring 4k randread qd16 jobs within 5% of fio.
 #
+#   bench/engine-vs-fio.sh guest [RUNDIR]   in VMs: zbench-engine and fio in the guest (below)
 #   bench/engine-vs-fio.sh [-k FILTER]      RUNTIME=3 REPEAT=1 LOOPDIR=/var/tmp
 #                                           SYNC_PAIRS=40 SYNC_RUNTIME=2 SYNC_RT=1
 #                                           THROTTLE_IOPS=2000 THROTTLE_PAIRS=4
@@ -56,6 +57,62 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+
+# guest: the same cells in VMs, each once with zbench-engine and once with Debian's fio in the
+# guest ("engine": "fio"), in one `zbench run` of bench/engine-vs-fio-guest.json (throttled
+# hdd-7200 disk: psync and libaio qd4, a dataset and a zvol, 4k random reads and sync writes, 4 s
+# after 1 s of ramp), then bench/engine-vs-fio-cpu.json (unthrottled, the file in the ARC, 4k
+# randread qd16: CPU-bound). Boots VMs: run it through /work/wt/vmslot. Prints per cell both IOPS,
+# ours / fio, what the disk did (telemetry: disk IOPS over the workload) and the CPU per I/O
+# of each engine's job (usr_cpu + sys_cpu over job_runtime, per I/O), and checks that every
+# device-bound cell (the disk busy for at least half of the engine's I/Os) agrees within 5%.
+guest_table() {
+	jq -rs '
+		def iops: (.fio.jobs | map(.read.iops + .write.iops) | add);
+		def ios: (.fio.jobs | map(.read.total_ios + .write.total_ios) | add);
+		def cpu_us: (.fio.jobs | map((.usr_cpu + .sys_cpu) / 100 * .job_runtime * 1000) | add);
+		def disk: (.telemetry_summary.disks // {} | to_entries | map(.value.r_iops + .value.w_iops) | add // 0);
+		map(select(.outcome == "ok"))
+		| group_by(.summary | sub("engine=[a-z]+,?"; ""))
+		| .[] | (map({key: .engine.name, value: .}) | from_entries) as $e
+		| select($e.zbench and $e.fio)
+		| [(.[0].summary | sub("engine=[a-z]+,?"; "") | if . == "" then "cpu-bound 4k randread libaio qd16" else . end),
+		   ($e.zbench | iops), ($e.fio | iops), (($e.zbench | iops) / ($e.fio | iops)),
+		   ($e.zbench | disk), ($e.fio | disk),
+		   (($e.zbench | cpu_us) / ($e.zbench | ios)), (($e.fio | cpu_us) / ($e.fio | ios)),
+		   ($e.fio.engine.version // "?")]
+		| @tsv' "$1"/cells.jsonl
+}
+
+guest_bench() {
+	local dir=${1:-$(mktemp -d /var/tmp/zbench-engine-vs-fio.XXXXXX)} status=0
+	echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+	./zbench run -o "$dir/dev" bench/engine-vs-fio-guest.json >/dev/null || status=1
+	./zbench run -o "$dir/cpu" bench/engine-vs-fio-cpu.json >/dev/null || status=1
+	echo "load average after:  $(cut -d' ' -f1-3 /proc/loadavg)"
+	printf '%-40s %9s %9s %7s %9s %9s %9s %9s\n' cell "ours IOPS" "fio IOPS" ours/fio \
+		"disk ours" "disk fio" "ours us/IO" "fio us/IO"
+	{ guest_table "$dir/dev"; guest_table "$dir/cpu"; } |
+		while IFS=$'\t' read -r cell zb fio ratio dzb dfio uzb ufio ver; do
+			printf '%-40s %9.1f %9.1f %7.3f %9.1f %9.1f %9.1f %9.1f' "$cell" "$zb" "$fio" \
+				"$ratio" "$dzb" "$dfio" "$uzb" "$ufio"
+			if awk -v d="$dzb" -v i="$zb" 'BEGIN { exit !(d >= 0.5 * i && i > 0) }'; then
+				if awk -v r="$ratio" 'BEGIN { exit !(r >= 0.95 && r <= 1.05) }'; then
+					printf '  ok\n'
+				else
+					printf '  DIFFERS (device-bound)\n'
+				fi
+			else
+				printf '  (not device-bound)\n'
+			fi
+		done
+	echo "fio in the guest: $(jq -rs 'map(.engine.version // empty | select(startswith("fio"))) | unique | join(", ")' "$dir"/*/cells.jsonl); runs in $dir"
+	return $status
+}
+if [ "${1:-}" = guest ]; then
+	guest_bench "${2:-}"
+	exit
+fi
 ENGINE=${ENGINE:-build/zbench-engine-host}
 RUNTIME=${RUNTIME:-3}
 REPEAT=${REPEAT:-1}

@@ -26,6 +26,7 @@
 #include "log.h"
 #include "outcome.h"
 #include "phases.h"
+#include "workload_engine.h"
 #include "proto.h"
 #include "term.h"
 #include "units.h"
@@ -424,6 +425,9 @@ static json_t *cell_record(struct run_ctx *ctx, struct attempt *cr, const char *
 	json_object_set_new(rec, "wall_seconds", json_real(now_monotonic() - st->t_start));
 	json_object_set_new(rec, "finished", json_real(now_wall()));
 	cell_state_record(st, rec);
+	if (st->fio)
+		json_object_set_new(rec, "engine",
+				    workload_engine_record(cr->cell->config, st->fio));
 	if (st->outcome != OUTCOME_OK)
 		json_object_set_new(rec, "console_tail", json_string(tail));
 	json_object_set_new(rec, "dir", json_string(strrchr(cr->dir, '/') + 1));

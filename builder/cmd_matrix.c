@@ -7,7 +7,9 @@
 #include "image.h"
 #include "matrix.h"
 #include "phases.h"
+#include "run.h"
 #include "schema.h"
+#include "workload_engine.h"
 
 static void usage(FILE *f)
 {
@@ -33,17 +35,21 @@ static int load(const char *path, struct matrix **m)
 	return 0;
 }
 
-/* The tools the cells need in the image the matrix names (else the default recipe): what
- * `zbench run` would refuse after building it, said before (builder/phases.h). A recipe that
- * cannot be read is left to `zbench run`. */
+/* What the cells need from the image the matrix names (else the default recipe): real fio
+ * (workload_engine.h) and the tools their phases use (mkfs for a zvol's file system,
+ * phases.h); what `zbench run` would refuse after building it, said before. A recipe that
+ * cannot be read is left to `zbench run`, which also checks the built image's manifest. */
 static int check_image_tools(const char *path, const struct matrix *m)
 {
 	const char *named = json_string_value(json_object_get(m->json, "image"));
-	char *recipe = image_recipe_locate(named ? named : "images/debian12-zfs.json", path);
+	char *recipe = image_recipe_locate(named ? named : RUN_DEFAULT_RECIPE, path);
 	json_t *r = json_load_file(recipe, JSON_REJECT_DUPLICATES, NULL);
 	struct zb_error err = { 0 };
-	int rc = 0;
+	int rc = workload_engine_check_recipe(m->cells, m->n_cells, recipe,
+					      named ? named : RUN_DEFAULT_RECIPE, &err);
 
+	if (rc < 0)
+		die_message(err.msg);
 	for (size_t i = 0; r && i < m->n_cells && rc == 0; i++) {
 		if (phases_check_recipe(m->cells[i].config, r, recipe, &err) < 0) {
 			error_wrap(&err, "%s: cell %d (%s)", path, m->cells[i].index,

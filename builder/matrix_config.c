@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "disk.h"
+#include "fio_job.h"
 #include "matrix_int.h"
 #include "phases.h"
 #include "schema.h"
@@ -251,6 +252,28 @@ static int check_disk(struct bus_count *counts, size_t *ncounts, json_t *d, size
 	return 0;
 }
 
+/* With "engine": "fio", every workload option must be one fio can run as our engine would
+ * (guest/fio_job.c's table: iozone mode's options cannot). */
+static int check_fio_options(const json_t *cfg, struct zb_error *err)
+{
+	const json_t *workload = json_object_get(cfg, "workload");
+	const char *engine = json_string_value(json_object_get(cfg, "engine"));
+	const char *key;
+	json_t *v;
+
+	if (!engine || strcmp(engine, "fio"))
+		return 0;
+	json_object_foreach ((json_t *)workload, key, v) {
+		char path[JSON_POS_PATH_MAX], msg[512];
+
+		if (!strcmp(key, "target") || fio_option_check(key, v, msg, sizeof(msg)) == 0)
+			continue;
+		bprintf(path, sizeof(path), "workload.%s", key);
+		return error_path(err, path, JSON_POS_VALUE, "%s (with \"engine\": \"fio\")", msg);
+	}
+	return 0;
+}
+
 /* What the schema cannot say: names unique, every disk named exists and is used once, vdev
  * widths, the workload's target exists. `cfg` has passed schema_validate(). */
 static int config_check_refs(json_t *cfg, struct zb_error *err)
@@ -306,6 +329,8 @@ static int config_check_refs(json_t *cfg, struct zb_error *err)
 			   zv);
 		goto out;
 	}
+	if (check_fio_options(cfg, err) < 0)
+		goto out;
 	rc = phases_check(cfg, err);
 out:
 	json_decref(seen);

@@ -25,6 +25,7 @@
 #include "log.h"
 #include "phases.h"
 #include "run_int.h"
+#include "workload_engine.h"
 #include "util.h"
 #include "rundir.h"
 #include "schedule.h"
@@ -75,7 +76,8 @@ static int run_image(struct run_ctx *ctx, struct zb_error *err)
 			return error_wrap(err, "cell %d (%s)", ctx->m->cells[k].index,
 					  ctx->m->cells[k].id);
 	}
-	return 0;
+	return workload_engine_check_image(ctx->m->cells, ctx->m->n_cells, &ctx->img, ctx->recipe,
+					   err);
 }
 
 /* The run's last words: its state in the manifest, a line for the user, the run directory on

@@ -555,6 +555,11 @@ static const struct schema_key config_keys[] = {
 	  .check = schema_check_module_param,
 	  .typename = "string or integer",
 	  .help = "parameter name ([a-z0-9_]) -> value" },
+	{ .path = "engine",
+	  .type = SCHEMA_ENUM,
+	  .choices = "zbench|fio",
+	  .help = "what runs the workload: zbench (absent: our zbench-engine) or fio (Debian's "
+		  "fio in the guest, same options; the image must have it: docs/engine.md)" },
 	{ .path = "workload",
 	  .type = SCHEMA_OBJECT,
 	  .flags = SCHEMA_REQUIRED,

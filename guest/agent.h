@@ -7,6 +7,7 @@
  *   agent_zfs.c       the zfs module and its parameters, the pool, datasets and zvols
  *   agent_report.c    what the guest really has: its disks, the effective configuration
  *   agent_workload.c  the engine's run, its status lines and the telemetry relayed to the host
+ *   agent_fio.c       real fio as the engine ("engine": "fio"): job file, JSON stream, result
  *   agent_cmd.c       running commands (captured, in the background), argv building, small files
  *
  * Every step is a `void step_NAME(void)`: it returns when done or fails through fail_step(),
@@ -146,6 +147,20 @@ void argv_free(struct argv_buf *a);
 /* A JSON scalar as the string a command line wants ("4k", "12", "on"): a string as it is, or
  * printed into buf. */
 const char *scalar_str(const json_t *v, char *buf, size_t len);
+
+/* ---- agent_fio.c: fio as the engine (agent_workload.c runs it like zbench-engine) ---- */
+
+/* Whether the job's config says "engine": "fio". */
+int agent_engine_is_fio(void);
+/* fio's command line, after writing the workload as its job file (the step fails on an option
+ * fio cannot take). fio's JSON then goes to fd 3, the engine's status descriptor. */
+void fio_argv(struct argv_buf *a, const json_t *opts);
+/* Read what fio wrote on fd 3: each whole JSON document goes to the host as a "sample"; the last
+ * one is kept. */
+void fio_relay(int fd);
+/* fio's last document, its result (the caller owns it); the step fails (with `errout`, fio's
+ * output) when there is none. */
+json_t *fio_result(const char *errout);
 
 /* ---- agent_cmd.c: files ---- */
 

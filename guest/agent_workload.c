@@ -146,7 +146,7 @@ static void engine_output(struct engine_proc *e)
 
 /* Until the engine closes both pipes: its status lines and output relayed as they come, and a
  * telemetry sample every TELEMETRY_SEC on the agent's own clock. */
-static void engine_watch(struct engine_proc *e, struct telemetry *tm)
+static void engine_watch(struct engine_proc *e, struct telemetry *tm, int use_fio)
 {
 	double next_tick = mono_now() + TELEMETRY_SEC;
 
@@ -168,7 +168,10 @@ static void engine_watch(struct engine_proc *e, struct telemetry *tm)
 			break;
 		}
 		if (pfd[0].revents & POLLIN) {
-			relay_status(e->status_fd, e->acc, &e->acc_len, sizeof(e->acc));
+			if (use_fio)
+				fio_relay(e->status_fd);
+			else
+				relay_status(e->status_fd, e->acc, &e->acc_len, sizeof(e->acc));
 			if (agent.fault == FAULT_STALL) {
 				logf_console("fault injection: stopping the engine");
 				kill(e->pid, SIGSTOP);
@@ -200,13 +203,16 @@ static json_t *engine_run(const json_t *opts, json_t **summary)
 	struct telemetry *tm;
 	json_error_t jerr;
 	json_t *fio;
-	int status;
+	int status, use_fio = agent_engine_is_fio();
 
 	unlink(RESULT_PATH); /* a phase never reads the one before it's result */
-	engine_argv(&a, opts);
+	if (use_fio)
+		fio_argv(&a, opts);
+	else
+		engine_argv(&a, opts);
 	engine_start(&e, a.v);
 	tm = telemetry_start(pool ? pool : "", agent.disk_devs, mono_now());
-	engine_watch(&e, tm);
+	engine_watch(&e, tm, use_fio);
 	while (waitpid(e.pid, &status, 0) < 0 && errno == EINTR)
 		;
 	argv_free(&a);
@@ -219,7 +225,7 @@ static json_t *engine_run(const json_t *opts, json_t **summary)
 		fail_step(e.errout, "the workload engine exited with status %d",
 			  WEXITSTATUS(status));
 	}
-	fio = json_load_file(RESULT_PATH, 0, &jerr);
+	fio = use_fio ? fio_result(e.errout) : json_load_file(RESULT_PATH, 0, &jerr);
 	if (!fio)
 		fail_step(e.errout, "the engine's result is not JSON: %s (line %d)", jerr.text,
 			  jerr.line);
