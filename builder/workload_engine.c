@@ -60,7 +60,7 @@ static int refuse(const struct cell *c, const char *image, const char *recipe, s
 	return error_set(err, EINVAL,
 			 "cell %s: \"engine\": \"fio\" needs fio in the image, and image '%s' "
 			 "(recipe '%s') has none: add the fio package and %s to its recipe, as "
-			 "images/debian12-zfs.json does (docs/engine.md)",
+			 "images/debian12-zfs-fio.json does (docs/engine.md)",
 			 c->id, image, recipe, FIO_PATH);
 }
 
