@@ -44,7 +44,7 @@ HOST_SRCS = builder/main.c builder/error.c builder/util.c builder/outdir.c build
 	builder/cmd_image.c
 # images: the cache and its flavor table -> the flavors -> shared helpers (builder/image_build.h)
 HOST_SRCS += builder/image_cache.c \
-	builder/image_appliance.c builder/image_cloud.c builder/image_import.c builder/image_root.c \
+	builder/image_appliance.c builder/image_zfs_src.c builder/image_cloud.c builder/image_import.c builder/image_root.c \
 	builder/image.c builder/image_steps.c builder/image_stage.c builder/image_modules.c \
 	builder/image_inspect.c builder/guestfs_util.c builder/initramfs.c builder/elf_deps.c \
 	builder/vmlinux.c builder/qcow2.c
