@@ -75,6 +75,8 @@ int compare_runs(const struct report_run *a, const struct report_run *b, struct 
 		free(keys_b[j]);
 	free(keys_b);
 	out->only_b = b->n_cells - matched_b;
+	if (out->n_pairs > 0)
+		compare_analyse(out, NULL, 0);
 	if (out->n_pairs == 0) {
 		compare_release(out);
 		error_set(err, EINVAL,
@@ -90,6 +92,8 @@ int compare_runs(const struct report_run *a, const struct report_run *b, struct 
 
 void compare_release(struct compare *c)
 {
+	free(c->an.tests);
+	memset(&c->an, 0, sizeof(c->an));
 	free(c->pairs);
 	c->pairs = NULL;
 	c->n_pairs = 0;
@@ -222,6 +226,78 @@ static void section_table(struct report_doc *d, const struct compare *c)
 				c->only_b);
 }
 
+static char *fmt_pct(double ratio)
+{
+	return isfinite(ratio) ? xasprintf("%+.1f%%", 100 * (ratio - 1)) : xstrdup("n/a");
+}
+
+static char *fmt_p(double p)
+{
+	return isnan(p) ? xstrdup("n/a") : p < 0.0001 ? xstrdup("< 0.0001") : xasprintf("%.4f", p);
+}
+
+static void paired_row(struct report_doc *d, const struct compare *c, const struct compare_test *t)
+{
+	const struct report_cell *cell = c->pairs[t->pair].a;
+	char *lo = fmt_pct(t->st.ci_lo), *hi = fmt_pct(t->st.ci_hi);
+	char *cells[9] = {
+		xstrdup(cell->id),
+		xstrdup(cell->summary ? cell->summary : ""),
+		t->metric < RM_COUNT ? report_metric_header((enum report_metric)t->metric)
+				     : xstrdup(metric_table[t->metric].title),
+		xasprintf("%zu", t->st.n),
+		fmt_pct(t->st.ratio),
+		xasprintf("%s to %s", lo, hi),
+		fmt_p(t->st.p),
+		fmt_p(t->p_adj),
+		xstrdup(t->gate_failed	 ? "yes, gate failed"
+			: t->significant ? "yes"
+					 : "no"),
+	};
+
+	report_doc_row(d, (const char *const *)cells);
+	for (int k = 0; k < 9; k++)
+		free(cells[k]);
+	free(lo);
+	free(hi);
+}
+
+/* The paired analysis (builder/compare_gate.c): one row per tested cell and metric. */
+static void section_paired(struct report_doc *d, const struct compare *c)
+{
+	static const char *const hdr[] = { "cell",    "summary",    "metric",
+					   "pairs",   "change",	    "95% CI",
+					   "p-value", "adjusted p", "significant" };
+	const struct compare_analysis *an = &c->an;
+	size_t tested = an->n_family[0] + an->n_family[1];
+
+	report_doc_heading(d, 2, "Paired changes");
+	if (tested == 0) {
+		report_doc_para(d, "No cell has two ok repeats in both runs with the same repeat "
+				   "numbers: there is no paired test.");
+		return;
+	}
+	report_doc_para(d,
+			"Repeat r of A paired with repeat r of B: the change is the geometric mean "
+			"of B/A over the pairs, with its 95%% confidence interval and a paired "
+			"t-test on the log ratios (two-sided). Adjusted p: Holm's correction over "
+			"the %zu tests of the %s; significant when it is below %.2f.",
+			an->n_family[an->n_gates > 0],
+			an->n_gates > 0 ? "gated metrics (the other rows: over their own family)"
+					: "table",
+			COMPARE_ALPHA);
+	if (an->same_image)
+		report_doc_para(d,
+				"Both runs used the same image (an A/A comparison): %zu of %zu "
+				"tests are significant, and every one is a false positive.",
+				an->n_significant, an->n_family[an->n_gates > 0]);
+	report_doc_table(d, 9, hdr);
+	for (size_t i = 0; i < an->n_tests; i++)
+		if (!isnan(an->tests[i].st.p))
+			paired_row(d, c, &an->tests[i]);
+	report_doc_table_end(d);
+}
+
 static const struct {
 	const char *stem, *title;
 	enum report_metric metrics[4];
@@ -300,6 +376,7 @@ void compare_render(struct report_doc *d, const struct compare *c, struct report
 			c->n_pairs);
 	section_environment(d, c);
 	section_table(d, c);
+	section_paired(d, c);
 	section_plots(d, c, pl);
 }
 
