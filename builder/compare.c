@@ -75,8 +75,10 @@ int compare_runs(const struct report_run *a, const struct report_run *b, struct 
 		free(keys_b[j]);
 	free(keys_b);
 	out->only_b = b->n_cells - matched_b;
-	if (out->n_pairs > 0)
+	if (out->n_pairs > 0) {
 		compare_analyse(out, NULL, 0);
+		compare_drift_find(out, &out->drift);
+	}
 	if (out->n_pairs == 0) {
 		compare_release(out);
 		error_set(err, EINVAL,
@@ -94,6 +96,7 @@ void compare_release(struct compare *c)
 {
 	free(c->an.tests);
 	memset(&c->an, 0, sizeof(c->an));
+	compare_drift_release(&c->drift);
 	free(c->pairs);
 	c->pairs = NULL;
 	c->n_pairs = 0;
@@ -168,6 +171,42 @@ static void section_environment(struct report_doc *d, const struct compare *c)
 		report_doc_row(d, (const char *const *)cells);
 		for (int k = 0; k < 3; k++)
 			free(cells[k]);
+	}
+	report_doc_table_end(d);
+}
+
+/* What differs beyond the matrix (builder/compare_drift.c). */
+static void section_drift(struct report_doc *d, const struct compare *c)
+{
+	static const char *const hdr[] = { "what", "A", "B", "cells" };
+	const struct compare_drift *dr = &c->drift;
+
+	report_doc_heading(d, 2, "Drift");
+	if (dr->n == 0) {
+		report_doc_para(
+		    d,
+		    "No difference beyond the matrix: the %zu matched cells with an "
+		    "effective configuration on both sides had the same pool and "
+		    "dataset properties, module parameters, kernel and OpenZFS version, "
+		    "and the images the same packages.",
+		    dr->cells);
+		return;
+	}
+	report_doc_para(d,
+			"What the guests really had that differs between A and B although the "
+			"matrix sets it alike: effective pool and dataset properties (statistics "
+			"such as allocated or guid left out), module parameters, kernel and "
+			"OpenZFS version, per value pair with the number of matched cells (of "
+			"%zu) that showed it; then the images' packages.",
+			dr->cells);
+	report_doc_table(d, 4, hdr);
+	for (size_t i = 0; i < dr->n; i++) {
+		const struct compare_drift_item *it = &dr->items[i];
+		char *cells[4] = { it->key, it->a, it->b,
+				   it->cells ? xasprintf("%zu", it->cells) : xstrdup("image") };
+
+		report_doc_row(d, (const char *const *)cells);
+		free(cells[3]);
 	}
 	report_doc_table_end(d);
 }
@@ -375,6 +414,7 @@ void compare_render(struct report_doc *d, const struct compare *c, struct report
 	report_doc_para(d, "A is '%s', B is '%s': %zu cells in both.", c->a->dir, c->b->dir,
 			c->n_pairs);
 	section_environment(d, c);
+	section_drift(d, c);
 	section_table(d, c);
 	section_paired(d, c);
 	section_plots(d, c, pl);

@@ -51,12 +51,36 @@ struct compare_analysis {
 	int same_image;		/* A/A: both runs name the same image hash */
 };
 
+struct compare;
+
+/* One difference between the sides: `key` ("pool.ashift", "dataset.recordsize",
+ * "module.zfs.zfs_txg_timeout", "kernel", "zfs_version", "package.NAME") had `a` in A and `b` in
+ * B ("(absent)" when a side has none) in `cells` matched cells (0: a package of the images). */
+struct compare_drift_item {
+	char *key, *a, *b;
+	size_t cells;
+};
+
+struct compare_drift {
+	struct compare_drift_item *items; /* sorted by key */
+	size_t n;
+	size_t n_cell_items; /* how many came from cells (the rest from the images' packages) */
+	size_t cells;	     /* matched cells with an effective configuration on both sides */
+};
+
+/* Everything that differs between the matched cells' effective configurations (statistics
+ * such as "allocated" or "guid", whose source is "-", left out) and between the images'
+ * packages. compare_drift_release() frees it. */
+void compare_drift_find(const struct compare *c, struct compare_drift *d);
+void compare_drift_release(struct compare_drift *d);
+
 struct compare {
 	const struct report_run *a, *b;
 	struct compare_pair *pairs; /* in A's cell order */
 	size_t n_pairs;
 	size_t only_a, only_b; /* cells with no match in the other run */
 	struct compare_analysis an;
+	struct compare_drift drift;
 };
 
 /* Match the cells of two loaded runs. Fails, naming both runs, when they share no cell. */

@@ -249,20 +249,28 @@ static json_t *gate_json(const struct compare *c, const struct compare_gate *g)
 
 char *compare_json(const struct compare *c)
 {
-	json_t *tests = json_array(), *gates = json_array(), *doc;
+	json_t *tests = json_array(), *gates = json_array(), *drift = json_array(), *doc;
 	char *s;
 
 	for (size_t i = 0; i < c->an.n_tests; i++)
 		json_array_append_new(tests, test_json(c, &c->an.tests[i]));
 	for (size_t g = 0; g < c->an.n_gates; g++)
 		json_array_append_new(gates, gate_json(c, &c->an.gates[g]));
-	doc = json_pack("{s:i, s:s, s:s, s:I, s:I, s:I, s:s, s:s, s:f, s:b, s:I, s:o, s:o, s:b}",
+	for (size_t i = 0; i < c->drift.n; i++) {
+		const struct compare_drift_item *it = &c->drift.items[i];
+
+		json_array_append_new(drift,
+				      json_pack("{s:s, s:s, s:s, s:I}", "key", it->key, "a", it->a,
+						"b", it->b, "cells", (json_int_t)it->cells));
+	}
+	doc = json_pack("{s:i, s:s, s:s, s:I, s:I, s:I, s:s, s:s, s:f, s:b, s:I, s:o, s:o, s:b, "
+			"s:o}",
 			"format", 1, "a", c->a->dir, "b", c->b->dir, "cells",
 			(json_int_t)c->n_pairs, "only_a", (json_int_t)c->only_a, "only_b",
 			(json_int_t)c->only_b, "test", "paired t-test on log ratios", "correction",
 			"holm", "alpha", COMPARE_ALPHA, "same_image", c->an.same_image,
 			"significant", (json_int_t)c->an.n_significant, "gates", gates, "tests",
-			tests, "passed", compare_gates_passed(c));
+			tests, "passed", compare_gates_passed(c), "drift", drift);
 	s = json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(doc);
 	return s;
