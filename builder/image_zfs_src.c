@@ -79,9 +79,10 @@ int zfs_src_load(const char *rp, json_t *spec, struct zfs_src *zs, struct zb_err
 	json_t *v;
 
 	memset(zs, 0, sizeof(*zs));
-	if (json_unpack_ex(spec, &je, JSON_STRICT, "{s:s, s?s, s?s, s?s, s?o, s?o}", "kind",
-			   &zs->kind, "package", &zs->package, "version", &zs->version, "path",
-			   &path, "patches", &patches, "configure", &zs->configure) < 0)
+	if (json_unpack_ex(spec, &je, JSON_STRICT, "{s:s, s?s, s?s, s?s, s?s, s?o, s?o}", "kind",
+			   &zs->kind, "package", &zs->package, "version", &zs->version, "sha256",
+			   &zs->pinned_sha, "path", &path, "patches", &patches, "configure",
+			   &zs->configure) < 0)
 		return error_set(err, EINVAL, "'%s': \"zfs_source\": %s", rp, je.text);
 	if (strcmp(zs->kind, "debian") && strcmp(zs->kind, "tarball") && strcmp(zs->kind, "dir"))
 		return error_set(err, EINVAL,
@@ -96,8 +97,14 @@ int zfs_src_load(const char *rp, json_t *spec, struct zfs_src *zs, struct zb_err
 					 "'%s': \"zfs_source\" of kind 'debian' takes a plain "
 					 "\"package\" and \"version\", no \"path\"",
 					 rp);
+		if (zs->pinned_sha && (!zs->version || strlen(zs->pinned_sha) != 64 ||
+				       strspn(zs->pinned_sha, "0123456789abcdef") != 64))
+			return error_set(err, EINVAL,
+					 "'%s': \"zfs_source\".\"sha256\" must be the .dsc's "
+					 "SHA-256 (64 lowercase hex digits), with a \"version\"",
+					 rp);
 	} else {
-		if (!path || !*path || zs->package || zs->version)
+		if (!path || !*path || zs->package || zs->version || zs->pinned_sha)
 			return error_set(
 			    err, EINVAL,
 			    "'%s': \"zfs_source\" of kind '%s' takes a \"path\" (and no "
@@ -140,9 +147,19 @@ void zfs_src_release(struct zfs_src *zs)
 #define GIT_SAFE(dir)                                                                              \
 	"git", "-c", "core.fsmonitor=false", "-c", "diff.external=", "-c", safe_dir, "-C", (dir)
 
-/* The .dsc apt would fetch for the package (offline: from apt's lists), and its SHA-256. */
+/* The .dsc apt would fetch for the package (offline: from apt's lists), and its SHA-256; or the
+ * one the recipe pins (no apt needed until the build: the key is the recipe's alone). */
 static int key_debian(struct zfs_src *zs, struct zb_error *err)
 {
+	if (zs->pinned_sha) {
+		const char *colon = strchr(zs->version, ':'); /* file names have no epoch */
+
+		zs->dsc = xasprintf("%s_%s.dsc", zs->package, colon ? colon + 1 : zs->version);
+		zs->dsc_version = xstrdup(zs->version);
+		memcpy(zs->source_sha, zs->pinned_sha, 65);
+		return 0;
+	}
+
 	cleanup_free char *what =
 	    zs->version ? xasprintf("%s=%s", zs->package, zs->version) : xstrdup(zs->package);
 	const char *argv[] = { "apt-get", "source", "--print-uris", "-qq", what, NULL };

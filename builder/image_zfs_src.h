@@ -34,6 +34,7 @@ struct zfs_patch {
 struct zfs_src {
 	const char *kind;	       /* "debian", "tarball" or "dir" */
 	const char *package, *version; /* debian: the source package, and its version or NULL */
+	const char *pinned_sha;	       /* debian: the .dsc's SHA-256 the recipe pins, or NULL */
 	char *path;		       /* tarball, dir: resolved against the recipe's directory */
 	json_t *configure;	       /* borrowed: the recipe's array of options */
 	struct zfs_patch *patches;

@@ -20,6 +20,13 @@ static const struct {
 	{ "{\"kind\": \"debian\", \"package\": \"zfs-linux\", \"version\": \"2.1.11-1+deb12u1\","
 	  " \"patches\": [\"p.patch\"], \"configure\": [\"--enable-debug\", \"--with-x=y z\"]}",
 	  1, NULL },
+	{ "{\"kind\": \"debian\", \"version\": \"1:2.1\", \"sha256\": "
+	  "\"0709c2160cc8a428c55657251eb345aade4496596eefcdb8c5e66716319db3bb\"}",
+	  1, NULL },
+	{ "{\"kind\": \"debian\", \"sha256\": "
+	  "\"0709c2160cc8a428c55657251eb345aade4496596eefcdb8c5e66716319db3bb\"}",
+	  0, "with a \"version\"" },
+	{ "{\"kind\": \"debian\", \"version\": \"2\", \"sha256\": \"abc\"}", 0, "SHA-256" },
 	{ "{\"kind\": \"tarball\", \"path\": \"zfs.tar.gz\"}", 1, NULL },
 	{ "{\"kind\": \"dir\", \"path\": \"/src/zfs\"}", 1, NULL },
 	{ "{\"kind\": \"svn\"}", 0, "must be 'debian', 'tarball' or 'dir'" },
