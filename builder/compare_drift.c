@@ -149,7 +149,8 @@ void compare_drift_find(const struct compare *c, struct compare_drift *d)
 		d->items[i].cells = 0; /* of the images, not of cells */
 	json_decref(pa);
 	json_decref(pb);
-	qsort(d->items, d->n, sizeof(*d->items), item_cmp);
+	if (d->n) /* qsort's array must not be NULL, even for 0 items */
+		qsort(d->items, d->n, sizeof(*d->items), item_cmp);
 }
 
 void compare_drift_release(struct compare_drift *d)
