@@ -204,6 +204,14 @@ static int key_debian(struct zfs_src *zs, struct zb_error *err)
 
 static int key_dir(struct zfs_src *zs, struct zb_error *err)
 {
+	char *abs = realpath(zs->path, NULL);
+
+	if (!abs)
+		return error_sys(err, errno, "'%s'", zs->path);
+	/* safe.directory matches the absolute path git sees; the manifest names it too */
+	free(zs->path);
+	zs->path = abs;
+
 	cleanup_free char *safe_dir = xasprintf("safe.directory=%s", zs->path);
 	const char *head[] = { GIT_SAFE(zs->path), "rev-parse", "--verify", "HEAD^{commit}", NULL };
 	const char *diff[] = { GIT_SAFE(zs->path),
