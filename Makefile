@@ -47,7 +47,7 @@ HOST_SRCS = builder/main.c builder/commands.c builder/error.c builder/util.c bui
 	builder/cmd_image.c
 # images: the cache and its flavor table -> the flavors -> shared helpers (builder/image_build.h)
 HOST_SRCS += builder/image_cache.c \
-	builder/image_appliance.c builder/image_cloud.c builder/image_import.c builder/image_root.c \
+	builder/image_appliance.c builder/image_zfs_src.c builder/image_cloud.c builder/image_import.c builder/image_root.c \
 	builder/image.c builder/image_steps.c builder/image_stage.c builder/image_modules.c \
 	builder/image_inspect.c builder/guestfs_util.c builder/initramfs.c builder/elf_deps.c \
 	builder/vmlinux.c builder/qcow2.c
@@ -59,7 +59,7 @@ HOST_SRCS += builder/vm_libvirt.c builder/vm_libvirt_xml.c builder/libvirt_uri.c
 HOST_SRCS += builder/stats.c builder/metrics.c builder/report.c builder/report_model.c builder/report_doc.c \
 	builder/report_md.c builder/report_html.c builder/report_cell.c builder/report_json.c \
 	builder/plot.c builder/report_sections.c builder/report_witness.c builder/claims.c builder/junit.c builder/cmd_report.c \
-	builder/compare.c builder/cmd_compare.c
+	builder/compare.c builder/compare_gate.c builder/compare_drift.c builder/cmd_compare.c
 # real fio as a cell's engine: the option mapping is guest code the host checks matrices with
 HOST_SRCS += builder/workload_engine.c guest/fio_job.c
 

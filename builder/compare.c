@@ -80,6 +80,10 @@ int compare_runs(const struct report_run *a, const struct report_run *b, struct 
 		free(keys_b[j]);
 	free(keys_b);
 	out->only_b = b->n_cells - matched_b;
+	if (out->n_pairs > 0) {
+		compare_analyse(out, NULL, 0);
+		compare_drift_find(out, &out->drift);
+	}
 	if (out->n_pairs == 0) {
 		compare_release(out);
 		error_set(err, EINVAL,
@@ -95,6 +99,9 @@ int compare_runs(const struct report_run *a, const struct report_run *b, struct 
 
 void compare_release(struct compare *c)
 {
+	free(c->an.tests);
+	memset(&c->an, 0, sizeof(c->an));
+	compare_drift_release(&c->drift);
 	free(c->pairs);
 	c->pairs = NULL;
 	c->n_pairs = 0;
@@ -173,6 +180,42 @@ static void section_environment(struct report_doc *d, const struct compare *c)
 	report_doc_table_end(d);
 }
 
+/* What differs beyond the matrix (builder/compare_drift.c). */
+static void section_drift(struct report_doc *d, const struct compare *c)
+{
+	static const char *const hdr[] = { "what", "A", "B", "cells" };
+	const struct compare_drift *dr = &c->drift;
+
+	report_doc_heading(d, 2, "Drift");
+	if (dr->n == 0) {
+		report_doc_para(
+		    d,
+		    "No difference beyond the matrix: the %zu matched cells with an "
+		    "effective configuration on both sides had the same pool and "
+		    "dataset properties, module parameters, kernel and OpenZFS version, "
+		    "and the images the same packages.",
+		    dr->cells);
+		return;
+	}
+	report_doc_para(d,
+			"What the guests really had that differs between A and B although the "
+			"matrix sets it alike: effective pool and dataset properties (statistics "
+			"such as allocated or guid left out), module parameters, kernel and "
+			"OpenZFS version, per value pair with the number of matched cells (of "
+			"%zu) that showed it; then the images' packages.",
+			dr->cells);
+	report_doc_table(d, 4, hdr);
+	for (size_t i = 0; i < dr->n; i++) {
+		const struct compare_drift_item *it = &dr->items[i];
+		char *cells[4] = { it->key, it->a, it->b,
+				   it->cells ? xasprintf("%zu", it->cells) : xstrdup("image") };
+
+		report_doc_row(d, (const char *const *)cells);
+		free(cells[3]);
+	}
+	report_doc_table_end(d);
+}
+
 static void section_table(struct report_doc *d, const struct compare *c)
 {
 	static const char *const hdr[] = { "cell", "summary", "metric",	 "A",
@@ -225,6 +268,78 @@ static void section_table(struct report_doc *d, const struct compare *c)
 	if (c->only_a || c->only_b)
 		report_doc_para(d, "Not compared: %zu cells only in A, %zu only in B.", c->only_a,
 				c->only_b);
+}
+
+static char *fmt_pct(double ratio)
+{
+	return isfinite(ratio) ? xasprintf("%+.1f%%", 100 * (ratio - 1)) : xstrdup("n/a");
+}
+
+static char *fmt_p(double p)
+{
+	return isnan(p) ? xstrdup("n/a") : p < 0.0001 ? xstrdup("< 0.0001") : xasprintf("%.4f", p);
+}
+
+static void paired_row(struct report_doc *d, const struct compare *c, const struct compare_test *t)
+{
+	const struct report_cell *cell = c->pairs[t->pair].a;
+	char *lo = fmt_pct(t->st.ci_lo), *hi = fmt_pct(t->st.ci_hi);
+	char *cells[9] = {
+		xstrdup(cell->id),
+		xstrdup(cell->summary ? cell->summary : ""),
+		t->metric < RM_COUNT ? report_metric_header((enum report_metric)t->metric)
+				     : xstrdup(metric_table[t->metric].title),
+		xasprintf("%zu", t->st.n),
+		fmt_pct(t->st.ratio),
+		xasprintf("%s to %s", lo, hi),
+		fmt_p(t->st.p),
+		fmt_p(t->p_adj),
+		xstrdup(t->gate_failed	 ? "yes, gate failed"
+			: t->significant ? "yes"
+					 : "no"),
+	};
+
+	report_doc_row(d, (const char *const *)cells);
+	for (int k = 0; k < 9; k++)
+		free(cells[k]);
+	free(lo);
+	free(hi);
+}
+
+/* The paired analysis (builder/compare_gate.c): one row per tested cell and metric. */
+static void section_paired(struct report_doc *d, const struct compare *c)
+{
+	static const char *const hdr[] = { "cell",    "summary",    "metric",
+					   "pairs",   "change",	    "95% CI",
+					   "p-value", "adjusted p", "significant" };
+	const struct compare_analysis *an = &c->an;
+	size_t tested = an->n_family[0] + an->n_family[1];
+
+	report_doc_heading(d, 2, "Paired changes");
+	if (tested == 0) {
+		report_doc_para(d, "No cell has two ok repeats in both runs with the same repeat "
+				   "numbers: there is no paired test.");
+		return;
+	}
+	report_doc_para(d,
+			"Repeat r of A paired with repeat r of B: the change is the geometric mean "
+			"of B/A over the pairs, with its 95%% confidence interval and a paired "
+			"t-test on the log ratios (two-sided). Adjusted p: Holm's correction over "
+			"the %zu tests of the %s; significant when it is below %.2f.",
+			an->n_family[an->n_gates > 0],
+			an->n_gates > 0 ? "gated metrics (the other rows: over their own family)"
+					: "table",
+			COMPARE_ALPHA);
+	if (an->same_image)
+		report_doc_para(d,
+				"Both runs used the same image (an A/A comparison): %zu of %zu "
+				"tests are significant, and every one is a false positive.",
+				an->n_significant, an->n_family[an->n_gates > 0]);
+	report_doc_table(d, 9, hdr);
+	for (size_t i = 0; i < an->n_tests; i++)
+		if (!isnan(an->tests[i].st.p))
+			paired_row(d, c, &an->tests[i]);
+	report_doc_table_end(d);
 }
 
 static const struct {
@@ -304,7 +419,9 @@ void compare_render(struct report_doc *d, const struct compare *c, struct report
 	report_doc_para(d, "A is '%s', B is '%s': %zu cells in both.", c->a->dir, c->b->dir,
 			c->n_pairs);
 	section_environment(d, c);
+	section_drift(d, c);
 	section_table(d, c);
+	section_paired(d, c);
 	section_plots(d, c, pl);
 }
 

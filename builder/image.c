@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "image_build.h"
+#include "image_zfs_src.h"
 #include "term.h"
 #include "util.h"
 
@@ -141,14 +142,15 @@ int recipe_load_buffer(const char *path, const char *text, size_t len, struct re
 	r->compression = "none";
 	if (json_unpack_ex(j, &je, JSON_STRICT,
 			   "{s:s, s?s, s:s, s:s, s:o, s?b, s:s, s:o, s:o, s:o, s?o, s:o, s?o, s?o, "
-			   "s?o, s?s}",
+			   "s?o, s?s, s?o}",
 			   "name", &r->name, "description", &(const char *){ NULL }, "distro",
 			   &r->distro, "suite", &r->suite, "components", &r->components,
 			   "backports", &r->backports, "mirror", &r->mirror, "kernel_packages",
 			   &r->kernel_packages, "packages", &r->packages, "modules", &r->modules,
 			   "optional_modules", &r->optional_modules, "files", &r->files,
 			   "optional_files", &r->optional_files, "trees", &r->trees, "exclude",
-			   &r->exclude, "initramfs_compression", &r->compression) < 0) {
+			   &r->exclude, "initramfs_compression", &r->compression, "zfs_source",
+			   &r->zfs_source) < 0) {
 		error_set(err, EINVAL, "'%s': %s", path, je.text);
 		goto fail;
 	}
@@ -186,6 +188,14 @@ int recipe_load_buffer(const char *path, const char *text, size_t len, struct re
 	    check_release(path, "kernel_packages", r->kernel_packages, r, err) < 0 ||
 	    check_release(path, "packages", r->packages, r, err) < 0)
 		goto fail;
+	if (r->zfs_source) {
+		struct zfs_src zs;
+		int rc = zfs_src_load(path, r->zfs_source, &zs, err);
+
+		zfs_src_release(&zs);
+		if (rc < 0)
+			goto fail;
+	}
 
 	/* Canonical JSON (sorted keys, compact) so formatting and key order do not change hashes.
 	 */

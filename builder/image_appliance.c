@@ -15,6 +15,7 @@
 #include "cleanup.h"
 #include "image_flavor.h"
 #include "image_stage.h"
+#include "image_zfs_src.h"
 #include "initramfs.h"
 #include "log.h"
 #include "util.h"
@@ -24,12 +25,15 @@
 struct appliance_job {
 	struct recipe r;
 	struct guest_files g;
+	struct zfs_src zs; /* when the recipe has "zfs_source" (has_zs) */
+	int has_zs;
 	/* the build: */
 	struct build *b;
 	const char *hash;
 	const char *dir; /* the temporary images/<hash>.tmp */
-	char *root_dir;	 /* roots/<root hash> */
-	char *root;	 /* its root/ */
+	const char *cache;
+	char *root_dir; /* roots/<root hash> */
+	char *root;	/* its root/; with zfs_source, a copy of it in dir (removed at the end) */
 	json_t *root_info;
 	const char *kver;
 	const char *boot_kernel;
@@ -54,6 +58,46 @@ static int step_kernel(void *ctx, struct build *b, struct zb_error *err)
 	cleanup_free char *src = xasprintf("%s/boot/vmlinuz-%s", a->root, a->kver);
 
 	return build_kernel(b, src, a->dir, &a->boot_kernel, err);
+}
+
+static int zfs_wanted(const void *ctx)
+{
+	const struct appliance_job *a = ctx;
+
+	return a->has_zs;
+}
+
+static int step_root_copy(void *ctx, struct build *b, struct zb_error *err)
+{
+	struct appliance_job *a = ctx;
+	cleanup_free char *src = xasprintf("%s/root", a->root_dir);
+	const char *argv[] = { "cp", "-a", "--reflink=auto", src, a->root, NULL };
+
+	return build_run(b, argv, err);
+}
+
+static void title_zfs(const void *ctx, char *buf, size_t len)
+{
+	const struct appliance_job *a = ctx;
+
+	snprintf(buf, len, "OpenZFS from source (%s %.12s%s, %zu patch%s)", a->zs.kind,
+		 !strcmp(a->zs.kind, "dir") ? a->zs.commit : a->zs.source_sha,
+		 a->zs.dirty ? ", dirty" : "", a->zs.n_patches, a->zs.n_patches == 1 ? "" : "es");
+}
+
+static int step_zfs(void *ctx, struct build *b, struct zb_error *err)
+{
+	struct appliance_job *a = ctx;
+
+	return zfs_src_build(&a->zs, a->cache, a->root, a->kver, b, err);
+}
+
+/* The copy was only the build's: the image is its kernel, initramfs and manifest. */
+static int step_root_remove(void *ctx, struct build *b, struct zb_error *err)
+{
+	struct appliance_job *a = ctx;
+
+	return remove_tree(a->root, err);
 }
 
 static int step_programs(void *ctx, struct build *b, struct zb_error *err)
@@ -138,7 +182,8 @@ static int step_manifest(void *ctx, struct build *b, struct zb_error *err)
 	struct appliance_job *a = ctx;
 	cleanup_free char *path = xasprintf("%s/manifest.json", a->dir);
 	json_t *pkgs = json_object_get(a->root_info, "packages");
-	const char *zfs = json_string_value(json_object_get(pkgs, "zfsutils-linux"));
+	const char *zfs = a->has_zs ? a->zs.module_version
+				    : json_string_value(json_object_get(pkgs, "zfsutils-linux"));
 	json_t *files = appliance_files(a, err), *steps = json_array();
 	cleanup_json json_t *m = NULL;
 	char date[32];
@@ -162,15 +207,26 @@ static int step_manifest(void *ctx, struct build *b, struct zb_error *err)
 		return error_set(err, EINVAL,
 				 "cannot assemble the manifest (missing root.json fields?)");
 	json_object_set(m, "buses", a->buses);
+	if (a->has_zs)
+		json_object_set_new(m, "zfs_source", zfs_src_describe(&a->zs));
 	return image_manifest_write(path, m, err);
 }
 
 static const struct build_step appliance_steps[] = {
+	{ .name = "copy the root", .wanted = zfs_wanted, .run = step_root_copy },
+	{ .name = "OpenZFS from source",
+	  .title = title_zfs,
+	  .wanted = zfs_wanted,
+	  .run = step_zfs },
 	{ .name = "kernel", .title = title_kernel, .run = step_kernel },
 	{ .name = "programs, libraries, udev", .run = step_programs },
 	{ .name = "kernel modules", .run = step_modules },
 	{ .name = "initramfs", .title = title_initramfs, .run = step_initramfs },
 	{ .name = "manifest", .run = step_manifest },
+	{ .name = "remove the root's copy",
+	  .quiet = 1,
+	  .wanted = zfs_wanted,
+	  .run = step_root_remove },
 };
 
 /* --- the flavor -------------------------------------------------------------------------- */
@@ -184,6 +240,11 @@ static int appliance_load(struct image_job *job, struct zb_error *err)
 	if (recipe_load(job->path, &a->r, err) < 0)
 		return -1;
 	job->name = a->r.name;
+	if (a->r.zfs_source) {
+		a->has_zs = 1;
+		if (zfs_src_load(a->r.path, a->r.zfs_source, &a->zs, err) < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -199,9 +260,13 @@ static int appliance_key(struct image_job *job, struct zb_error *err)
 	if (sha256_file_hex(a->g.engine, a->g.engine_sha, err) < 0)
 		return error_wrap(err, "guest engine (build it with 'make guest/zbench-engine', or "
 				       "set ZBENCH_ENGINE)");
-	key = xasprintf("zbench-appliance %d\nrecipe %s\nroot %s\nagent %s\nengine %s\n",
+	if (a->has_zs && zfs_src_key(&a->zs, a->r.root_hash, err) < 0)
+		return -1;
+	/* Without "zfs_source" the key is what it always was (no cached image is rebuilt). */
+	key = xasprintf("zbench-appliance %d\nrecipe %s\nroot %s\nagent %s\nengine %s\n%s%s%s",
 			IMAGE_APPLIANCE_VERSION, a->r.hash, a->r.root_hash, a->g.agent_sha,
-			a->g.engine_sha);
+			a->g.engine_sha, a->has_zs ? "zfs " : "", a->has_zs ? a->zs.key : "",
+			a->has_zs ? "\n" : "");
 	sha256_hex(key, strlen(key), job->hash);
 	return 0;
 }
@@ -231,7 +296,7 @@ static int appliance_assemble(struct image_job *job, struct build *b, struct zb_
 {
 	struct appliance_job *a = job->state;
 
-	a->root = xasprintf("%s/root", a->root_dir);
+	a->root = a->has_zs ? xasprintf("%s/root", a->dir) : xasprintf("%s/root", a->root_dir);
 	a->stager =
 	    (struct stager){ .root = a->root, .staging = xasprintf("%s/staging", a->dir), .b = b };
 	a->first_step = json_array_size(b->steps);
@@ -252,6 +317,7 @@ static int appliance_build(struct image_job *job, const char *dir, struct build 
 	a->b = b;
 	a->hash = job->hash;
 	a->dir = dir;
+	a->cache = job->cache;
 	a->root_dir = xasprintf("%s/%s", roots, a->r.root_hash);
 	if (mkdir_p(roots, 0755, err) < 0)
 		return -1;
@@ -283,6 +349,7 @@ static void appliance_release(struct image_job *job)
 
 	recipe_release(&a->r);
 	guest_files_release(&a->g);
+	zfs_src_release(&a->zs);
 	stager_release(&a->stager);
 	free((char *)a->stager.staging);
 	free(a->root_dir);

@@ -45,6 +45,7 @@ struct recipe {
 	json_t *trees;		  /* directories copied recursively */
 	json_t *exclude;	  /* paths left out of trees */
 	const char *compression;  /* initramfs: "none" or "gzip" */
+	json_t *zfs_source;	  /* OpenZFS built from source (builder/image_zfs_src.h), or NULL */
 	char hash[65];		  /* the whole recipe, canonical JSON */
 	char root_hash[65];	  /* the keys that shape the root, plus IMAGE_ROOT_VERSION */
 };
@@ -177,6 +178,16 @@ int root_nsteps(void);
 int root_derive(const struct recipe *r, const char *base_root, const char *cache, const char *dir,
 		struct build *b, struct zb_error *err);
 int root_derive_nsteps(void);
+
+/* A host directory bound into a chroot: `src` at ROOT/`dst` (created). */
+struct root_bind {
+	const char *src, *dst;
+};
+
+/* Run argv (a "chroot ROOT ..." command) with proc, sys, dev and `binds` mounted in `root` and
+ * the build's signals caught; the mounts are undone whatever happens. 0, or -1 with err. */
+int root_chroot_run(const char *root, const struct root_bind *binds, size_t n,
+		    const char *const argv[], struct build *b, struct zb_error *err);
 
 /* Remove the temporaries that interrupted builds left in `roots`; call with the cache lock held.
  */

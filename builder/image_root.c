@@ -593,6 +593,43 @@ int root_build(const struct recipe *r, const char *cache, const char *dir, struc
 	return rc;
 }
 
+/* --- commands in a root (OpenZFS from source, builder/image_zfs_src.c) ------------------- */
+
+int root_chroot_run(const char *root, const struct root_bind *binds, size_t n,
+		    const char *const argv[], struct build *b, struct zb_error *err)
+{
+	static const char *const sys[][3] = { { "proc", "proc", "proc" },
+					      { "/sys", "sys", NULL },
+					      { "/dev", "dev", NULL } };
+	struct sigaction old[ARRAY_SIZE(caught_signals)];
+	struct mounts m = { 0 };
+	int rc = 0;
+
+	image_private_mounts();
+	setenv("DEBIAN_FRONTEND", "noninteractive", 1);
+	setenv("LC_ALL", "C.UTF-8", 1);
+	setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", 1);
+	signals_catch(old);
+	for (size_t i = 0; rc == 0 && i < ARRAY_SIZE(sys); i++) {
+		cleanup_free char *dst = xasprintf("%s/%s", root, sys[i][1]);
+
+		rc = mounts_add(&m, sys[i][0], dst, sys[i][2], sys[i][2] ? 0 : MS_BIND, err);
+	}
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		cleanup_free char *dst = xasprintf("%s/%s", root, binds[i].dst);
+
+		rc = mkdir_p(dst, 0755, err);
+		if (rc == 0)
+			rc = mounts_add(&m, binds[i].src, dst, NULL, MS_BIND, err);
+	}
+	if (rc == 0)
+		rc = interrupted ? -1 : build_run(b, argv, err);
+	rc = root_result(rc, err);
+	mounts_release(&m);
+	signals_restore(old);
+	return rc;
+}
+
 /* --- derived roots (the cloud flavor, docs/images.md) ------------------------------------ */
 
 static int step_copy_base(void *ctx, struct build *b, struct zb_error *err)

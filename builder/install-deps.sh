@@ -105,6 +105,29 @@ EOT
 	updated=no
 fi
 
+# Images that build OpenZFS from Debian's source package (images/debian12-zfs-src.json) fetch it
+# with 'apt-get source zfs-linux': that needs a deb-src entry for bookworm's contrib. A file of
+# its own, so a host whose zbench.sources predates it gets it too.
+src_list=/etc/apt/sources.list.d/zbench-src.sources
+if [ ! -e "$src_list" ]; then
+	uri=$(mirror_uri | head -n1)
+	if [ -z "$uri" ]; then
+		echo "install-deps: no Debian bookworm entry in /etc/apt/sources.list*: add one first" >&2
+		exit 1
+	fi
+	echo "install-deps: adding bookworm's source packages (deb-src) from $uri to $src_list"
+	$SUDO tee "$src_list" >/dev/null <<EOT
+# Added by zbench (builder/install-deps.sh): 'apt-get source zfs-linux' for OpenZFS built from
+# Debian's source package (docs/images.md).
+Types: deb-src
+URIs: $uri
+Suites: bookworm bookworm-updates
+Components: main contrib
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOT
+	updated=no
+fi
+
 if [ -n "$missing$qemu_missing" ] || [ "${updated:-yes}" = no ]; then
 	$SUDO apt-get update -q
 fi

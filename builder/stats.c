@@ -2,6 +2,7 @@
  * two-pass formulas, no streaming, no allocation beyond the ranks of one Spearman call. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "stats.h"
 #include "util.h"
@@ -156,6 +157,86 @@ int stats_welch(const double *a, size_t na, const double *b, size_t nb, struct s
 	w->df = se2 * se2 / (va * va / (double)(na - 1) + vb * vb / (double)(nb - 1));
 	w->p = stats_betai(w->df / 2, 0.5, 1 / (1 + w->t * w->t / w->df));
 	return 0;
+}
+
+int stats_paired_log(const double *a, const double *b, size_t n, struct stats_paired *out)
+{
+	double sum = 0, ss = 0, d, se, q;
+	size_t k = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->mean_log = out->ratio = out->ci_lo = out->ci_hi = NAN;
+	out->t = out->df = out->p = NAN;
+	for (size_t i = 0; i < n; i++)
+		if (a[i] > 0 && b[i] > 0) {
+			sum += log(b[i] / a[i]);
+			k++;
+		}
+	out->n = k;
+	if (k < 2)
+		return -1;
+	out->mean_log = sum / (double)k;
+	for (size_t i = 0; i < n; i++)
+		if (a[i] > 0 && b[i] > 0) {
+			d = log(b[i] / a[i]) - out->mean_log;
+			ss += d * d;
+		}
+	out->df = (double)(k - 1);
+	out->ratio = exp(out->mean_log);
+	se = sqrt(ss / (double)(k - 1) / (double)k);
+	/* identical ratios up to rounding: nothing varies, so the ratio is certain */
+	if (se <= 1e-12 * (fabs(out->mean_log) > 1 ? fabs(out->mean_log) : 1)) {
+		int one = fabs(out->mean_log) <= 1e-12;
+
+		out->t = one ? 0 : (out->mean_log > 0 ? INFINITY : -INFINITY);
+		out->p = one ? 1 : 0;
+		out->ci_lo = out->ci_hi = out->ratio;
+		return 0;
+	}
+	out->t = out->mean_log / se;
+	out->p = stats_betai(out->df / 2, 0.5, out->df / (out->df + out->t * out->t));
+	q = stats_t_quantile(0.975, out->df);
+	out->ci_lo = exp(out->mean_log - q * se);
+	out->ci_hi = exp(out->mean_log + q * se);
+	return 0;
+}
+
+struct p_index {
+	double p;
+	size_t i;
+};
+
+static int p_index_cmp(const void *pa, const void *pb)
+{
+	const struct p_index *a = pa, *b = pb;
+
+	if (a->p != b->p)
+		return a->p < b->p ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+void stats_holm(const double *p, size_t n, double *adj)
+{
+	struct p_index *r = xcalloc(n + 1, sizeof(*r));
+	size_t m = 0;
+	double run = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		adj[i] = NAN;
+		if (!isnan(p[i]))
+			r[m++] = (struct p_index){ p[i], i };
+	}
+	qsort(r, m, sizeof(*r), p_index_cmp);
+	for (size_t k = 0; k < m; k++) {
+		double v = (double)(m - k) * r[k].p;
+
+		if (v > 1)
+			v = 1;
+		if (v > run)
+			run = v;
+		adj[r[k].i] = run;
+	}
+	free(r);
 }
 
 struct ranked {

@@ -44,6 +44,27 @@ struct stats_welch {
  * have zero variance, p is 1 if the means are equal and 0 otherwise. */
 int stats_welch(const double *a, size_t na, const double *b, size_t nb, struct stats_welch *w);
 
+struct stats_paired {
+	size_t n;	     /* pairs used: both values > 0 */
+	double mean_log;     /* mean of ln(b_i / a_i) */
+	double ratio;	     /* exp(mean_log): the geometric mean of b_i / a_i */
+	double ci_lo, ci_hi; /* 95% confidence interval of the ratio (Student t, n - 1 df) */
+	double t, df;	     /* mean_log / its standard error, n - 1 */
+	double p;	     /* two-sided p-value of "the ratio is 1" */
+};
+
+/* Paired t-test on log ratios: pair i is (a[i], b[i]), the same repeat of the same cell in A
+ * and in B; pairs where either value is not > 0 are left out. Logs make the test one of the
+ * ratio B/A (a multiplicative change, the same whether the metric is IOPS or latency) and
+ * tame the right skew of throughput. Returns < 0 (fields NAN but n) with fewer than two pairs.
+ * When every pair has the same ratio, p is 1 if that ratio is 1 and 0 otherwise (as Welch's). */
+int stats_paired_log(const double *a, const double *b, size_t n, struct stats_paired *out);
+
+/* Holm's step-down adjustment of the p-values p[0..n-1] for n tests (family-wise error rate):
+ * adj[i] = max over the j ranked at or before i of min(1, (n - rank_j) p_j). NAN p-values are
+ * not tests: they stay NAN and do not count in n. */
+void stats_holm(const double *p, size_t n, double *adj);
+
 /* Spearman's rank correlation of the pairs (x[i], y[i]); ties get their average rank. NAN when
  * n < 2 or either side is constant. */
 double stats_spearman(const double *x, const double *y, size_t n);

@@ -16,7 +16,7 @@ _zbench() {
 	matrix) opts="" subs="check expand keys" ;;
 	doctor) opts="--json" subs="" ;;
 	report) opts="-o --junit --json --phase --output" subs="" ;;
-	compare) opts="-o --phase --output" subs="" ;;
+	compare) opts="-o --fail-if --json --output --junit --summary --phase" subs="" ;;
 	*) return ;;
 	esac
 	if [ -n "$subs" ] && [ "$COMP_CWORD" -eq 2 ]; then

@@ -23,6 +23,7 @@ suite_command() {
 	report) echo "\"$ZBENCH\" report rundir -o out --junit out/junit.xml --json; echo \"exit \$?\"; cat out/report.md out/junit.xml out/report.json; for p in out/report-cells/*.md; do echo \"== \$p\"; cat \"\$p\"; done; ls out/report-cells/*-plots; rm -rf out" ;;
 	vm) echo "\"$VM_GOLDEN\" matrix.json" ;;
 	compare) echo "\"$ZBENCH\" compare a b -o out; echo \"exit \$?\"; cat out/compare.md 2>/dev/null; rm -rf out" ;;
+	compare-gate) echo "ZBENCH=\"$ZBENCH\" sh ./args.sh; echo \"exit \$?\"; cat out/junit.xml out/summary.md 2>/dev/null; rm -rf out" ;;
 	*) return 1 ;;
 	esac
 }

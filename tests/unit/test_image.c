@@ -478,7 +478,8 @@ static void test_image_keys(void)
 {
 	static const char *const files[][2] = { { "agent", "agent\n" },
 						{ "engine", "engine\n" },
-						{ "unit", "[Unit]\n" } };
+						{ "unit", "[Unit]\n" },
+						{ "zfs_build", "#!/bin/sh\n" } };
 	char *golden = NULL, *fake = at("fake.qcow2"), key[65], golden_buf[65];
 	struct zb_error err = { 0 };
 	glob_t g;

@@ -178,6 +178,80 @@ static void test_spearman(void)
 	CHECK(isnan(stats_spearman(x, y, 1)));
 }
 
+/* Paired t-test on log ratios: reference values from mpmath at 30 digits (ln(b/a), its mean and
+ * sample sd, t = mean / (sd / sqrt(n)), p = I_{df/(df+t^2)}(df/2, 1/2), CI exp(mean -/+ q se)
+ * with q the t quantile 0.975). */
+static const struct {
+	double a[5], b[5];
+	size_t n;
+	double ratio, t, p, lo, hi;
+} paired_cases[] = {
+	{ { 100, 110, 95, 105, 102 },
+	  { 90, 101, 88, 93, 95 },
+	  5,
+	  0.91215673594618052,
+	  -9.7994541860358827,
+	  0.00060782622427821996,
+	  0.88870186581529709,
+	  0.93623063362051566 },
+	{ { 10, 12, 11 },
+	  { 11, 12.5, 11.2 },
+	  3,
+	  1.0527265996093965,
+	  2.2410257148397665,
+	  0.15431162937674282,
+	  0.95382963733905506,
+	  1.1618776038631541 },
+	{ { 50, 60 },
+	  { 55, 57 },
+	  2,
+	  1.0222524150130436,
+	  0.30024449051708554,
+	  0.81431005558602245,
+	  0.40277449623159325,
+	  2.5945038967887639 },
+};
+
+static void test_paired(void)
+{
+	struct stats_paired st;
+
+	for (size_t i = 0; i < sizeof(paired_cases) / sizeof(paired_cases[0]); i++) {
+		CHECK(stats_paired_log(paired_cases[i].a, paired_cases[i].b, paired_cases[i].n,
+				       &st) == 0);
+		CHECK(st.n == paired_cases[i].n);
+		CHECK(CLOSE(st.ratio, paired_cases[i].ratio, 1e-12));
+		CHECK(CLOSE(st.t, paired_cases[i].t, 1e-9));
+		CHECK(CLOSE(st.p, paired_cases[i].p, 1e-9));
+		CHECK(CLOSE(st.ci_lo, paired_cases[i].lo, 1e-7));
+		CHECK(CLOSE(st.ci_hi, paired_cases[i].hi, 1e-7));
+	}
+	/* a pair with a zero is left out: one pair left, no test */
+	CHECK(stats_paired_log((double[]){ 1, 0 }, (double[]){ 2, 3 }, 2, &st) < 0);
+	CHECK(st.n == 1 && isnan(st.p) && isnan(st.ratio));
+	/* the same ratio in every pair: certain */
+	CHECK(stats_paired_log((double[]){ 1, 2, 4 }, (double[]){ 2, 4, 8 }, 3, &st) == 0);
+	CHECK(st.p == 0 && CLOSE(st.ratio, 2, 1e-12) && CLOSE(st.ci_lo, 2, 1e-12));
+	CHECK(stats_paired_log((double[]){ 3, 5 }, (double[]){ 3, 5 }, 2, &st) == 0);
+	CHECK(st.p == 1 && CLOSE(st.ratio, 1, 1e-12));
+}
+
+static void test_holm(void)
+{
+	double adj[4];
+
+	/* sorted 0.005, 0.01, 0.03, 0.04 times 4, 3, 2, 1: 0.02, 0.03, 0.06, 0.04 -> 0.06 */
+	stats_holm((double[]){ 0.01, 0.04, 0.03, 0.005 }, 4, adj);
+	CHECK(CLOSE(adj[3], 0.02, 1e-15) && CLOSE(adj[0], 0.03, 1e-15));
+	CHECK(CLOSE(adj[2], 0.06, 1e-15) && CLOSE(adj[1], 0.06, 1e-15));
+	/* a NAN is no test: two tests */
+	stats_holm((double[]){ 0.01, NAN, 0.04 }, 3, adj);
+	CHECK(CLOSE(adj[0], 0.02, 1e-15) && isnan(adj[1]) && CLOSE(adj[2], 0.04, 1e-15));
+	/* capped at 1 */
+	stats_holm((double[]){ 0.6, 0.7 }, 2, adj);
+	CHECK(adj[0] == 1 && adj[1] == 1);
+}
+
 int main(void)
 {
 	test_betai();
@@ -185,5 +259,7 @@ int main(void)
 	test_summary();
 	test_welch();
 	test_spearman();
+	test_paired();
+	test_holm();
 	return check_summary("stats");
 }

@@ -1,0 +1,77 @@
+/* OpenZFS built from source into an appliance image (docs/images.md, "OpenZFS from source"): a
+ * recipe's "zfs_source" names Debian's source package, a release tarball or a local directory
+ * (a git checkout, dirty or not), patch files and configure options. The modules and the tools
+ * the appliance uses are built inside a copy of the image's root against its own kernel headers.
+ *
+ * Two identities: the build tree's (the source without the patches or a dirty tree's diff, the
+ * configure options, the root) names cache/zfs-build/<id>/tree, kept between builds so a small
+ * change rebuilds little (and ccache, cache/ccache, the rest); the key (the build tree's
+ * identity, the diff, every patch's content and the build script) goes into the image's key.
+ * Never a path: the same content at another path is the same image.
+ *
+ * Everything in "zfs_source" may be someone else's: its strings are checked before they reach a
+ * command line, a tarball is extracted by tar without owners, patches and a diff are applied by
+ * `git apply` (which refuses paths outside the tree and through symlinks), and git runs on a
+ * user's checkout with its external diff, textconv and fsmonitor turned off. The build itself
+ * runs the source's own build system as root in a chroot: building a source is trusting it.
+ */
+#ifndef ZB_IMAGE_ZFS_SRC_H
+#define ZB_IMAGE_ZFS_SRC_H
+
+#include <jansson.h>
+
+#include "error.h"
+#include "image_build.h"
+
+/* Bump when the build script or the way a tree is prepared changes what gets built. */
+#define ZFS_SRC_VERSION 1
+
+struct zfs_patch {
+	char *path; /* resolved against the recipe's directory */
+	char sha[65];
+};
+
+struct zfs_src {
+	const char *kind;	       /* "debian", "tarball" or "dir" */
+	const char *package, *version; /* debian: the source package, and its version or NULL */
+	const char *pinned_sha;	       /* debian: the .dsc's SHA-256 the recipe pins, or NULL */
+	char *path;		       /* tarball, dir: resolved against the recipe's directory */
+	json_t *configure;	       /* borrowed: the recipe's array of options */
+	struct zfs_patch *patches;
+	size_t n_patches;
+	/* set by zfs_src_key(): */
+	char *dsc;	     /* debian: the .dsc's file name ("zfs-linux_2.1.11-1+deb12u1.dsc") */
+	char *dsc_version;   /* debian: the version apt resolved */
+	char source_sha[65]; /* debian: the .dsc's SHA-256; tarball: the tarball's */
+	char commit[41];     /* dir: HEAD */
+	int dirty;	     /* dir: the work tree differs from HEAD (tracked files) */
+	char *diff;	     /* dir, dirty: `git diff HEAD --binary` */
+	char diff_sha[65];
+	char script_sha[65];
+	char build_id[65]; /* the build tree's identity */
+	char key[65];	   /* what is built */
+	/* set by zfs_src_build(): */
+	char *module_version; /* `modinfo -F version zfs` in the root, as /sys/module/zfs/version */
+	double seconds;	      /* of the build step */
+};
+
+/* Check a recipe's "zfs_source" object (`spec`, from the file `recipe_path`) and fill `zs`
+ * (borrowing from spec). zfs_src_release() frees what it holds, also on failure. */
+int zfs_src_load(const char *recipe_path, json_t *spec, struct zfs_src *zs, struct zb_error *err);
+
+/* Compute the identities from the content (asks apt for the .dsc's hash, reads the tarball,
+ * asks git for HEAD and the diff); `root_hash` is the recipe's root. */
+int zfs_src_key(struct zfs_src *zs, const char *root_hash, struct zb_error *err);
+
+/* Build into `root` (a copy of the image's root, kernel `kver`): prepare the kept build tree in
+ * `cache` (absolute), apply the diff and patches, build and install in a chroot. */
+int zfs_src_build(struct zfs_src *zs, const char *cache, const char *root, const char *kver,
+		  struct build *b, struct zb_error *err);
+
+/* What the manifest says about the source: kind, package/version or hash, commit, dirty, the
+ * diff's and patches' hashes, configure options, the build tree, the module's version. */
+json_t *zfs_src_describe(const struct zfs_src *zs);
+
+void zfs_src_release(struct zfs_src *zs);
+
+#endif
