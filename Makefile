@@ -55,7 +55,7 @@ HOST_SRCS += builder/vm_libvirt.c builder/vm_libvirt_xml.c builder/libvirt_uri.c
 # reports: statistics over repeats, one run's report, two runs compared
 HOST_SRCS += builder/stats.c builder/metrics.c builder/report.c builder/report_model.c builder/report_doc.c \
 	builder/plot.c builder/report_sections.c builder/claims.c builder/junit.c builder/cmd_report.c \
-	builder/compare.c builder/cmd_compare.c
+	builder/compare.c builder/compare_sides.c builder/cmd_compare.c
 
 AGENT_SRCS = guest/agent.c guest/agent_boot.c guest/agent_channel.c guest/agent_zfs.c \
 	guest/agent_report.c guest/agent_workload.c guest/agent_cmd.c guest/telemetry.c

@@ -4,15 +4,20 @@
 
 #include "commands.h"
 #include "compare.h"
+#include "compare_sides.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: zbench compare [-o DIR] RUN_A RUN_B\n"
+		   "       zbench compare [-o DIR] RUNDIR\n"
 		   "\n"
 		   "Match the cells of two run directories by their configuration (the image left\n"
 		   "out), and write DIR/compare.md and DIR/compare.html: per cell and metric the\n"
 		   "change from A to B in %%, Welch's t-test over the repeats, and plots of the\n"
 		   "%% change against the matrix's first axis. DIR defaults to RUN_B.\n"
+		   "With one RUNDIR, a run of several images (zbench run -i A -i B): its image\n"
+		   "A against its image B, each record on the side it names; DIR defaults to\n"
+		   "RUNDIR.\n"
 		   "\n"
 		   "  -o, --output DIR   where to write the comparison\n"
 		   "\n"
@@ -47,15 +52,21 @@ int cmd_compare(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (argc - optind != 2) {
+	if (argc - optind != 2 && argc - optind != 1) {
 		usage(stderr);
 		return 2;
 	}
-	if (report_run_load(argv[optind], &a, &err) < 0) {
+	if (argc - optind == 1) {
+		if (compare_sides_load(argv[optind], "A", "B", &a, &b, &err) < 0) {
+			die_message(err.msg);
+			return 2;
+		}
+		if (!outdir)
+			outdir = argv[optind];
+	} else if (report_run_load(argv[optind], &a, &err) < 0) {
 		die_message(err.msg);
 		return 2;
-	}
-	if (report_run_load(argv[optind + 1], &b, &err) < 0) {
+	} else if (report_run_load(argv[optind + 1], &b, &err) < 0) {
 		die_message(err.msg);
 		report_run_release(&a);
 		return 2;
