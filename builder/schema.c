@@ -200,6 +200,19 @@ static int check_recipe_path(const char *key, const json_t *v, char *msg, size_t
 	return 0;
 }
 
+/* "images": at least two (one is "image"), at most RUN_MAX_IMAGES (8) of them. */
+static int check_images(const char *key, const json_t *v, char *msg, size_t len)
+{
+	size_t n = json_array_size(v);
+
+	(void)key;
+	if (n < 2 || n > 8) {
+		snprintf(msg, len, "expected 2 to 8 image recipes, got %zu", n);
+		return SCHEMA_BAD_VALUE;
+	}
+	return 0;
+}
+
 /* ---- disks ----------------------------------------------------------------------------------- */
 
 /* SCSI's rotation rate: 1 means solid state, 2..1024 are reserved, 0 "not reported". */
@@ -795,6 +808,7 @@ static const struct schema_key matrix_keys[] = {
 		  "images/debian12-zfs.json)" },
 	{ .path = "images",
 	  .type = SCHEMA_ARRAY,
+	  .check = check_images,
 	  .help = "image recipes compared in one run, instead of \"image\" (at most 8; "
 		  "`zbench run` without -i): every cell runs on each, back to back, in an "
 		  "order that alternates between repeats (docs/compare.md)" },

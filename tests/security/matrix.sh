@@ -108,6 +108,14 @@ make_matrix refs 'v = list(range(1, 10001)); m["axes"] = [{"name": "r", "path": 
 check "20001 published values, the last not a value of the axis: found" \
 	refused refs "^zbench: ${F}reference\[0\].values\[20000\].match.r: 10001 is not a value of axis \"r\""
 
+# 3. "images": recipe paths only, and a bounded number of them (each is built or resolved
+#    before the first cell)
+make_matrix images-path 'm["images"] = ["images/debian12-zfs.json", "/etc/passwd"]'
+check "\"images\" naming a file that is not a recipe: refused" \
+	refused images-path "^zbench: ${F}images\[1\]: expected the path of an image recipe"
+make_matrix images-9 'm["images"] = ["images/debian12-zfs.json"] * 9'
+check "9 images: refused" refused images-9 "^zbench: ${F}images: expected 2 to 8 image recipes, got 9"
+
 printf '{"zbench":1,"name":"e","base":{"x\\u001b]0;owned\\u0007\\u001b[31m":1}}' >"$t/escape.json"
 check "a key with terminal escapes is named in the error with no control character left" \
 	sh -c 'out=$("$1" matrix check "$2" 2>&1 >/dev/null); echo "$out" | grep -q "unknown key" &&
