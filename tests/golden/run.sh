@@ -23,6 +23,7 @@ suite_command() {
 	report) echo "\"$ZBENCH\" report rundir -o out --junit out/junit.xml; echo \"exit \$?\"; cat out/report.md out/junit.xml; rm -rf out" ;;
 	vm) echo "\"$VM_GOLDEN\" matrix.json" ;;
 	compare) echo "\"$ZBENCH\" compare a b -o out; echo \"exit \$?\"; cat out/compare.md 2>/dev/null; rm -rf out" ;;
+	compare-run) echo "\"$ZBENCH\" compare rundir -o out; echo \"exit \$?\"; cat out/compare.md 2>/dev/null; rm -rf out" ;;
 	*) return 1 ;;
 	esac
 }
