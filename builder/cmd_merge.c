@@ -134,8 +134,7 @@ static int shards_open(struct shard *sh, int n, json_t *from, int *complete, str
 }
 
 /* Every record of one shard once (the first shard to have an attempt of a (cell, repeat, side)
- * keeps it), with its cell directory. Lines that are not records are skipped and named on stderr.
- */
+ * keeps it), with its cell directory. Lines that are not records are named on stderr. */
 static int merge_shard(struct results *res, const struct shard *sh, json_t *seen,
 		       struct zb_error *err)
 {
