@@ -42,6 +42,7 @@
 /* One attempt at one cell: what the runner keeps beside the state the channel fills. */
 struct attempt {
 	const struct cell *cell;
+	const struct run_side *side; /* the image it boots */
 	int repeat, attempt;
 	char *dir;
 	const char *accel;
@@ -113,8 +114,9 @@ static void progress(struct run_ctx *ctx, struct attempt *cr, int final)
 	const char *phase = st->current_phase ? st->current_phase : "boot";
 
 	format_duration(now_monotonic() - st->t_start, el, sizeof(el));
-	snprintf(head, sizeof(head), "[%d/%d] %s (%s) %s", ctx->done + 1, ctx->ncells_total,
-		 TERM(cr->cell->summary), TERM(cr->cell->id), TERM(cr->accel));
+	snprintf(head, sizeof(head), "[%d/%d] %s (%s%s%s) %s", ctx->done + 1, ctx->ncells_total,
+		 TERM(cr->cell->summary), TERM(cr->cell->id), ctx->nsides > 1 ? " image " : "",
+		 ctx->nsides > 1 ? cr->side->label : "", TERM(cr->accel));
 	if (final) {
 		if (st->fio)
 			snprintf(what, sizeof(what), ", read %.0f IOPS, write %.0f IOPS",
@@ -258,6 +260,7 @@ static int deadline_passed(struct attempt *cr, const struct deadlines *dl, doubl
 static char *cell_vm_spec(struct run_ctx *ctx, struct attempt *cr, struct disk_set *ds,
 			  const struct cloud_cell *cc, struct vm_spec *spec)
 {
+	const struct image *img = &cr->side->img;
 	json_t *cfg = cr->cell->config;
 	json_t *vmc = json_object_get(cfg, "vm");
 	const char *kargs = json_string_value(json_object_get(vmc, "kernel_args"));
@@ -269,12 +272,12 @@ static char *cell_vm_spec(struct run_ctx *ctx, struct attempt *cr, struct disk_s
 	mod_args = run_module_cmdline(json_object_get(cfg, "module_params"));
 	memset(spec, 0, sizeof(*spec));
 	cmdline = xasprintf("%s%sconsole=ttyS0 panic=-1 loglevel=4 zbench.cell=%s%s %s",
-			    ctx->img.cmdline ? ctx->img.cmdline : "", ctx->img.cmdline ? " " : "",
-			    cr->cell->id, mod_args, kargs ? kargs : "");
+			    img->cmdline ? img->cmdline : "", img->cmdline ? " " : "", cr->cell->id,
+			    mod_args, kargs ? kargs : "");
 	spec->cmdline = cmdline;
 	free(mod_args);
-	spec->kernel = ctx->img.kernel;
-	spec->initramfs = ctx->img.initramfs;
+	spec->kernel = img->kernel;
+	spec->initramfs = img->initramfs;
 	spec->memory = memory;
 	spec->cpus = json_is_integer(json_object_get(vmc, "cpus"))
 			 ? (int)json_integer_value(json_object_get(vmc, "cpus"))
@@ -313,7 +316,7 @@ static int cell_drive(struct run_ctx *ctx, struct attempt *cr, struct disk_set *
 	int status, fatal;
 
 	/* systemd and cloud-init come up before the agent on the cloud flavor (docs/images.md). */
-	if (ctx->img.disk)
+	if (cr->side->img.disk)
 		dl.boot += CLOUD_BOOT_ALLOWANCE;
 	dl.overall =
 	    json_duration(json_object_get(timeouts, "overall"), dl.boot + 600 + 2 * runtime);
@@ -416,8 +419,13 @@ static json_t *cell_record(struct run_ctx *ctx, struct attempt *cr, const char *
 	json_object_set_new(rec, "backend", json_string(ctx->vm_ops->name));
 	if (ctx->host_uri[0])
 		json_object_set_new(rec, "host", json_string(ctx->host_uri));
-	json_object_set_new(rec, "flavor", json_string(ctx->img.flavor));
-	json_object_set_new(rec, "image", json_string(ctx->img.hash));
+	json_object_set_new(rec, "flavor", json_string(cr->side->img.flavor));
+	json_object_set_new(rec, "image", json_string(cr->side->img.hash));
+	json_object_set_new(
+	    rec, "image_recipe",
+	    json_string(cr->side->recipe_named ? cr->side->recipe_named : cr->side->recipe));
+	if (ctx->nsides > 1)
+		json_object_set_new(rec, "side", json_string(cr->side->label));
 	json_object_set_new(rec, "config", json_incref(cr->cell->config));
 	json_object_set_new(rec, "boot_first_output",
 			    cr->t_first_byte ? json_real(cr->t_first_byte - st->t_start)
@@ -445,19 +453,26 @@ int cell_kvm_openable(void)
 	return 1;
 }
 
-static char *cell_dir_name(const struct cell *cell, int repeat, int attempt)
+/* RUNDIR/cells/NNN-ID-rR[-S][-aN]: the side's label only in a run of several images. */
+static char *cell_dir_name(const struct run_ctx *ctx, const struct cell *cell,
+			   const struct run_side *side, int repeat, int attempt)
 {
+	char s[4] = "", a[16] = "";
+
+	if (ctx->nsides > 1)
+		snprintf(s, sizeof(s), "-%s", side->label);
 	if (attempt > 1)
-		return xasprintf("%03d-%s-r%d-a%d", cell->index, cell->id, repeat, attempt);
-	return xasprintf("%03d-%s-r%d", cell->index, cell->id, repeat);
+		snprintf(a, sizeof(a), "-a%d", attempt);
+	return xasprintf("%03d-%s-r%d%s%s", cell->index, cell->id, repeat, s, a);
 }
 
 /* Boot one attempt's VM (fresh disks, and the cloud flavor's seed) and drive it to its end,
  * trying KVM first where auto allows it. Fills *cr (the caller releases it); returns < 0 only
  * for a host failure (err set). */
 static int attempt_boot(struct run_ctx *ctx, struct attempt *cr, const struct cell *cell,
-			int repeat, int attempt, struct zb_error *err)
+			int repeat, int side, int attempt, struct zb_error *err)
 {
+	const struct image *img = &ctx->sides[side].img;
 	json_t *cfg = cell->config;
 	const char *want =
 	    ctx->accel_opt
@@ -472,6 +487,7 @@ static int attempt_boot(struct run_ctx *ctx, struct attempt *cr, const struct ce
 	for (;;) {
 		memset(cr, 0, sizeof(*cr));
 		cr->cell = cell;
+		cr->side = &ctx->sides[side];
 		cr->repeat = repeat;
 		cr->attempt = attempt;
 		cell_state_init(&cr->st);
@@ -487,7 +503,7 @@ static int attempt_boot(struct run_ctx *ctx, struct attempt *cr, const struct ce
 			cr->accel = want;
 		}
 		{
-			char *name = cell_dir_name(cell, repeat, attempt);
+			char *name = cell_dir_name(ctx, cell, cr->side, repeat, attempt);
 
 			rc = results_cell_dir(&ctx->res, name, &cr->dir, err);
 			free(name);
@@ -497,11 +513,10 @@ static int attempt_boot(struct run_ctx *ctx, struct attempt *cr, const struct ce
 		if (disk_set_create(&ds, cfg, cr->dir, err) < 0)
 			return error_wrap(err, "cell %s", cell->id);
 		rc = 0;
-		if (ctx->img.disk &&
-		    cloud_seed_create(&ctx->img, cell->id, cfg, cr->dir, &cc, err) < 0)
+		if (img->disk && cloud_seed_create(img, cell->id, cfg, cr->dir, &cc, err) < 0)
 			rc = -1;
 		if (rc == 0)
-			rc = cell_drive(ctx, cr, &ds, ctx->img.disk ? &cc : NULL,
+			rc = cell_drive(ctx, cr, &ds, img->disk ? &cc : NULL,
 					probing ? KVM_PROBE_SECONDS : 0, err);
 		if (!ctx->o->keep_disks || cr->st.outcome == OUTCOME_INTERRUPTED) {
 			disk_set_remove(&ds);
@@ -549,15 +564,15 @@ static void attempt_classify(struct attempt *cr, const char *tail)
 
 /* One attempt at one cell: fresh disks, a VM, the verdict, one record. *outcome gets the
  * verdict (OUTCOME_INTERRUPTED attempts leave no record). */
-static int run_attempt(struct run_ctx *ctx, const struct cell *cell, int repeat, int attempt,
-		       enum cell_outcome *outcome, struct zb_error *err)
+static int run_attempt(struct run_ctx *ctx, const struct cell *cell, int repeat, int side,
+		       int attempt, enum cell_outcome *outcome, struct zb_error *err)
 {
 	struct attempt cr;
 	json_t *rec;
 	char *tail;
 	int rc;
 
-	if (attempt_boot(ctx, &cr, cell, repeat, attempt, err) < 0) {
+	if (attempt_boot(ctx, &cr, cell, repeat, side, attempt, err) < 0) {
 		cell_run_release(&cr);
 		return -1;
 	}
@@ -579,19 +594,21 @@ static int run_attempt(struct run_ctx *ctx, const struct cell *cell, int repeat,
 	return rc;
 }
 
-/* Every attempt the matrix allows at one (cell, repeat), starting at `attempt`. */
-int cell_run(struct run_ctx *ctx, const struct cell *cell, int repeat, int attempt,
+/* Every attempt the matrix allows at one (cell, repeat, side), starting at `attempt`. */
+int cell_run(struct run_ctx *ctx, const struct cell *cell, int repeat, int side, int attempt,
 	     struct zb_error *err)
 {
 	enum cell_outcome outcome = OUTCOME_NONE;
 
 	for (; attempt <= 1 + ctx->m_retries; attempt++) {
-		if (run_attempt(ctx, cell, repeat, attempt, &outcome, err) < 0)
+		if (run_attempt(ctx, cell, repeat, side, attempt, &outcome, err) < 0)
 			return -1;
 		if (outcome == OUTCOME_OK || outcome == OUTCOME_INTERRUPTED)
 			break;
 		if (attempt <= ctx->m_retries)
-			log_warn("cell %s ended %s; retrying (attempt %d of %d)", TERM(cell->id),
+			log_warn("cell %s%s%s ended %s; retrying (attempt %d of %d)",
+				 TERM(cell->id), ctx->nsides > 1 ? " image " : "",
+				 ctx->nsides > 1 ? ctx->sides[side].label : "",
 				 outcome_name(outcome), attempt + 1, 1 + ctx->m_retries);
 	}
 	if (outcome == OUTCOME_OK)

@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "compare.h"
+#include "compare_sides.h"
 #include "util.h"
 
 #define COMPARE_GATES_MAX 32
@@ -17,13 +18,16 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: zbench compare [-o DIR] [--fail-if 'METRIC < -N%%']... [--json]\n"
 		"                      [--junit FILE] [--summary FILE] [--phase NAME] RUN_A RUN_B\n"
+		"       zbench compare [OPTIONS] RUNDIR\n"
 		"\n"
 		"Match the cells of two run directories by their configuration (the image left\n"
 		"out), and write DIR/compare.md and DIR/compare.html: per cell and metric the\n"
 		"change from A to B in %%, Welch's t-test over the repeats, the repeats paired\n"
 		"by number (geometric mean of B/A, its 95%% CI, a paired t-test on the log\n"
 		"ratios, Holm-adjusted), and plots of the %% change against the matrix's first\n"
-		"axis. DIR defaults to RUN_B.\n"
+		"axis. DIR defaults to RUN_B. With one RUNDIR, a run of several images (zbench\n"
+		"run -i A -i B): its image A against its image B, each record on the side it\n"
+		"names; DIR defaults to RUNDIR.\n"
 		"\n"
 		"  -o, --output DIR       where to write the comparison\n"
 		"  --fail-if 'M < -5%%'    fail (exit 3) when metric M (docs/reports.md) changed\n"
@@ -99,7 +103,7 @@ static int parse(int argc, char **argv, struct compare_opts *o)
 			return 2;
 		}
 	}
-	if (argc - optind != 2) {
+	if (argc - optind != 2 && argc - optind != 1) {
 		usage(stderr);
 		return 2;
 	}
@@ -150,12 +154,25 @@ int cmd_compare(int argc, char **argv)
 
 	if (rc)
 		goto out;
-	if (report_run_load_phase(argv[optind], o.phase, &a, &err) < 0) {
+	if (argc - optind == 1) { /* one run of several images: its side A against side B */
+		if (o.phase) {
+			die_message("--phase with one RUNDIR: not supported yet; compare the sides' "
+				    "phases in two runs");
+			rc = 2;
+			goto out;
+		}
+		if (compare_sides_load(argv[optind], "A", "B", &a, &b, &err) < 0) {
+			die_message(err.msg);
+			rc = 2;
+			goto out;
+		}
+		if (!o.outdir)
+			o.outdir = argv[optind];
+	} else if (report_run_load_phase(argv[optind], o.phase, &a, &err) < 0) {
 		die_message(err.msg);
 		rc = 2;
 		goto out;
-	}
-	if (report_run_load_phase(argv[optind + 1], o.phase, &b, &err) < 0) {
+	} else if (report_run_load_phase(argv[optind + 1], o.phase, &b, &err) < 0) {
 		die_message(err.msg);
 		report_run_release(&a);
 		rc = 2;

@@ -134,8 +134,8 @@ static int shards_open(struct shard *sh, int n, json_t *from, int *complete, str
 	return 0;
 }
 
-/* Every record of one shard once (the first shard to have an attempt keeps it), with its cell
- * directory. Lines that are not records are skipped and named on stderr. */
+/* Every record of one shard once (the first shard to have an attempt of a (cell, repeat, side)
+ * keeps it), with its cell directory. Lines that are not records are named on stderr. */
 static int merge_shard(struct results *res, const struct shard *sh, json_t *seen,
 		       struct zb_error *err)
 {
@@ -154,14 +154,16 @@ static int merge_shard(struct results *res, const struct shard *sh, json_t *seen
 		const json_t *config = json_object_get(rec, "config");
 
 		/* by the canonical id of the record's config: shards recorded before canonical ids
-		 * (or by another spelling of the matrix) still meet their duplicates */
+		 * (or by another spelling of the matrix) still meet their duplicates; a run of
+		 * several images has one attempt per side (docs/compare.md) */
 		if (json_is_object(config))
 			canon_cell_id(config, id);
-		snprintf(key, sizeof(key), "%s/%lld/%lld",
+		snprintf(key, sizeof(key), "%.40s/%lld/%lld/%.8s",
 			 json_is_object(config) ? id
 						: json_string_value(json_object_get(rec, "cell")) ?: "?",
 			 (long long)json_integer_value(json_object_get(rec, "repeat")),
-			 (long long)json_integer_value(json_object_get(rec, "attempt")));
+			 (long long)json_integer_value(json_object_get(rec, "attempt")),
+			 json_string_value(json_object_get(rec, "side")) ?: "");
 		if (json_object_get(seen, key))
 			continue; /* the same attempt in two shards: keep the first */
 		json_object_set_new(seen, key, json_true());

@@ -31,7 +31,8 @@ int cmd_replay(int argc, char **argv)
 	};
 	struct run_options o = { 0 };
 	struct zb_error err = { 0 };
-	json_t *man, *mx, *opts;
+	json_t *man, *mx, *opts, *im;
+	size_t i;
 	char *text;
 	int c, rc;
 
@@ -69,6 +70,13 @@ int cmd_replay(int argc, char **argv)
 	}
 	o.matrix_path = json_string_value(json_object_get(mx, "path"));
 	o.recipe_path = json_string_value(json_object_get(json_object_get(man, "image"), "recipe"));
+	/* a run of several images replays with all of them, in the same sides */
+	json_array_foreach (json_object_get(man, "images"), i, im) {
+		const char *recipe = json_string_value(json_object_get(im, "recipe"));
+
+		if (recipe && o.n_recipes < RUN_MAX_IMAGES)
+			o.recipes[o.n_recipes++] = recipe;
+	}
 	opts = json_object_get(man, "options");
 	o.accel = json_string_value(json_object_get(opts, "accel"));
 	o.keep_disks = json_is_true(json_object_get(opts, "keep_disks"));

@@ -24,7 +24,12 @@ static void usage(FILE *f)
 	    "options:\n"
 	    "  -o, --output DIR     run directory (default runs/<matrix name>-<UTC time>)\n"
 	    "  -i, --image RECIPE   image recipe (default: the matrix's \"image\", else\n"
-	    "                       %s); built if not cached\n"
+	    "                       %s); built if not cached. Given twice\n"
+	    "                       or more (-i A -i B; or the matrix's \"images\"): every\n"
+	    "                       cell runs on each image, back to back, A B then B A in\n"
+	    "                       the next repeat; records name their image and side;\n"
+	    "                       `zbench compare RUNDIR` compares A with B\n"
+	    "                       (docs/compare.md)\n"
 	    "      --cache-dir DIR  image cache (default $ZBENCH_CACHE_DIR, else\n"
 	    "                       $XDG_CACHE_HOME/zbench, else ~/.cache/zbench)\n"
 	    "      --accel A        auto|kvm|tcg, overrides the matrix's vm.accel; auto tries\n"
@@ -136,7 +141,13 @@ int cmd_run(int argc, char **argv)
 			o.out_dir = optarg;
 			break;
 		case 'i':
-			o.recipe_path = optarg;
+			if (o.n_recipes == RUN_MAX_IMAGES) {
+				fprintf(stderr, "zbench run: at most %d images (-i)\n",
+					RUN_MAX_IMAGES);
+				return 2;
+			}
+			o.recipes[o.n_recipes++] = optarg;
+			o.recipe_path = o.recipes[0];
 			break;
 		case OPT_CACHE:
 			o.cache_dir = optarg;

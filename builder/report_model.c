@@ -219,6 +219,14 @@ static void cell_add_attempt(struct report_cell *c, const json_t *rec)
 		c->config = json_object_get(rec, "config");
 }
 
+/* Whether two records ran on the same image side ("side"; none: a run of one image). */
+static int same_side(const json_t *a, const json_t *b)
+{
+	const char *sa = report_str_get(a, "side"), *sb = report_str_get(b, "side");
+
+	return sa == sb || (sa && sb && !strcmp(sa, sb));
+}
+
 /* Count repeats (the last attempt of each), outcomes and the metrics of the ok repeats. */
 static void cell_finish(struct report_cell *c)
 {
@@ -228,9 +236,12 @@ static void cell_finish(struct report_cell *c)
 	size_t len = 0;
 	FILE *f;
 
+	/* a later attempt of the same repeat on the same image side supersedes (a run of several
+	 * images has one repeat per side: docs/compare.md) */
 	for (size_t i = 0; i < c->n_attempts; i++)
 		for (size_t j = 0; j < c->n_attempts; j++)
 			if (j != i && c->attempts[j].repeat == c->attempts[i].repeat &&
+			    same_side(c->attempts[j].rec, c->attempts[i].rec) &&
 			    (c->attempts[j].attempt > c->attempts[i].attempt ||
 			     (c->attempts[j].attempt == c->attempts[i].attempt && j > i)))
 				c->attempts[i].superseded = 1;

@@ -2,9 +2,10 @@
  *
  *   rundir_load     the matrix and options (a resumed run's own, from its manifest)
  *   schedule_plan   backend and hosts; what would refuse the run, before anything exists
- *   run_image       the image the cells boot, and whether every cell can use it
+ *   run_images      the images the cells boot (one, or several compared in one run), and
+ *                   whether every cell can use each
  *   rundir_start    the run directory created, or resumed (leftovers cleaned, done map read)
- *   schedule_run    every (cell, repeat) to cell_run(): here, on -j or --hosts workers, then
+ *   schedule_run    every (cell, repeat, image) to cell_run(): here, on -j or --hosts workers, then
  *                   adaptive repeats
  *   rundir_finish   the manifest's final state
  *
@@ -46,38 +47,48 @@ static void on_signal(int sig)
 	run_interrupted = sig;
 }
 
-/* The image the cells boot: resolved (built if missing), one the backend can boot, and the
- * buses of every cell's disks driven by its kernel, before anything boots. */
-static int run_image(struct run_ctx *ctx, struct zb_error *err)
+/* The images the cells boot: every one resolved (built if missing) before any cell, one the
+ * backend can boot, and the buses of every cell's disks driven by its kernel. */
+static int run_image(struct run_ctx *ctx, const struct run_side *s, struct image *img,
+		     struct zb_error *err)
 {
 	const struct run_options *o = ctx->o;
 
-	if (image_resolve(ctx->recipe, o->cache_dir, 1, &ctx->img, err) < 0)
-		return error_wrap(err, "image '%s'", ctx->recipe);
-	if (ctx->img.disk && !(ctx->vm_ops->caps & VM_CAP_CLOUD_DISK))
+	if (image_resolve(s->recipe, o->cache_dir, 1, img, err) < 0)
+		return error_wrap(err, "image '%s'", s->recipe);
+	if (img->disk && !(ctx->vm_ops->caps & VM_CAP_CLOUD_DISK))
 		return error_set(
 		    err, EINVAL,
 		    "image '%s' is a cloud image (a qcow2 disk): only the qemu backend "
 		    "boots those so far, not '%s'",
-		    ctx->recipe, ctx->vm_ops->name);
-	if (o->replay_image_hash && strcmp(o->replay_image_hash, ctx->img.hash))
+		    s->recipe, ctx->vm_ops->name);
+	if (o->replay_image_hash && ctx->nsides == 1 && strcmp(o->replay_image_hash, img->hash))
 		log_warn("note: the image is %.12s, the run used %.12s (the recipe or the guest "
 			 "binaries changed since)",
-			 TERM(ctx->img.hash), TERM(o->replay_image_hash));
+			 TERM(img->hash), TERM(o->replay_image_hash));
 	for (size_t k = 0; k < ctx->m->n_cells; k++) {
-		if (disk_check_image(ctx->m->cells[k].config, &ctx->img, ctx->recipe, o->cache_dir,
-				     err) < 0)
+		if (disk_check_image(ctx->m->cells[k].config, img, s->recipe, o->cache_dir, err) <
+		    0)
 			return -1;
 		/* the tools its phases need (mkfs for a zvol's file system) */
 		if (phases_check_recipe(
 			ctx->m->cells[k].config,
-			json_object_get(json_object_get(ctx->img.manifest, "recipe"), "content"),
-			ctx->recipe, err) < 0)
+			json_object_get(json_object_get(img->manifest, "recipe"), "content"),
+			s->recipe, err) < 0)
 			return error_wrap(err, "cell %d (%s)", ctx->m->cells[k].index,
 					  ctx->m->cells[k].id);
 	}
-	return workload_engine_check_image(ctx->m->cells, ctx->m->n_cells, &ctx->img, ctx->recipe,
-					   err);
+	return workload_engine_check_image(ctx->m->cells, ctx->m->n_cells, img, s->recipe, err);
+}
+
+static int run_images(struct run_ctx *ctx, struct zb_error *err)
+{
+	for (int k = 0; k < ctx->nsides; k++) {
+		if (run_image(ctx, &ctx->sides[k], &ctx->sides[k].img, err) < 0)
+			return ctx->nsides > 1 ? error_wrap(err, "image %s", ctx->sides[k].label)
+					       : -1;
+	}
+	return 0;
 }
 
 /* The run's last words: its state in the manifest, a line for the user, the run directory on
@@ -107,10 +118,12 @@ static void run_ctx_release(struct run_ctx *ctx)
 		close(ctx->lock_fd);
 	json_decref(ctx->dm.last);
 	results_release(&ctx->res);
-	image_release(&ctx->img);
+	for (int k = 0; k < ctx->nsides; k++) {
+		image_release(&ctx->sides[k].img);
+		free(ctx->sides[k].owned);
+	}
 	matrix_free(ctx->m);
 	free(ctx->matrix_text);
-	free(ctx->matrix_recipe);
 	free(ctx->dir);
 	free(ctx->hosts);
 }
@@ -122,10 +135,10 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 	int rc = -1;
 
 	ctx.is_tty = isatty(2);
-	/* schedule_plan and run_image refuse before rundir_start creates anything: a refused
+	/* schedule_plan and run_images refuse before rundir_start creates anything: a refused
 	 * backend, host, -j or image leaves nothing behind */
 	if (rundir_load(&ctx, err) == 0 && schedule_plan(&ctx, err) == 0 &&
-	    run_image(&ctx, err) == 0 && rundir_start(&ctx, err) == 0) {
+	    run_images(&ctx, err) == 0 && rundir_start(&ctx, err) == 0) {
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
 		if (schedule_run(&ctx, err) == 0)

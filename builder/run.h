@@ -10,12 +10,19 @@
 /* The image recipe of a matrix that names none (and of `zbench run` without -i). */
 #define RUN_DEFAULT_RECIPE "images/debian12-zfs.json"
 
+/* The most images one run compares (-i given this often, or the matrix's "images"). */
+#define RUN_MAX_IMAGES 8
+
 struct run_options {
 	const char *matrix_path;
 	const char *matrix_text;   /* if set, the matrix itself (matrix_path only names it) */
 	const char *matrix_sha256; /* with matrix_text: the hash of the original file, if known */
 	const char *replay_image_hash; /* replay: the image the original run used (a note if not) */
 	const char *recipe_path; /* image recipe; NULL: the matrix's "image", else the default */
+	/* several images (-i A -i B ...; n_recipes >= 2 overrides recipe_path): each cell runs
+	 * on each, back to back (docs/compare.md) */
+	const char *recipes[RUN_MAX_IMAGES];
+	int n_recipes;
 	const char *cache_dir;	 /* NULL: image_cache_dir_default() */
 	const char *out_dir;	 /* NULL: runs/<matrix name>-<UTC timestamp> */
 	const char *accel;	 /* NULL: the matrix's vm.accel; else auto|kvm|tcg */

@@ -28,29 +28,37 @@ extern volatile sig_atomic_t run_interrupted;
 /* The VM of the cell that runs now (cell.c sets it), so a second signal can kill it. */
 extern volatile pid_t run_vm_pid;
 
-/* What the run directory already holds: per (cell id, repeat), the last attempt and whether
- * it settled the cell (ok, or no retries left). */
+/* What the run directory already holds: per (cell id, repeat, image side), the last attempt
+ * and whether it settled the cell (ok, or no retries left). */
 struct done_map {
-	json_t *last; /* "id/repeat" -> {"attempt": n, "outcome": s}; NULL: nothing ran yet */
+	json_t *last; /* "id/repeat/side" -> {"attempt": n, "outcome": s}; NULL: nothing ran */
+};
+
+/* One image of the run (-i A -i B, or the matrix's "images"): every cell runs once on each, per
+ * repeat. A run of one image has one side, "A". */
+struct run_side {
+	const char *recipe;	  /* the image recipe's path as found */
+	const char *recipe_named; /* as the matrix or -i named it (the manifest's record) */
+	char *owned;		  /* owns `recipe` when located from the matrix */
+	struct image img;
+	char label[2]; /* "A", "B", ...: records and cell directories carry it */
 };
 
 struct run_ctx {
 	const struct run_options *o;
 	struct matrix *m;
-	struct image img;
+	struct run_side sides[RUN_MAX_IMAGES];
+	int nsides; /* >= 1 once rundir_load() returned */
 	struct results res;
 	struct done_map dm;
 	const struct vm_ops *vm_ops;
 	char *dir; /* the run directory's path */
 	const char *matrix_path;
-	const char *recipe;	  /* the image recipe's path as found */
-	const char *recipe_named; /* as the matrix named it (the manifest's record), or NULL */
-	char *matrix_text;	  /* resume: the matrix as the manifest holds it */
-	char *matrix_recipe;	  /* owns `recipe` when located from the matrix's "image" */
-	int lock_fd;		  /* the run directory's lock; -1 until taken */
-	char accel[8];		  /* "kvm" or "tcg" once decided; "" while auto is undecided */
+	char *matrix_text; /* resume: the matrix as the manifest holds it */
+	int lock_fd;	   /* the run directory's lock; -1 until taken */
+	char accel[8];	   /* "kvm" or "tcg" once decided; "" while auto is undecided */
 	int is_tty;
-	int ncells_total; /* cells x repeats */
+	int ncells_total; /* cells x repeats x images */
 	int done, ok;
 	int m_retries;	       /* the matrix's "retries": extra attempts after a failed one */
 	const char *accel_opt; /* --accel, or on resume the run's own; NULL: the matrix's */

@@ -22,19 +22,37 @@
 /* ---- what the run is ----------------------------------------------------------------------- */
 
 /* --resume: the run directory, and the matrix as it was when the run started, not as the file
- * is now. */
+ * is now; its images (the manifest's "images", or "image" for a run of one) as it named them. */
 static int load_resumed(struct run_ctx *ctx, struct zb_error *err)
 {
-	json_t *mm;
+	json_t *mm, *images, *im;
+	size_t i;
 
 	ctx->dir = xstrdup(ctx->o->resume_dir);
 	if (results_open(&ctx->res, ctx->dir, err) < 0)
 		return -1;
 	mm = json_object_get(ctx->res.manifest, "matrix");
 	ctx->matrix_path = json_string_value(json_object_get(mm, "path"));
-	ctx->recipe = json_string_value(
-	    json_object_get(json_object_get(ctx->res.manifest, "image"), "recipe"));
-	if (!ctx->matrix_path || !ctx->recipe || !json_object_get(mm, "content"))
+	images = json_object_get(ctx->res.manifest, "images");
+	if (!json_is_array(images) || json_array_size(images) < 2)
+		images = json_pack("[O]", json_object_get(ctx->res.manifest, "image"));
+	else
+		json_incref(images);
+	json_array_foreach (images, i, im) {
+		const char *recipe = json_string_value(json_object_get(im, "recipe"));
+
+		if (i >= RUN_MAX_IMAGES || !recipe) {
+			json_decref(images);
+			return error_set(err, EINVAL,
+					 "'%s/manifest.json': image %zu lacks its recipe", ctx->dir,
+					 i + 1);
+		}
+		ctx->sides[ctx->nsides].recipe = ctx->sides[ctx->nsides].recipe_named =
+		    json_string_value(json_object_get(im, "recipe"));
+		ctx->nsides++;
+	}
+	json_decref(images); /* the strings stay: the manifest holds them */
+	if (!ctx->matrix_path || !ctx->nsides || !json_object_get(mm, "content"))
 		return error_set(err, EINVAL, "'%s/manifest.json' lacks the matrix or image",
 				 ctx->dir);
 	ctx->matrix_text = json_dumps(json_object_get(mm, "content"), JSON_INDENT(2));
@@ -54,12 +72,60 @@ static void load_resumed_options(struct run_ctx *ctx)
 		    json_object_get(json_object_get(ctx->res.manifest, "options"), "accel"));
 }
 
+/* The images of a new run: -i (once or more), else the matrix's "images" or "image" (located
+ * relative to the matrix or the repository, never the current directory: image.h), else
+ * RUN_DEFAULT_RECIPE. The recipe as named is the manifest's record (a replay on another machine
+ * finds it in its own repository); `recipe` is where it was found. */
+static int choose_images(struct run_ctx *ctx, struct zb_error *err)
+{
+	const struct run_options *o = ctx->o;
+	json_t *images = json_object_get(ctx->m->json, "images");
+	const char *one = json_string_value(json_object_get(ctx->m->json, "image"));
+	json_t *v;
+	size_t i;
+
+	if (o->n_recipes > RUN_MAX_IMAGES)
+		return error_set(err, EINVAL, "%d images: a run compares at most %d", o->n_recipes,
+				 RUN_MAX_IMAGES);
+	if (o->n_recipes >= 2) {
+		for (int k = 0; k < o->n_recipes; k++)
+			ctx->sides[k].recipe = ctx->sides[k].recipe_named = o->recipes[k];
+		ctx->nsides = o->n_recipes;
+		return 0;
+	}
+	ctx->nsides = 1;
+	if (o->recipe_path) {
+		ctx->sides[0].recipe = ctx->sides[0].recipe_named = o->recipe_path;
+		return 0;
+	}
+	if (images && one)
+		return error_set(err, EINVAL, "'%s' names both \"image\" and \"images\": keep one",
+				 ctx->matrix_path);
+	if (json_array_size(images) > RUN_MAX_IMAGES)
+		return error_set(err, EINVAL, "'%s': %zu images: a run compares at most %d",
+				 ctx->matrix_path, json_array_size(images), RUN_MAX_IMAGES);
+	if (!images || !json_array_size(images)) {
+		ctx->sides[0].recipe_named = one;
+		ctx->sides[0].recipe =
+		    one ? (ctx->sides[0].owned = image_recipe_locate(one, ctx->matrix_path))
+			: RUN_DEFAULT_RECIPE;
+		return 0;
+	}
+	ctx->nsides = 0;
+	json_array_foreach (images, i, v) {
+		struct run_side *s = &ctx->sides[ctx->nsides++];
+
+		s->recipe_named = json_string_value(v);
+		s->recipe = s->owned = image_recipe_locate(s->recipe_named, ctx->matrix_path);
+	}
+	return 0;
+}
+
 int rundir_load(struct run_ctx *ctx, struct zb_error *err)
 {
 	const struct run_options *o = ctx->o;
 
 	ctx->matrix_path = o->matrix_path;
-	ctx->recipe = o->recipe_path;
 	if (o->resume_dir) {
 		if (load_resumed(ctx, err) < 0)
 			return -1;
@@ -76,16 +142,10 @@ int rundir_load(struct run_ctx *ctx, struct zb_error *err)
 	ctx->shard_count = o->shard_count;
 	if (o->resume_dir)
 		load_resumed_options(ctx);
-	if (!ctx->recipe) {
-		/* the recipe as the matrix named it is the manifest's record (a replay on another
-		 * machine finds it in its own repository); `recipe` is where it was found */
-		const char *named = json_string_value(json_object_get(ctx->m->json, "image"));
-
-		ctx->recipe =
-		    named ? (ctx->matrix_recipe = image_recipe_locate(named, ctx->matrix_path))
-			  : RUN_DEFAULT_RECIPE;
-		ctx->recipe_named = named;
-	}
+	else if (choose_images(ctx, err) < 0)
+		return -1;
+	for (int k = 0; k < ctx->nsides; k++)
+		ctx->sides[k].label[0] = (char)('A' + k);
 	return 0;
 }
 
@@ -130,6 +190,18 @@ static char *default_run_dir(const char *name)
 	return xasprintf("runs/%s-%s", name, ts);
 }
 
+/* One image as the manifest records it; `side`: with its label (a run of several). */
+static json_t *manifest_image(const struct run_side *s, int side)
+{
+	json_t *o =
+	    json_pack("{s:s, s:s, s:O}", "recipe", s->recipe_named ? s->recipe_named : s->recipe,
+		      "hash", s->img.hash, "manifest", s->img.manifest);
+
+	if (side)
+		json_object_set_new(o, "side", json_string(s->label));
+	return o;
+}
+
 /* A new run's manifest: what ran where, with what, from which matrix and image. */
 static void manifest_new(struct run_ctx *ctx)
 {
@@ -141,7 +213,6 @@ static void manifest_new(struct run_ctx *ctx)
 	json_object_set_new(man, "started", json_real(now_wall()));
 	json_object_set_new(man, "host", host_info());
 	json_object_set_new(man, "backend", json_string(ctx->vm_ops->name));
-	json_object_set_new(man, "flavor", json_string(ctx->img.flavor));
 	json_object_set_new(man, "options",
 			    json_pack("{s:s?, s:b, s:s?, s:s?, s:b}", "accel", o->accel,
 				      "keep_disks", o->keep_disks, "libvirt_uri", ctx->uri, "hosts",
@@ -163,10 +234,16 @@ static void manifest_new(struct run_ctx *ctx)
 			    json_pack("{s:s, s:s, s:O}", "path", ctx->matrix_path, "sha256",
 				      o->matrix_sha256 ? o->matrix_sha256 : ctx->m->sha256,
 				      "content", ctx->m->json));
-	json_object_set_new(man, "image",
-			    json_pack("{s:s, s:s, s:O}", "recipe",
-				      ctx->recipe_named ? ctx->recipe_named : ctx->recipe, "hash",
-				      ctx->img.hash, "manifest", ctx->img.manifest));
+	json_object_set_new(man, "flavor", json_string(ctx->sides[0].img.flavor));
+	/* "image" is the first (readers of one image find it there); "images" lists them all */
+	json_object_set_new(man, "image", manifest_image(&ctx->sides[0], 0));
+	if (ctx->nsides > 1) {
+		json_t *all = json_array();
+
+		for (int k = 0; k < ctx->nsides; k++)
+			json_array_append_new(all, manifest_image(&ctx->sides[k], 1));
+		json_object_set_new(man, "images", all);
+	}
 }
 
 static int start_new(struct run_ctx *ctx, struct zb_error *err)
@@ -262,14 +339,21 @@ static void cleanup_leftovers(struct results *res)
 static int start_resumed(struct run_ctx *ctx, struct zb_error *err)
 {
 	json_t *man = ctx->res.manifest;
-	const char *was = json_string_value(json_object_get(json_object_get(man, "image"), "hash"));
-	json_t *resumed;
+	json_t *images = json_object_get(man, "images"), *resumed;
 
-	if (!was || strcmp(was, ctx->img.hash))
-		return error_set(err, EINVAL,
-				 "the image changed since the run started (%.12s, now %.12s): its "
-				 "cells would mix two images; start a new run instead",
-				 was ? was : "?", ctx->img.hash);
+	for (int k = 0; k < ctx->nsides; k++) {
+		json_t *im = ctx->nsides > 1 ? json_array_get(images, (size_t)k)
+					     : json_object_get(man, "image");
+		const char *was = json_string_value(json_object_get(im, "hash"));
+
+		if (!was || strcmp(was, ctx->sides[k].img.hash))
+			return error_set(err, EINVAL,
+					 "image %s '%s' changed since the run started (%.12s, now "
+					 "%.12s): its cells would mix two images; start a new run "
+					 "instead",
+					 ctx->sides[k].label, ctx->sides[k].recipe, was ? was : "?",
+					 ctx->sides[k].img.hash);
+	}
 	ctx->lock_fd = results_lock(&ctx->res, err);
 	if (ctx->lock_fd < 0)
 		return -1;
@@ -295,6 +379,19 @@ int rundir_start(struct run_ctx *ctx, struct zb_error *err)
 
 /* ---- what it holds ------------------------------------------------------------------------- */
 
+/* A record's image side: 0 without one (a run of one image), the label's index, or -1 for a
+ * label no run writes (the record then settles nothing). */
+static int done_map_side(const json_t *side)
+{
+	const char *s = json_string_value(side);
+
+	if (!side)
+		return 0;
+	if (!s || s[0] < 'A' || s[0] >= 'A' + RUN_MAX_IMAGES || s[1])
+		return -1;
+	return s[0] - 'A';
+}
+
 int done_map_load(struct done_map *dm, const char *dir, struct zb_error *err)
 {
 	struct results_skipped skipped = { 0 };
@@ -311,12 +408,13 @@ int done_map_load(struct done_map *dm, const char *dir, struct zb_error *err)
 		const char *outcome = json_string_value(json_object_get(rec, "outcome"));
 		json_int_t repeat = json_integer_value(json_object_get(rec, "repeat"));
 		json_int_t attempt = json_integer_value(json_object_get(rec, "attempt"));
+		int side = done_map_side(json_object_get(rec, "side"));
 		char key[64];
 		json_t *prev;
 
-		if (!id || !outcome)
+		if (!id || !outcome || side < 0)
 			continue;
-		snprintf(key, sizeof(key), "%.20s/%lld", id, (long long)repeat);
+		snprintf(key, sizeof(key), "%.20s/%lld/%d", id, (long long)repeat, side);
 		prev = json_object_get(dm->last, key);
 		if (prev && json_integer_value(json_object_get(prev, "attempt")) >= attempt)
 			continue;
@@ -327,8 +425,8 @@ int done_map_load(struct done_map *dm, const char *dir, struct zb_error *err)
 	return 0;
 }
 
-int done_map_next(const struct done_map *dm, const struct cell *cell, int repeat, int retries,
-		  int *ok)
+int done_map_next(const struct done_map *dm, const struct cell *cell, int repeat, int side,
+		  int retries, int *ok)
 {
 	char key[64];
 	json_t *prev;
@@ -338,7 +436,7 @@ int done_map_next(const struct done_map *dm, const struct cell *cell, int repeat
 	*ok = 0;
 	if (!dm->last)
 		return 1;
-	snprintf(key, sizeof(key), "%.20s/%d", cell->id, repeat);
+	snprintf(key, sizeof(key), "%.20s/%d/%d", cell->id, repeat, side);
 	prev = json_object_get(dm->last, key);
 	if (!prev)
 		return 1;

@@ -9,10 +9,11 @@
 #include "run_int.h"
 
 /* Fill ctx with the matrix and the options that come from where the run is: with --resume the
- * run directory's manifest (the matrix as it was when the run started, its image recipe,
+ * run directory's manifest (the matrix as it was when the run started, its image recipes,
  * shard, and --accel) and the directory opened (ctx->res, ctx->dir); else the matrix file (or
- * o->matrix_text). Also ctx->m_retries and ctx->recipe (the matrix's "image", else
- * RUN_DEFAULT_RECIPE). Creates nothing. */
+ * o->matrix_text). Also ctx->m_retries and ctx->sides[0..nsides) (-i once or more, else the
+ * matrix's "images" or "image", else RUN_DEFAULT_RECIPE; a matrix naming both is refused).
+ * Creates nothing. */
 int rundir_load(struct run_ctx *ctx, struct zb_error *err);
 
 /* Make the run directory ready for cells, once everything that could refuse the run has
@@ -30,13 +31,13 @@ int rundir_finish(struct run_ctx *ctx, int interrupted, struct zb_error *err);
  * never opened). */
 void rundir_fail(struct run_ctx *ctx, const struct zb_error *err);
 
-/* Read cells.jsonl into *dm (replacing nothing: dm->last must be NULL). Records it cannot read
- * are named on stderr and skipped. */
+/* Read cells.jsonl into *dm, keyed by (cell, repeat, side) (replacing nothing: dm->last must be
+ * NULL). Records it cannot read are named on stderr and skipped. */
 int done_map_load(struct done_map *dm, const char *dir, struct zb_error *err);
-/* The attempt to start (cell, repeat) with (1 when nothing ran), or 0 if it is settled; *ok
- * says whether it settled ok. */
-int done_map_next(const struct done_map *dm, const struct cell *cell, int repeat, int retries,
-		  int *ok);
+/* The attempt to start (cell, repeat, image side) with (1 when nothing ran), or 0 if it is
+ * settled; *ok says whether it settled ok. A record without "side" is side 0 (A). */
+int done_map_next(const struct done_map *dm, const struct cell *cell, int repeat, int side,
+		  int retries, int *ok);
 /* ctx->done and ctx->ok as the records in the run directory have them. */
 int done_map_count(struct run_ctx *ctx, struct zb_error *err);
 

@@ -186,33 +186,78 @@ void schedule_order(const struct matrix *m, int r, size_t *order)
 	}
 }
 
+void schedule_tasks(const struct matrix *m, int r, int nsides, struct schedule_task *tasks)
+{
+	size_t *order = xcalloc(m->n_cells, sizeof(*order));
+
+	schedule_order(m, r, order);
+	for (size_t k = 0; k < m->n_cells; k++) {
+		for (int j = 0; j < nsides; j++) {
+			tasks[k * (size_t)nsides + (size_t)j].cell = order[k];
+			tasks[k * (size_t)nsides + (size_t)j].side = (j + r) % nsides;
+		}
+	}
+	free(order);
+}
+
 int schedule_shard(const struct cell *cell, int count)
 {
 	return (int)(strtoull(cell->id + 8, NULL, 16) % (unsigned long long)count);
 }
 
-/* One (cell, repeat) task: nothing if it belongs to another shard, counted if the done map
- * settled it, else cell_run() from its next attempt. */
+/* One (cell, repeat, side) task: nothing if the cell belongs to another shard (every side of
+ * a cell is in the cell's shard), counted if the done map settled it, else cell_run() from its
+ * next attempt. */
 static int run_or_skip(struct run_ctx *ctx, const struct done_map *dm, const struct cell *cell,
-		       int r, struct zb_error *err)
+		       int r, int side, struct zb_error *err)
 {
 	int ok, attempt;
 
 	if (ctx->shard_count > 1 && schedule_shard(cell, ctx->shard_count) != ctx->shard_index - 1)
 		return 0;
-	attempt = done_map_next(dm, cell, r, ctx->m_retries, &ok);
+	attempt = done_map_next(dm, cell, r, side, ctx->m_retries, &ok);
 	if (attempt == 0) {
 		ctx->done++;
 		ctx->ok += ok;
 		return 0;
 	}
-	return cell_run(ctx, cell, r, attempt, err);
+	return cell_run(ctx, cell, r, side, attempt, err);
+}
+
+/* The coefficient of variation of `metric` over the ok records of (cell, side) (records
+ * without "side" are side A); *n says over how many. */
+static double side_cv(const json_t *records, const struct cell *cell, const char *label,
+		      const char *metric, size_t *n)
+{
+	double *v = xcalloc(json_array_size(records) + 1, sizeof(*v));
+	struct stats_summary st;
+	size_t i;
+	json_t *rec;
+
+	*n = 0;
+	json_array_foreach (records, i, rec) {
+		const char *id = json_string_value(json_object_get(rec, "cell"));
+		const char *oc = json_string_value(json_object_get(rec, "outcome"));
+		const char *side = json_string_value(json_object_get(rec, "side"));
+		double x;
+
+		if (!id || strcmp(id, cell->id) || !oc || strcmp(oc, "ok") ||
+		    strcmp(side ? side : "A", label))
+			continue;
+		x = results_fio_metric(json_object_get(rec, "fio"), metric);
+		if (!isnan(x))
+			v[(*n)++] = x;
+	}
+	stats_summarize(v, *n, &st);
+	free(v);
+	return st.cv;
 }
 
 /* Adaptive repeats: after the fixed ones, repeat each cell whose metric's coefficient of
- * variation over its ok records is still above the threshold, one round at a time, until every
- * cell is settled or has max_repeats. */
-static int run_adaptive(struct run_ctx *ctx, const struct done_map *dm, size_t *order,
+ * variation over its ok records is still above the threshold on some image, one round at a
+ * time, until every cell is settled or has max_repeats. A repeated cell runs on every image,
+ * in the round's order, so the sides stay paired. */
+static int run_adaptive(struct run_ctx *ctx, const struct done_map *dm, struct schedule_task *tasks,
 			struct zb_error *err)
 {
 	json_t *ad = json_object_get(ctx->m->json, "adaptive");
@@ -221,6 +266,7 @@ static int run_adaptive(struct run_ctx *ctx, const struct done_map *dm, size_t *
 	json_t *maxj = json_object_get(ad, "max_repeats");
 	double limit = json_is_number(cvj) ? json_number_value(cvj) : 3.5;
 	int max = json_is_integer(maxj) ? (int)json_integer_value(maxj) : 10;
+	size_t ns = (size_t)ctx->nsides;
 
 	for (int r = ctx->m->repeats; r < max && !run_interrupted; r++) {
 		json_t *records;
@@ -229,39 +275,37 @@ static int run_adaptive(struct run_ctx *ctx, const struct done_map *dm, size_t *
 		/* lines it cannot read were named when the run was resumed or will be at its end */
 		if (results_read_cells(ctx->res.dir, &records, NULL, err) < 0)
 			return -1;
-		schedule_order(ctx->m, r, order);
+		schedule_tasks(ctx->m, r, ctx->nsides, tasks);
 		for (size_t k = 0; k < ctx->m->n_cells && !run_interrupted; k++) {
-			const struct cell *cell = &ctx->m->cells[order[k]];
-			double *v = xcalloc(json_array_size(records) + 1, sizeof(*v));
-			struct stats_summary st;
-			size_t i, n = 0;
-			json_t *rec;
+			const struct cell *cell = &ctx->m->cells[tasks[k * ns].cell];
+			double worst = -1;
+			size_t n = 0, worst_n = 0;
 
-			json_array_foreach (records, i, rec) {
-				const char *id = json_string_value(json_object_get(rec, "cell"));
-				const char *oc = json_string_value(json_object_get(rec, "outcome"));
-				double x;
+			for (size_t j = 0; j < ns; j++) {
+				double cv = side_cv(records, cell, ctx->sides[j].label, metric, &n);
 
-				if (!id || strcmp(id, cell->id) || !oc || strcmp(oc, "ok"))
-					continue;
-				x = results_fio_metric(json_object_get(rec, "fio"), metric);
-				if (!isnan(x))
-					v[n++] = x;
+				if (n < 2 || isnan(cv))
+					cv = INFINITY; /* unsettled: always repeated */
+				if (cv > worst) {
+					worst = cv;
+					worst_n = n;
+				}
 			}
-			stats_summarize(v, n, &st);
-			free(v);
-			if (n >= 2 && !isnan(st.cv) && st.cv * 100 <= limit)
+			if (worst * 100 <= limit)
 				continue;
 			wanted++;
-			ctx->ncells_total++;
+			ctx->ncells_total += ctx->nsides;
 			log_info(
 			    "adaptive: cell %s has CV %.1f%% of %s over %zu runs (limit %g%%): "
 			    "repeat %d",
-			    TERM(cell->id), isnan(st.cv) ? 100.0 : st.cv * 100, TERM(metric), n,
-			    limit, r + 1);
-			if (run_or_skip(ctx, dm, cell, r, err) < 0) {
-				json_decref(records);
-				return -1;
+			    TERM(cell->id), isinf(worst) ? 100.0 : worst * 100, TERM(metric),
+			    worst_n, limit, r + 1);
+			for (size_t j = 0; j < ns && !run_interrupted; j++) {
+				if (run_or_skip(ctx, dm, cell, r, tasks[k * ns + j].side, err) <
+				    0) {
+					json_decref(records);
+					return -1;
+				}
 			}
 		}
 		json_decref(records);
@@ -310,7 +354,7 @@ struct workers {
 	int n;		    /* workers started */
 	pid_t *pids;	    /* n of them */
 	int ncpu, cpus_per; /* -j: the host's CPUs, and each worker's share */
-	int task[2];	    /* the pipe of (cell index, repeat) tasks, parent -> workers */
+	int task[2];	    /* the pipe of (cell index, repeat, side) tasks, parent -> workers */
 	int status[2];	    /* the pipe of struct worker_status, workers -> parent */
 };
 
@@ -323,7 +367,7 @@ worker_main(struct run_ctx *ctx, struct workers *wk, int w, struct zb_error *err
 {
 	struct worker_status ws;
 	cpu_set_t set;
-	int32_t task[2];
+	int32_t task[3];
 	const char *uri = ctx->uri;
 	int slots = 1, slot = 0;
 
@@ -355,7 +399,8 @@ worker_main(struct run_ctx *ctx, struct workers *wk, int w, struct zb_error *err
 		_exit(0);
 	close(wk->status[1]);
 	while (!run_interrupted && read(wk->task[0], task, sizeof(task)) == sizeof(task)) {
-		if (run_or_skip(ctx, &ctx->dm, &ctx->m->cells[task[0]], task[1], err) < 0) {
+		if (run_or_skip(ctx, &ctx->dm, &ctx->m->cells[task[0]], task[1], task[2], err) <
+		    0) {
 			die_message(err->msg);
 			_exit(2);
 		}
@@ -429,14 +474,16 @@ static int workers_connected(struct workers *wk, struct zb_error *err)
 	return refused;
 }
 
-/* Hand out every (cell, repeat) task of the fixed repeats, in each repeat's order; the pipe
- * blocks while every worker is busy. Closes the pipe, so idle workers end. */
-static void tasks_feed(struct run_ctx *ctx, struct workers *wk, size_t *order, int go)
+/* Hand out every (cell, repeat, side) task of the fixed repeats, in each repeat's order; the
+ * pipe blocks while every worker is busy. Closes the pipe, so idle workers end. */
+static void tasks_feed(struct run_ctx *ctx, struct workers *wk, struct schedule_task *tasks, int go)
 {
+	size_t n = ctx->m->n_cells * (size_t)ctx->nsides;
+
 	for (int r = 0; r < ctx->m->repeats && !run_interrupted && go; r++) {
-		schedule_order(ctx->m, r, order);
-		for (size_t k = 0; k < ctx->m->n_cells && !run_interrupted; k++) {
-			int32_t task[2] = { (int32_t)order[k], r };
+		schedule_tasks(ctx->m, r, ctx->nsides, tasks);
+		for (size_t k = 0; k < n && !run_interrupted; k++) {
+			int32_t task[3] = { (int32_t)tasks[k].cell, r, tasks[k].side };
 
 			if (write(wk->task[1], task, sizeof(task)) != sizeof(task) &&
 			    errno != EINTR)
@@ -476,7 +523,7 @@ static int workers_reap(struct workers *wk)
  * a stop signal and counts the results at the end. --hosts: the same, one worker per slot of
  * each host, connected to that host; a worker takes its next cell when its last one is done,
  * so faster hosts run more cells. */
-static int run_parallel(struct run_ctx *ctx, size_t *order, struct zb_error *err)
+static int run_parallel(struct run_ctx *ctx, struct schedule_task *tasks, struct zb_error *err)
 {
 	struct workers wk = { 0 };
 	int failed, refused, jobs;
@@ -488,7 +535,7 @@ static int run_parallel(struct run_ctx *ctx, size_t *order, struct zb_error *err
 	jobs = wk.n;
 	/* Every worker connected, or nothing runs. */
 	refused = workers_connected(&wk, err);
-	tasks_feed(ctx, &wk, order, !refused && jobs > 0);
+	tasks_feed(ctx, &wk, tasks, !refused && jobs > 0);
 	failed = workers_reap(&wk);
 	free(wk.pids);
 	if (refused)
@@ -506,14 +553,17 @@ static int run_parallel(struct run_ctx *ctx, size_t *order, struct zb_error *err
 }
 
 /* The fixed repeats one at a time, in this process. */
-static int run_serial(struct run_ctx *ctx, size_t *order, struct zb_error *err)
+static int run_serial(struct run_ctx *ctx, struct schedule_task *tasks, struct zb_error *err)
 {
+	size_t n = ctx->m->n_cells * (size_t)ctx->nsides;
+
 	if (schedule_connect(ctx, ctx->uri, 1, 0, err) < 0)
 		return -1;
 	for (int r = 0; r < ctx->m->repeats && !run_interrupted; r++) {
-		schedule_order(ctx->m, r, order);
-		for (size_t k = 0; k < ctx->m->n_cells && !run_interrupted; k++) {
-			if (run_or_skip(ctx, &ctx->dm, &ctx->m->cells[order[k]], r, err) < 0)
+		schedule_tasks(ctx->m, r, ctx->nsides, tasks);
+		for (size_t k = 0; k < n && !run_interrupted; k++) {
+			if (run_or_skip(ctx, &ctx->dm, &ctx->m->cells[tasks[k].cell], r,
+					tasks[k].side, err) < 0)
 				return -1;
 		}
 	}
@@ -552,26 +602,32 @@ int schedule_plan(struct run_ctx *ctx, struct zb_error *err)
 
 int schedule_run(struct run_ctx *ctx, struct zb_error *err)
 {
-	size_t *order = xcalloc(ctx->m->n_cells, sizeof(*order));
+	struct schedule_task *tasks =
+	    xcalloc(ctx->m->n_cells * (size_t)ctx->nsides, sizeof(*tasks));
 	int rc;
 
 	ctx->ncells_total = 0;
 	for (size_t i = 0; i < ctx->m->n_cells; i++)
 		if (ctx->shard_count < 2 ||
 		    schedule_shard(&ctx->m->cells[i], ctx->shard_count) == ctx->shard_index - 1)
-			ctx->ncells_total += ctx->m->repeats;
-	log_info("%s '%s': %d cells x %d repeats in %s",
-		 ctx->o->resume_dir ? "resuming" : "running", TERM(ctx->m->name),
-		 (int)ctx->m->n_cells, ctx->m->repeats, TERM(ctx->dir));
-	if (ctx->o->jobs > 1 || ctx->nhosts)
-		rc = run_parallel(ctx, order, err);
+			ctx->ncells_total += ctx->m->repeats * ctx->nsides;
+	if (ctx->nsides > 1)
+		log_info("%s '%s': %d cells x %d repeats x %d images in %s",
+			 ctx->o->resume_dir ? "resuming" : "running", TERM(ctx->m->name),
+			 (int)ctx->m->n_cells, ctx->m->repeats, ctx->nsides, TERM(ctx->dir));
 	else
-		rc = run_serial(ctx, order, err);
+		log_info("%s '%s': %d cells x %d repeats in %s",
+			 ctx->o->resume_dir ? "resuming" : "running", TERM(ctx->m->name),
+			 (int)ctx->m->n_cells, ctx->m->repeats, TERM(ctx->dir));
+	if (ctx->o->jobs > 1 || ctx->nhosts)
+		rc = run_parallel(ctx, tasks, err);
+	else
+		rc = run_serial(ctx, tasks, err);
 	/* Adaptive repeats run here, one at a time: after --hosts on the first host. */
 	if (rc == 0 && json_is_object(json_object_get(ctx->m->json, "adaptive")) &&
 	    (schedule_connect(ctx, ctx->nhosts ? ctx->hosts[0].uri : ctx->uri, 1, 0, err) < 0 ||
-	     run_adaptive(ctx, &ctx->dm, order, err) < 0))
+	     run_adaptive(ctx, &ctx->dm, tasks, err) < 0))
 		rc = -1;
-	free(order);
+	free(tasks);
 	return rc;
 }

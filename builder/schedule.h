@@ -16,11 +16,11 @@
  * (unless --allow-interference). Creates nothing, connects nowhere. */
 int schedule_plan(struct run_ctx *ctx, struct zb_error *err);
 
-/* Every task of the run: the fixed repeats (one at a time in this process, or by -j / --hosts
- * workers), then adaptive repeats one at a time. Tasks the done map settled are counted, not
- * run. Sets ctx->ncells_total beforehand (cells of this shard x repeats; adaptive repeats add
- * to it) and leaves ctx->done and ctx->ok as the run's. Stops taking tasks once
- * run_interrupted is set. Returns < 0 (err set) when a host failure stopped the run. */
+/* Every task of the run (schedule_tasks()): the fixed repeats (one at a time in this process, or by
+ * -j / --hosts workers), then adaptive repeats one at a time. Tasks the done map settled are
+ * counted, not run. Sets ctx->ncells_total beforehand (cells of this shard x repeats x images;
+ * adaptive repeats add to it) and leaves ctx->done and ctx->ok as the run's. Stops taking tasks
+ * once run_interrupted is set. Returns < 0 (err set) when a host failure stopped the run. */
 int schedule_run(struct run_ctx *ctx, struct zb_error *err);
 
 /* The order of the cells in repeat r: shuffled (the default) so slow drift of the host spreads
@@ -28,6 +28,17 @@ int schedule_run(struct run_ctx *ctx, struct zb_error *err);
  * "seed", else by its hash) so a rerun or a resume sees the same order; "order": "sequential"
  * keeps the matrix's. `order` has m->n_cells entries. */
 void schedule_order(const struct matrix *m, int r, size_t *order);
+
+/* One task of a repeat: a cell (its index in m->cells) on one image side (ctx->sides). */
+struct schedule_task {
+	size_t cell;
+	int side;
+};
+
+/* The m->n_cells * nsides tasks of repeat r: the cells in schedule_order(), each cell's images
+ * back to back so the host's drift hits every side alike, in an order that turns by one every
+ * repeat (two images: A B in even repeats, B A in odd ones). */
+void schedule_tasks(const struct matrix *m, int r, int nsides, struct schedule_task *tasks);
 
 /* The shard (0-based) a cell belongs to: from its id, so it does not depend on the order or
  * number of cells, and a resumed or repeated run slices the same way. */

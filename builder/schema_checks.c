@@ -242,6 +242,19 @@ int schema_check_model_name(const char *key, const json_t *v, struct zb_error *e
 	return 0;
 }
 
+/* "images": at least two (one is "image"), at most 8 of them. */
+int schema_check_images(const char *key, const json_t *v, struct zb_error *err)
+{
+	size_t n = json_array_size(v);
+
+	(void)key;
+	if (n < 2 || n > 8) {
+		error_set(err, 0, "expected 2 to 8 image recipes, got %zu", n);
+		return SCHEMA_BAD_VALUE;
+	}
+	return 0;
+}
+
 /* A phase name: what a metric's "NAME." prefix addresses (no dot), short enough for a column. */
 int schema_check_phase_name(const char *key, const json_t *v, struct zb_error *err)
 {

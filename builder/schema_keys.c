@@ -101,6 +101,17 @@ static const struct schema_key matrix_keys[] = {
 	  .help = "image recipe for `zbench run` without -i: absolute, or relative to the "
 		  "repository, else to the matrix file's directory (default "
 		  "images/debian12-zfs.json)" },
+	{ .path = "images",
+	  .type = SCHEMA_ARRAY,
+	  .check = schema_check_images,
+	  .help = "image recipes compared in one run, instead of \"image\" (at most 8; "
+		  "`zbench run` without -i): every cell runs on each, back to back, in an "
+		  "order that alternates between repeats (docs/compare.md)" },
+	{ .path = "images[]",
+	  .type = SCHEMA_STRING,
+	  .check = schema_check_recipe_path,
+	  .typename = "path",
+	  .help = "one image recipe, found as \"image\" is" },
 	{ .path = "backend",
 	  .type = SCHEMA_ENUM,
 	  .choices = "qemu|libvirt",

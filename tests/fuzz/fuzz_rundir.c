@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "compare_sides.h"
 #include "fuzz.h"
 #include "outdir.h"
 #include "report.h"
@@ -125,6 +126,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		results_cells_parser_feed(&p, cells + off,
 					  cells_len - off < piece ? cells_len - off : piece);
 	records = results_cells_parser_finish(&p);
+	{
+		/* a run of several images: its records paired by side (compare_sides.h) */
+		struct compare_side_pair *pairs;
+		size_t n = compare_sides_pairs(records, "A", "B", &pairs);
+
+		for (size_t i = 0; i < n; i++)
+			if (!pairs[i].a || !pairs[i].b || !pairs[i].cell)
+				abort();
+		free(pairs);
+	}
 	if (report_run_from(&run, "fuzz", manifest, records, &err) == 0) {
 		run.skipped = skipped;
 		render(&run, size ? data[size - 1] % 3 : 0);

@@ -117,6 +117,13 @@ make_matrix phases-name 'b["workload"]["phases"] = [{"name": "a\u001b[31m", "siz
 check "a phase name with a terminal escape: refused, no control character printed" \
 	sh -c '"$1" matrix check "$2" 2>&1 >/dev/null | grep -q "expected 1 to 24 of" &&
 		! "$1" matrix check "$2" 2>&1 >/dev/null | od -An -c | grep -q 033' - "$ZBENCH" "$t/phases-name.json"
+# 3. "images": recipe paths only, and a bounded number of them (each is built or resolved
+#    before the first cell)
+make_matrix images-path 'm["images"] = ["images/debian12-zfs.json", "/etc/passwd"]'
+check "\"images\" naming a file that is not a recipe: refused" \
+	refused images-path "^zbench: ${F}images\[1\]: expected the path of an image recipe"
+make_matrix images-9 'm["images"] = ["images/debian12-zfs.json"] * 9'
+check "9 images: refused" refused images-9 "^zbench: ${F}images: expected 2 to 8 image recipes, got 9"
 
 printf '{"zbench":1,"name":"e","base":{"x\\u001b]0;owned\\u0007\\u001b[31m":1}}' >"$t/escape.json"
 check "a key with terminal escapes is named in the error with no control character left" \
