@@ -9,6 +9,9 @@
 # supermin from the host's own kernel: a container without /boot/vmlinuz-* needs
 # linux-image-amd64 (nothing runs it on the host). genisoimage writes the per-cell NoCloud seed.
 #
+# openssh-server: tests/integration/hosts-ssh.sh runs cells on a libvirt daemon reached over a
+# real ssh connection (an sshd of the test's own on 127.0.0.1; nothing listens otherwise).
+#
 # QEMU never runs as root: when zbench runs as root, the qemu backend starts QEMU as the system
 # user zbench-qemu (docs/security.md), created here with no home and no shell, in group kvm
 # (for /dev/kvm) where that group exists.
@@ -22,7 +25,8 @@ PKGS="build-essential pkg-config libjansson-dev libssl-dev libblkid-dev
 debootstrap xz-utils zstd cpio kmod
 fio jq python3-yaml gnuplot-nox clang libclang-rt-14-dev libaio-dev liburing-dev libzstd-dev
 libvirt-dev libvirt-daemon-driver-qemu libvirt-daemon-system libvirt-clients libxml2-utils
-libguestfs-dev libguestfs-tools genisoimage"
+libguestfs-dev libguestfs-tools genisoimage
+openssh-server openssh-client"
 QEMU_PKGS="qemu-system-x86 qemu-system-data qemu-utils"
 QEMU_MIN="1:10~"	# Debian's epoch; '~' lets 10.0~rc1 count
 QEMU_USER=zbench-qemu

@@ -331,6 +331,22 @@ int libvirt_uri_parse(const char *uri, struct libvirt_uri *u, struct zb_error *e
 	return libvirt_uri_check(uri, LIBVIRT_URI_COMMAND_LINE, u, err);
 }
 
+/* The '=' of a trailing "=N" slot count, or NULL. libvirt's query parameters all take a value,
+ * so in "...?no_tty=1" the "=1" is the parameter's own: a trailing "=N" is a slot count only when
+ * what it leaves is a URI whose last parameter (if it has a query) still has its '='. */
+static const char *slots_suffix(const char *uri)
+{
+	const char *eq = strrchr(uri, '='), *q = strchr(uri, '?'), *param;
+
+	if (!eq || !eq[1] || strspn(eq + 1, "0123456789") != strlen(eq + 1))
+		return NULL;
+	if (!q || q > eq)
+		return eq;
+	for (param = eq; param > q && !strchr("?&;", param[-1]); param--)
+		;
+	return memchr(param, '=', (size_t)(eq - param)) ? eq : NULL;
+}
+
 int libvirt_hosts_parse(const char *list, enum libvirt_uri_source source,
 			struct libvirt_host **hosts, struct zb_error *err)
 {
@@ -362,8 +378,8 @@ int libvirt_hosts_parse(const char *list, enum libvirt_uri_source source,
 		memcpy(cur->uri, p, len);
 		cur->uri[len] = '\0';
 		cur->slots = 1;
-		eq = strrchr(cur->uri, '=');
-		if (eq && eq[1] && strspn(eq + 1, "0123456789") == strlen(eq + 1)) {
+		eq = slots_suffix(cur->uri);
+		if (eq) {
 			long v =
 			    strlen(eq + 1) > 3 ? LIBVIRT_SLOTS_MAX + 1 : strtol(eq + 1, NULL, 10);
 
