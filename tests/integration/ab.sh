@@ -8,12 +8,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 out=$(mktemp -d /tmp/zbench-ab.XXXXXX)
-passed=0 failed=0
-check() {
-	what=$1; shift
-	if "$@"; then passed=$((passed + 1)); echo "  ok   $what"
-	else failed=$((failed + 1)); echo "  FAIL $what"; fi
-}
+. tests/check.inc
 img=images/debian12-zfs.json
 if [ ! -d "$(./zbench image path "$img" 2>/dev/null)" ]; then
 	echo "ab: the image '$img' is not cached (zbench image build $img)"

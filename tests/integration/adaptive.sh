@@ -4,12 +4,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 out=$(mktemp -d /tmp/zbench-adaptive.XXXXXX)
-passed=0 failed=0
-check() {
-	what=$1; shift
-	if "$@"; then passed=$((passed + 1)); echo "  ok   $what"
-	else failed=$((failed + 1)); echo "  FAIL $what"; fi
-}
+. tests/check.inc
 ./zbench run -o "$out/run" tests/integration/adaptive.json >/dev/null 2>"$out/log"
 rc=$?
 grep adaptive: "$out/log" | sed 's/^/    /'

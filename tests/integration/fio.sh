@@ -5,12 +5,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 out=$(mktemp -d /tmp/zbench-fio.XXXXXX)
-passed=0 failed=0
-check() {
-	what=$1; shift
-	if "$@"; then passed=$((passed + 1)); echo "  ok   $what"
-	else failed=$((failed + 1)); echo "  FAIL $what"; fi
-}
+. tests/check.inc
 field() { jq -r --arg s "case=$1" "select(.summary == \$s) | $2" "$out/run/cells.jsonl"; }
 
 ./zbench run -o "$out/run" tests/integration/fio.json >/dev/null 2>"$out/log"

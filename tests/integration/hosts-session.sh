@@ -21,12 +21,8 @@ img=$($ZBENCH image path images/debian12-zfs.json 2>/dev/null) || {
 	echo "hosts-session: 0 passed, 1 failed (no cached image: zbench image build images/debian12-zfs.json)"; exit 1; }
 S=$(mktemp -d /tmp/zbench-hosts-session.XXXXXX)
 chmod 755 "$S"
-passed=0 failed=0 daemon=
-check() {
-	what=$1; shift
-	if "$@"; then passed=$((passed + 1)); echo "  ok   $what"
-	else failed=$((failed + 1)); echo "  FAIL $what"; fi
-}
+daemon=
+. tests/check.inc
 stop_daemon() {
 	[ -n "$daemon" ] && kill "$daemon" 2>/dev/null
 	daemon=

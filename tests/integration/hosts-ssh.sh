@@ -29,12 +29,8 @@ img=$($ZBENCH image path images/debian12-zfs.json 2>/dev/null) || {
 S=$(mktemp -d /tmp/zbssh.XXXXXX) || exit 1
 [ -d "$S" ] || exit 1
 chmod 755 "$S"
-passed=0 failed=0 sshd_pid= made_user=
-check() {
-	what=$1; shift
-	if "$@"; then passed=$((passed + 1)); echo "  ok   $what"
-	else failed=$((failed + 1)); echo "  FAIL $what"; fi
-}
+sshd_pid= made_user=
+. tests/check.inc
 alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
 as_user() { runuser -u "$USR" -- env HOME="$S/h" PATH="$S/bin:$PATH" "$@"; }
 stop_all() {

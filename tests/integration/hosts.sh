@@ -11,12 +11,7 @@ cd "$(dirname "$0")/../.." || exit 1
 ZBENCH=./zbench
 MATRIX=tests/integration/parallel.json
 out=$(mktemp -d /tmp/zbench-hosts.XXXXXX)
-passed=0 failed=0
-check() {
-	what=$1; shift
-	if "$@"; then passed=$((passed + 1)); echo "  ok   $what"
-	else failed=$((failed + 1)); echo "  FAIL $what"; fi
-}
+. tests/check.inc
 
 $ZBENCH image build images/debian12-zfs.json >/dev/null || { echo "hosts: 0 passed, 1 failed"; exit 1; }
 h1="qemu:///embed?root=$out/h1" h2="qemu:///embed?root=$out/h2"

@@ -5,12 +5,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 out=$(mktemp -d /tmp/zbench-parallel.XXXXXX)
-passed=0 failed=0
-check() {
-	what=$1; shift
-	if "$@"; then passed=$((passed + 1)); echo "  ok   $what"
-	else failed=$((failed + 1)); echo "  FAIL $what"; fi
-}
+. tests/check.inc
 ./zbench run -j 2 -o "$out/j2" tests/integration/parallel.json >/dev/null 2>"$out/j2.log" &
 pid=$!
 most=0

@@ -7,12 +7,7 @@ set -u
 cd "$(dirname "$0")/../.."
 out=$(mktemp -d /tmp/zbench-resume.XXXXXX)
 run="$out/run"
-passed=0 failed=0
-check() {
-	what=$1; shift
-	if "$@"; then passed=$((passed + 1)); echo "  ok   $what"
-	else failed=$((failed + 1)); echo "  FAIL $what"; fi
-}
+. tests/check.inc
 qemus() { pgrep -f "qemu-system.*$run/cells" | wc -l; }
 
 # Wait until at least `1` record is there and a VM is running.

@@ -4,12 +4,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 out=$(mktemp -d /tmp/zbench-shards.XXXXXX)
-passed=0 failed=0
-check() {
-	what=$1; shift
-	if "$@"; then passed=$((passed + 1)); echo "  ok   $what"
-	else failed=$((failed + 1)); echo "  FAIL $what"; fi
-}
+. tests/check.inc
 ./zbench run --shard 1/2 -o "$out/s1" tests/integration/resume.json >/dev/null 2>&1
 r1=$?
 ./zbench run --shard 2/2 -o "$out/s2" tests/integration/resume.json >/dev/null 2>&1

@@ -9,7 +9,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 ZBENCH=${ZBENCH:-$(pwd)/zbench}
 t=$(mktemp -d /tmp/zbench-sec-matrix.XXXXXX)
-. tests/security/check.inc
+. tests/check.inc
 
 # make NAME PYTHON: a matrix from quick.json, changed by PYTHON (m is the matrix, b its base)
 make_matrix() {

@@ -11,7 +11,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 ZBENCH=${ZBENCH:-$(pwd)/zbench}
 t=$(mktemp -d /tmp/zbench-sec-qcow2.XXXXXX)
-. tests/security/check.inc
+. tests/check.inc
 if ! command -v qemu-img >/dev/null; then
 	echo "qcow2: qemu-img missing (builder/install-deps.sh installs it)"
 	echo "qcow2: 0 passed, 1 failed"

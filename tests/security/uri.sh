@@ -13,7 +13,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 ZBENCH=${ZBENCH:-$(pwd)/zbench}
 t=$(mktemp -d /tmp/zbench-sec-uri.XXXXXX)
-. tests/security/check.inc
+. tests/check.inc
 
 # refused RC WANT ERRFILE TEXT [REGEX]: exit status WANT, TEXT (and REGEX) in ERRFILE
 refused() {
