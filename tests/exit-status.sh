@@ -6,7 +6,7 @@
 set -u
 cd "$(dirname "$0")/.."
 ZBENCH=${ZBENCH:-./zbench}
-. tests/security/check.inc
+. tests/check.inc
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -10,7 +10,7 @@ set -u
 cd "$(dirname "$0")/.."
 ZBENCH=${ZBENCH:-./zbench}
 GEN=${GEN:-build/zbench-gen}
-. tests/security/check.inc
+. tests/check.inc
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -5,7 +5,7 @@
 set -u
 cd "$(dirname "$0")/.."
 ZBENCH=${ZBENCH:-./zbench}
-. tests/security/check.inc
+. tests/check.inc
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # js FILE [JQ-ARGS...] EXPR: FILE holds exactly one JSON document and EXPR is true of it (jq -e

@@ -7,7 +7,7 @@
 set -u
 cd "$(dirname "$0")/.."
 ZBENCH=${ZBENCH:-./zbench}
-. tests/security/check.inc
+. tests/check.inc
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fix=tests/golden/compare/spelling
