@@ -12,7 +12,9 @@
 
 CC ?= cc
 CFLAGS ?= -O2 -g
-CPPFLAGS += -D_GNU_SOURCE -Ibuilder -Iguest -Iguest/engine
+# the host's stages, in the order data flows (docs/architecture.md); headers found by folder
+HOST_DIRS = builder/core builder/matrix builder/image builder/vm builder/run builder/report builder/cli
+CPPFLAGS += -D_GNU_SOURCE $(addprefix -I,$(HOST_DIRS)) -Iguest -Iguest/engine
 WARN = -Wall -Wextra -Wformat=2 -Wshadow -Wpointer-arith -Wstrict-prototypes \
        -Wmissing-prototypes -Wno-unused-parameter -Wvla
 ifdef DEVELOPER
@@ -41,27 +43,11 @@ SHARED_SRCS = guest/units.c guest/proto.c guest/phase.c
 
 ENGINE_SRCS = guest/engine/options.c guest/engine/options_table.c guest/engine/options_hooks.c guest/engine/ioengines.c guest/engine/ioengine_psync.c guest/engine/ioengine_libaio.c guest/engine/ioengine_io_uring.c guest/engine/workload.c guest/engine/workload_worker.c guest/engine/workload_gen.c guest/engine/workload_dist.c guest/engine/buffers.c guest/engine/rate.c guest/engine/stats.c guest/engine/output_json.c guest/engine/output_normal.c guest/engine/iozone.c guest/engine/output_iozone.c
 
-HOST_SRCS = builder/main.c builder/commands.c builder/error.c builder/util.c builder/outdir.c builder/json_pos.c builder/schema.c \
-	builder/schema_checks.c builder/schema_props.c builder/schema_keys.c builder/schema_doc.c builder/canon.c builder/phases.c \
-	builder/matrix.c builder/matrix_config.c builder/matrix_paths.c builder/matrix_expand.c builder/cmd_matrix.c \
-	builder/cmd_image.c
-# images: the cache and its flavor table -> the flavors -> shared helpers (builder/image_build.h)
-HOST_SRCS += builder/image_cache.c \
-	builder/image_appliance.c builder/image_zfs_src.c builder/image_cloud.c builder/image_import.c builder/image_root.c \
-	builder/image.c builder/image_steps.c builder/image_stage.c builder/image_modules.c \
-	builder/image_inspect.c builder/guestfs_util.c builder/initramfs.c builder/elf_deps.c \
-	builder/vmlinux.c builder/qcow2.c
-# the run pipeline: cells -> disks -> VM -> channel -> results
-HOST_SRCS += builder/run.c builder/rundir.c builder/schedule.c builder/cell.c builder/log.c builder/channel.c builder/console.c builder/outcome.c builder/term.c builder/disk.c builder/disk_bus.c builder/disk_models.c builder/passthrough.c builder/vm.c builder/vm_machine.c builder/vm_qemu.c builder/cloud_seed.c builder/results.c \
-	builder/cmd_run.c builder/cmd_replay.c builder/cmd_merge.c builder/cmd_doctor.c
-HOST_SRCS += builder/vm_libvirt.c builder/vm_libvirt_xml.c builder/libvirt_uri.c
-# reports: statistics over repeats, one run's report, two runs compared
-HOST_SRCS += builder/stats.c builder/metrics.c builder/report.c builder/report_model.c builder/report_doc.c \
-	builder/report_md.c builder/report_html.c builder/report_cell.c builder/report_json.c \
-	builder/plot.c builder/report_sections.c builder/report_witness.c builder/claims.c builder/junit.c builder/cmd_report.c \
-	builder/compare.c builder/compare_gate.c builder/compare_drift.c builder/compare_sides.c builder/cmd_compare.c
-# real fio as a cell's engine: the option mapping is guest code the host checks matrices with
-HOST_SRCS += builder/workload_engine.c guest/fio_job.c
+# The host: every .c in the stage folders (HOST_DIRS, in pipeline order; a new file in a folder
+# is built without touching this list), plus the guest's fio option mapping, which the host
+# checks matrices with. The two programs' main() files stay out of the archive.
+HOST_MAINS = builder/cli/main.c builder/cli/gen_docs.c
+HOST_SRCS = $(sort $(wildcard $(addsuffix /*.c,$(HOST_DIRS)))) guest/fio_job.c
 
 AGENT_SRCS = guest/agent.c guest/agent_boot.c guest/agent_channel.c guest/agent_zfs.c \
 	guest/agent_report.c guest/agent_workload.c guest/agent_fio.c guest/fio_job.c guest/agent_cmd.c \
@@ -77,7 +63,7 @@ ENGINE_MAIN = guest/engine/main.c
 # what it needs, not the engine's workload, statistics and output code (the unit tests of the
 # engine link those).
 HOST_OBJS = $(patsubst %.c,$(BUILD)/host/%.o,$(HOST_SRCS) $(SHARED_SRCS) $(ENGINE_SRCS))
-HOSTLIB_OBJS = $(filter-out $(BUILD)/host/builder/main.o,$(HOST_OBJS))
+HOSTLIB_OBJS = $(filter-out $(patsubst %.c,$(BUILD)/host/%.o,$(HOST_MAINS)),$(HOST_OBJS))
 HOSTLIB = $(BUILD)/host/libzbench.a
 AGENT_OBJS = $(patsubst %.c,$(BUILD)/guest/%.o,$(AGENT_SRCS) $(SHARED_SRCS))
 ENGINE_OBJS = $(patsubst %.c,$(BUILD)/guest/%.o,$(ENGINE_MAIN) $(ENGINE_SRCS) $(SHARED_SRCS))
@@ -88,7 +74,7 @@ UNIT_TESTS = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/te
 
 PROGRAMS = zbench guest/zbench-agent guest/zbench-engine $(BUILD)/zbench-engine-host
 
-# Files generated from the schema and command tables (builder/gen_docs.c): built here under
+# Files generated from the schema and command tables (builder/cli/gen_docs.c): built here under
 # build/gen/, committed at their places by `make generated`, checked by tests/generated.sh.
 GEN = $(BUILD)/zbench-gen
 GENERATED = schema:docs/zbench-matrix.schema.json man1:docs/zbench.1 man5:docs/zbench-matrix.5 \
@@ -97,7 +83,7 @@ GEN_OUT = $(foreach g,$(GENERATED),$(BUILD)/gen/$(notdir $(word 2,$(subst :, ,$(
 
 all: $(PROGRAMS) $(GEN_OUT)
 
-zbench: $(BUILD)/host/builder/main.o $(HOSTLIB)
+zbench: $(BUILD)/host/builder/cli/main.o $(HOSTLIB)
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ $^ $(HOST_LIBS)
 
 # Rebuilt whole, in one `ar` call, when any object changes: `rm` first, so an object whose source
@@ -114,7 +100,7 @@ guest/zbench-agent: $(AGENT_OBJS)
 guest/zbench-engine: $(ENGINE_OBJS)
 	$(QUIET_LINK)$(CC) -static $(CFLAGS) -o $@ $^ $(GUEST_LIBS)
 
-$(GEN): $(BUILD)/host/builder/gen_docs.o $(HOSTLIB)
+$(GEN): $(BUILD)/host/builder/cli/gen_docs.o $(HOSTLIB)
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ $^ $(HOST_LIBS)
 
 $(GEN_OUT): $(GEN)
@@ -165,7 +151,7 @@ $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c $(HOSTLIB) $(BUILD
 # The same archive for libFuzzer, its objects built once by clang with coverage instrumentation
 # (fuzzer-no-link) for every target.
 LIBFUZZER_SAN = -fsanitize=address,undefined -fno-omit-frame-pointer -g -O1
-LIBFUZZER_SRCS = $(filter-out builder/main.c,$(HOST_SRCS)) $(SHARED_SRCS) $(ENGINE_SRCS)
+LIBFUZZER_SRCS = $(filter-out builder/cli/main.c,$(HOST_SRCS)) $(SHARED_SRCS) $(ENGINE_SRCS)
 LIBFUZZER_LIB = $(BUILD)/libfuzzer/libzbench.a
 $(BUILD)/libfuzzer/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -250,7 +236,7 @@ run: image
 	$(Q)./zbench run matrices/quick.json
 
 # --- hygiene --------------------------------------------------------------------------------
-FORMAT_SRCS = $(wildcard builder/*.[ch] guest/*.[ch] guest/engine/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch])
+FORMAT_SRCS = $(wildcard builder/*/*.[ch] guest/*.[ch] guest/engine/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch])
 
 check-format:
 	$(Q)clang-format --dry-run --Werror $(FORMAT_SRCS)
@@ -260,7 +246,7 @@ format:
 
 analyze:
 	$(Q)cppcheck --quiet --enable=warning,performance,portability --error-exitcode=1 \
-		$(CPPFLAGS:-D%=) -Ibuilder -Iguest builder guest
+		$(CPPFLAGS:-D%=) builder guest
 
 clean:
 	rm -rf $(BUILD) zbench guest/zbench-agent guest/zbench-engine

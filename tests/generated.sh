@@ -1,6 +1,6 @@
 #!/bin/sh
-# The files generated from the schema tables (builder/schema.c) and the command table
-# (builder/commands.c) by build/zbench-gen: the committed copies must equal fresh output, so
+# The files generated from the schema tables (builder/matrix/schema.c) and the command table
+# (builder/cli/commands.c) by build/zbench-gen: the committed copies must equal fresh output, so
 # they cannot drift. Then each is checked for what it claims: the JSON Schema accepts every
 # matrix under matrices/ and tests/golden/matrix/ and refuses an unknown key, a matrix with a
 # "$schema" key loads with the same cells, the man pages render, the completion scripts parse

@@ -1,6 +1,6 @@
 #!/bin/sh
 # zbench merge recognises the same attempt of a cell in two shards by the canonical id of its
-# configuration (builder/canon.h), so a shard recorded before canonical ids (old id, another
+# configuration (builder/matrix/canon.h), so a shard recorded before canonical ids (old id, another
 # spelling) and one recorded after still merge to one record per attempt. The shards are the
 # golden compare fixture's records, spelled two ways (tests/golden/compare/spelling).
 # Prints "merge-canon: N passed, N failed".

@@ -1,6 +1,6 @@
 /* The host's side of the guest channel, as the runner drives it: bytes from the port, fed in
  * chunks whose size the input chooses, through the frame decoder (guest/proto.c), the message
- * table and its handlers (builder/channel.c) into a cell's state, then into a record. The
+ * table and its handlers (builder/run/channel.c) into a cell's state, then into a record. The
  * budgets and the largest frame are small, as the input chooses, so truncation and the size
  * limit are reached within a fuzzer's inputs.
  *

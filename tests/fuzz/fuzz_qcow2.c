@@ -1,4 +1,4 @@
-/* The qcow2 header check (builder/qcow2.c) on arbitrary bytes as the start of a file, and the
+/* The qcow2 header check (builder/image/qcow2.c) on arbitrary bytes as the start of a file, and the
  * qemu-img info judge on arbitrary text. Accept or refuse, never crash or read past the buffer;
  * a header it accepts has no backing file and no data-file bit (a broken promise aborts). */
 #include <stdlib.h>

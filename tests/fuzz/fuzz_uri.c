@@ -1,4 +1,4 @@
-/* The libvirt URI check (builder/libvirt_uri.c) on arbitrary text, from both sources, and as a
+/* The libvirt URI check (builder/vm/libvirt_uri.c) on arbitrary text, from both sources, and as a
  * --hosts list. It must accept or refuse, never crash; and what it accepts from a file must hold
  * the promises of docs/libvirt.md ("URIs from files"): no ext transport, no embedded root, no
  * escapes, the command line accepts it too. A broken promise aborts (a finding). */

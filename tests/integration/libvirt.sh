@@ -1,5 +1,5 @@
 #!/bin/sh
-# Integration test: the libvirt backend (builder/vm_libvirt.c, docs/libvirt.md). Runs
+# Integration test: the libvirt backend (builder/vm/vm_libvirt.c, docs/libvirt.md). Runs
 # matrices/quick.json (2 cells) on the QEMU backend and on the libvirt backend (the embedded
 # driver, no daemon), checks that the records of the same cell agree on everything but timings,
 # and validates every generated domain.xml with virt-xml-validate (package libvirt-clients).

@@ -3,7 +3,7 @@
 # docs/images.md "Importing a cloud image"): a qcow2 may name host files that QEMU would read as
 # the disk (an external data file: incompatible feature bit 2 and the data-file header
 # extension; a backing file and its format extension). Each is refused by the header check
-# (builder/qcow2.c) before anything else opens the file: no hashing, no overlay, no libguestfs,
+# (builder/image/qcow2.c) before anything else opens the file: no hashing, no overlay, no libguestfs,
 # nothing in the cache. The fixtures are made with qemu-img and by patching header bytes.
 # libguestfs is pointed at a QEMU that does not exist (LIBGUESTFS_HV), so a regression fails
 # fast instead of booting its appliance. Prints "qcow2: N passed, N failed".

@@ -1,4 +1,4 @@
-/* The guest channel's host side (builder/channel.c): a session as the agent sends it, and every
+/* The guest channel's host side (builder/run/channel.c): a session as the agent sends it, and every
  * way a guest can break the protocol, through the real decoder, dispatch and cell state. */
 #include <errno.h>
 #include <jansson.h>

@@ -1,5 +1,5 @@
-/* The cloud flavor's per-cell user-data (builder/cloud_seed.c) and cloud recipes
- * (builder/image_cloud.c): what cloud-init is told, from a cell's config. */
+/* The cloud flavor's per-cell user-data (builder/vm/cloud_seed.c) and cloud recipes
+ * (builder/image/image_cloud.c): what cloud-init is told, from a cell's config. */
 #include <jansson.h>
 #include <stdlib.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-/* The console log's budget, tail and classification (builder/console.c), with a writer that
+/* The console log's budget, tail and classification (builder/vm/console.c), with a writer that
  * behaves like QEMU's file chardev: its own file descriptor, with or without O_APPEND. */
 #include <fcntl.h>
 #include <stdio.h>

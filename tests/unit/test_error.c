@@ -1,4 +1,4 @@
-/* The host's one error type (builder/error.h): messages, wrapping, and the optional position
+/* The host's one error type (builder/core/error.h): messages, wrapping, and the optional position
  * an input error carries (a JSON path first, then FILE:LINE:COL once the loader resolves it). */
 #include <errno.h>
 #include <string.h>

@@ -495,7 +495,7 @@ static void test_image_keys(void)
 		free(path);
 	}
 	/* a real (empty) qcow2: the import's key is only computed for a file that passes the
-	 * strict header check and qemu-img's own reading (builder/qcow2.h) */
+	 * strict header check and qemu-img's own reading (builder/image/qcow2.h) */
 	{
 		char *argv[] = { "qemu-img", "create", "-q", "-f", "qcow2", fake, "1M", NULL };
 

@@ -1,4 +1,4 @@
-/* libvirt URIs and --hosts lists (builder/libvirt_uri.c): what is accepted, what it means (local
+/* libvirt URIs and --hosts lists (builder/vm/libvirt_uri.c): what is accepted, what it means (local
  * or another machine, the embedded root, the slots), and the message of each refusal. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* Directories held by an fd (builder/outdir.h): names, and symlinks, FIFOs and existing files
+/* Directories held by an fd (builder/core/outdir.h): names, and symlinks, FIFOs and existing files
  * planted where zbench writes or reads. */
 #include <errno.h>
 #include <fcntl.h>

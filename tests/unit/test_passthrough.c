@@ -1,4 +1,4 @@
-/* The passthrough holders check (builder/passthrough.c) against sysfs-shaped trees: this host
+/* The passthrough holders check (builder/vm/passthrough.c) against sysfs-shaped trees: this host
  * has no device-mapper or md driver, so a real holder cannot be made (docs/disks.md). The trees
  * are laid out like /sys/dev/block/7:0 -> /sys/class/block/loop0: holders/ with one symlink per
  * holder, and partitions as subdirectories with their own holders/. */

@@ -1,4 +1,4 @@
-/* builder/plot.c and report.c's plots: a category axis is drawn as bars (a line through
+/* builder/report/plot.c and report.c's plots: a category axis is drawn as bars (a line through
  * categories invents an order between them), a number axis as lines; and a series of what the
  * workload did not do (read IOPS of a write-only cell) is left out, not drawn as a flat 0. */
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* builder/report_md.c, report_html.c, junit.c: one sequence of document calls, each format's
+/* builder/report/report_md.c, report_html.c, junit.c: one sequence of document calls, each format's
  * output in full; and a format added as one ops table sees the same calls. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* builder/stats.c against known values (reference values from mpmath at 30 digits, and the
+/* builder/report/stats.c against known values (reference values from mpmath at 30 digits, and the
  * closed forms noted beside each case). */
 #include <math.h>
 

@@ -1,4 +1,4 @@
-/* The qemu backend's command line (builder/vm_qemu.c) for a hostile run directory: a cell
+/* The qemu backend's command line (builder/vm/vm_qemu.c) for a hostile run directory: a cell
  * directory whose path carries QEMU option syntax ("-o 'run,path=pwn.log,server=on'"). Every
  * key=value argument is decoded with QEMU's own rule (",," is a comma, "," ends a value) and must
  * hold only the keys zbench writes, the paths only as -add-fd's opaque text; every file QEMU uses

@@ -1,4 +1,4 @@
-/* The LZ4 legacy decoder and the bzImage header parser (builder/vmlinux.c): what `lz4 -l` (the
+/* The LZ4 legacy decoder and the bzImage header parser (builder/image/vmlinux.c): what `lz4 -l` (the
  * kernel build's format) writes decodes to the original bytes; truncated, overlong and
  * out-of-range streams are refused; a header whose payload lies outside the image is refused. */
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* builder/image_zfs_src.c: the recipe's "zfs_source" checked, and the two identities computed
+/* builder/image/image_zfs_src.c: the recipe's "zfs_source" checked, and the two identities computed
  * from content (a throw-away git checkout and tarball): the build tree's identity ignores the
  * patches and a dirty tree's diff, the key does not; neither depends on the path. */
 #include <jansson.h>
@@ -176,7 +176,7 @@ int main(void)
 	char *rm;
 
 	/* the script the key hashes: the repository's, whatever the test binary's directory */
-	setenv("ZBENCH_ZFS_BUILD", "builder/image_zfs_build.sh", 1);
+	setenv("ZBENCH_ZFS_BUILD", "builder/image/image_zfs_build.sh", 1);
 	test_load();
 	if (!mkdtemp(tmp)) {
 		perror("mkdtemp");

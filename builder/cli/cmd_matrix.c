@@ -1,0 +1,129 @@
+/* `zbench matrix`: check a matrix file, print its cells, or print the schema. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "image.h"
+#include "image_build.h"
+#include "image_needs.h"
+#include "matrix.h"
+#include "run.h"
+#include "schema.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: zbench matrix check FILE    validate FILE; list its cells\n"
+		   "       zbench matrix expand FILE   print each cell as one JSON line\n"
+		   "       zbench matrix keys          print the schema as Markdown\n"
+		   "\n"
+		   "check prints \"FILE: N cells\" then one line per cell: index, id, summary.\n"
+		   "expand prints {\"index\",\"id\",\"summary\",\"config\"} per line, config fully "
+		   "resolved.\n"
+		   "Errors: \"FILE:LINE:COL: PATH: message\", exit status 2. The format: "
+		   "docs/matrix.md.\n");
+}
+
+static int load(const char *path, struct matrix **m)
+{
+	struct zb_error err = { 0 };
+
+	if (matrix_load(path, m, &err) < 0) {
+		die_message(err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* What the cells need from the image the matrix names (else the default recipe), checked
+ * against the recipe file before anything is built (builder/run/image_needs.h): what `zbench
+ * run` would refuse after building it, said now. A cloud image to import, or a recipe that
+ * cannot be read here, is left to `zbench run`, which checks the built image's manifest. */
+static int check_image_needs(const char *path, const struct matrix *m)
+{
+	const char *named = json_string_value(json_object_get(m->json, "image"));
+	const char *shown = named ? named : RUN_DEFAULT_RECIPE;
+	char *file = image_recipe_locate(shown, path);
+	struct zb_error err = { 0 };
+	struct recipe r;
+	int rc = 0;
+
+	if (image_file_is_qcow2(file) != 1 && recipe_load(file, &r, &err) == 0) {
+		struct image_view v = { .name = r.name, .shown = shown, .recipe_path = file,
+					.recipe = r.json };
+
+		rc = image_needs_check(m->cells, m->n_cells, &v, &err);
+		if (rc < 0) {
+			error_wrap(&err, "%s", path);
+			die_message(err.msg);
+		}
+		recipe_release(&r);
+	}
+	free(file);
+	return rc;
+}
+
+static int matrix_check(const char *path)
+{
+	struct matrix *m;
+
+	if (load(path, &m) < 0)
+		return 2;
+	if (check_image_needs(path, m) < 0) {
+		matrix_free(m);
+		return 2;
+	}
+	printf("%s: %zu cell%s\n", path, m->n_cells, m->n_cells == 1 ? "" : "s");
+	for (size_t i = 0; i < m->n_cells; i++)
+		printf("%4d  %s  %s\n", m->cells[i].index, m->cells[i].id, m->cells[i].summary);
+	matrix_free(m);
+	return 0;
+}
+
+static int matrix_expand(const char *path)
+{
+	struct matrix *m;
+	int rc = 0;
+
+	if (load(path, &m) < 0)
+		return 2;
+	for (size_t i = 0; i < m->n_cells && rc == 0; i++) {
+		struct cell *c = &m->cells[i];
+		json_t *line = json_pack("{s:i, s:s, s:s, s:O}", "index", c->index, "id", c->id,
+					 "summary", c->summary, "config", c->config);
+		char *s = line ? json_dumps(line, JSON_COMPACT) : NULL;
+
+		if (!s) {
+			die_message("expand: out of memory");
+			rc = 2;
+		} else {
+			puts(s);
+		}
+		free(s);
+		json_decref(line);
+	}
+	matrix_free(m);
+	return rc;
+}
+
+int cmd_matrix(int argc, char **argv)
+{
+	const char *sub = argc > 1 ? argv[1] : NULL;
+
+	if (!sub) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(sub, "--help") || !strcmp(sub, "-h") || !strcmp(sub, "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(sub, "keys") && argc == 2) {
+		schema_print_markdown(stdout);
+		return 0;
+	}
+	if ((!strcmp(sub, "check") || !strcmp(sub, "expand")) && argc == 3 && argv[2][0] != '-')
+		return !strcmp(sub, "check") ? matrix_check(argv[2]) : matrix_expand(argv[2]);
+	usage(stderr);
+	return 2;
+}

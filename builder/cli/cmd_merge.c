@@ -1,0 +1,261 @@
+/* zbench merge -o OUT RUNDIR...: join the shards of one run (zbench run --shard I/N) into one run
+ * directory that report and compare accept. Refuses shards of different matrices or images. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "canon.h"
+#include "commands.h"
+#include "outdir.h"
+#include "results.h"
+#include "util.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: zbench merge -o OUT RUNDIR...\n"
+		"\n"
+		"Join run directories made with `zbench run --shard I/N` of the same matrix and\n"
+		"image into OUT (a new run directory): every record once, every cell directory,\n"
+		"and a manifest that lists the shards. OUT is 'complete' only if every shard\n"
+		"1..N is there and complete.\n");
+}
+
+/* One shard: its directory held open (everything under it is read without following a
+ * symlink: builder/core/outdir.h) and its manifest. */
+struct shard {
+	const char *dir;
+	struct outdir run;
+	json_t *manifest;
+};
+
+/* Link (or copy) a cell directory's regular files (console logs, command lines) from the shard
+ * into OUT/cells/NAME. A symlink anywhere on the way, the cell directory or a file in it, is
+ * refused; sockets and the like a killed run left are not files to keep; a shard without the
+ * directory has nothing to copy. */
+static int copy_cell_dir(const struct outdir *src_run, const char *name,
+			 const struct outdir *dst_run, struct zb_error *err)
+{
+	struct outdir src_cells, src, dst_cells, dst;
+	struct dirent *de;
+	DIR *d;
+	int rc;
+
+	if (outdir_sub(src_run, "cells", 0, 0, &src_cells, err) < 0)
+		return err->errnum == ENOENT ? 0 : -1;
+	rc = outdir_sub(&src_cells, name, 0, 0, &src, err);
+	outdir_close(&src_cells);
+	if (rc < 0)
+		return err->errnum == ENOENT ? 0 : -1; /* the record without its logs */
+	if (outdir_sub(dst_run, "cells", 0, 0, &dst_cells, err) < 0) {
+		outdir_close(&src);
+		return -1;
+	}
+	rc = outdir_sub(&dst_cells, name, OUTDIR_CREATE, 0700, &dst, err);
+	outdir_close(&dst_cells);
+	if (rc < 0) {
+		outdir_close(&src);
+		return -1;
+	}
+	d = fdopendir(dup(src.fd));
+	if (!d)
+		rc = error_sys(err, errno, "reading '%s'", src.path);
+	while (rc == 0 && (de = readdir(d))) {
+		struct stat st;
+
+		if (de->d_name[0] == '.' ||
+		    fstatat(src.fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+			continue;
+		/* a symlink is refused here; a name OUT already has (a shard given twice) stays */
+		if (outdir_link_or_copy(&src, de->d_name, &dst, err) < 0 && err->errnum != EEXIST)
+			rc = -1;
+	}
+	if (d)
+		closedir(d);
+	outdir_close(&src);
+	outdir_close(&dst);
+	return rc;
+}
+
+/* Open the shards and check that they are shards of one run: *complete is cleared when one is
+ * not complete or one is missing. */
+static int shards_open(struct shard *sh, int n, json_t *from, int *complete, struct zb_error *err)
+{
+	int count = 0;
+	unsigned long long have = 0;
+
+	for (int i = 0; i < n; i++) {
+		json_t *m, *s;
+		const char *ms, *ih, *ms0, *ih0;
+		int idx, cnt;
+
+		if (outdir_open(&sh[i].run, sh[i].dir, 0, 0, err) < 0 ||
+		    results_load_manifest(&sh[i].run, &sh[i].manifest, err) < 0)
+			return error_wrap(err, "'%s' is not a run directory", sh[i].dir);
+		m = sh[i].manifest;
+		s = json_object_get(m, "shard");
+		ms = json_string_value(json_object_get(json_object_get(m, "matrix"), "sha256"));
+		ih = json_string_value(json_object_get(json_object_get(m, "image"), "hash"));
+		idx = (int)json_integer_value(json_object_get(s, "index"));
+		cnt = (int)json_integer_value(json_object_get(s, "count"));
+		if (!ms || !ih)
+			return error_set(err, EINVAL, "'%s' is not a run directory", sh[i].dir);
+		if (i == 0)
+			count = cnt;
+		ms0 = json_string_value(
+		    json_object_get(json_object_get(sh[0].manifest, "matrix"), "sha256"));
+		ih0 = json_string_value(
+		    json_object_get(json_object_get(sh[0].manifest, "image"), "hash"));
+		if (strcmp(ms, ms0) || strcmp(ih, ih0) || cnt != count)
+			return error_set(err, EINVAL,
+					 "'%s' and '%s' are not shards of one run: matrix %.12s vs "
+					 "%.12s, image %.12s vs %.12s, shards of %d vs %d",
+					 sh[0].dir, sh[i].dir, ms0, ms, ih0, ih, count, cnt);
+		if (count > 0 && idx >= 1 && idx <= 64)
+			have |= 1ULL << (idx - 1);
+		if (strcmp(json_string_value(json_object_get(m, "status")) ?: "", "complete"))
+			*complete = 0;
+		json_array_append_new(from,
+				      json_pack("{s:s, s:O?, s:O?}", "dir", sh[i].dir, "shard", s,
+						"status", json_object_get(m, "status")));
+	}
+	if (count > 0 && count <= 64 && have != (count == 64 ? ~0ULL : (1ULL << count) - 1)) {
+		*complete = 0;
+		fprintf(stderr, "zbench merge: some of the %d shards are missing\n", count);
+	}
+	return 0;
+}
+
+/* Every record of one shard once (the first shard to have an attempt of a (cell, repeat, side)
+ * keeps it), with its cell directory. Lines that are not records are named on stderr. */
+static int merge_shard(struct results *res, const struct shard *sh, json_t *seen,
+		       struct zb_error *err)
+{
+	struct results_skipped skipped = { 0 };
+	json_t *cells, *rec;
+	size_t k;
+	int rc = 0;
+
+	if (results_load_cells(&sh->run, &cells, &skipped, err) < 0)
+		return -1;
+	results_skipped_print(&skipped, stderr);
+	results_skipped_release(&skipped);
+	json_array_foreach (cells, k, rec) {
+		char key[96], id[17];
+		const char *d = json_string_value(json_object_get(rec, "dir"));
+		const json_t *config = json_object_get(rec, "config");
+
+		/* by the canonical id of the record's config: shards recorded before canonical ids
+		 * (or by another spelling of the matrix) still meet their duplicates; a run of
+		 * several images has one attempt per side (docs/compare.md) */
+		if (json_is_object(config))
+			canon_cell_id(config, id);
+		snprintf(key, sizeof(key), "%.40s/%lld/%lld/%.8s",
+			 json_is_object(config) ? id
+						: json_string_value(json_object_get(rec, "cell")) ?: "?",
+			 (long long)json_integer_value(json_object_get(rec, "repeat")),
+			 (long long)json_integer_value(json_object_get(rec, "attempt")),
+			 json_string_value(json_object_get(rec, "side")) ?: "");
+		if (json_object_get(seen, key))
+			continue; /* the same attempt in two shards: keep the first */
+		json_object_set_new(seen, key, json_true());
+		rc = results_append(res, rec, err);
+		if (rc == 0 && d && outdir_name_ok(d))
+			rc = copy_cell_dir(&sh->run, d, &res->rundir, err);
+		if (rc < 0)
+			break;
+	}
+	json_decref(cells);
+	return rc;
+}
+
+static int merge(const char *out, char **dirs, int n, struct zb_error *err)
+{
+	struct shard *sh = xcalloc((size_t)n, sizeof(*sh));
+	struct results res;
+	json_t *from = json_array(), *seen = json_object();
+	int complete = 1, rc = -1;
+
+	for (int i = 0; i < n; i++) {
+		sh[i].dir = dirs[i];
+		sh[i].run.fd = -1;
+	}
+	if (shards_open(sh, n, from, &complete, err) < 0)
+		goto out;
+	if (results_create(&res, out, err) < 0)
+		goto out;
+	json_object_update(res.manifest, sh[0].manifest);
+	json_object_del(res.manifest, "shard");
+	json_object_del(res.manifest, "resumed");
+	json_object_set_new(res.manifest, "merged_from", json_incref(from));
+	json_object_set_new(res.manifest, "status",
+			    json_string(complete ? "complete" : "incomplete"));
+	for (int i = 0; i < n; i++)
+		if (merge_shard(&res, &sh[i], seen, err) < 0) {
+			error_wrap(err, "merging '%s'", sh[i].dir);
+			goto out_res;
+		}
+	if (results_write_manifest(&res, err) < 0)
+		goto out_res;
+	fprintf(stderr, "zbench: merged %d run%s, %zu records, into %s (%s)\n", n,
+		n == 1 ? "" : "s", json_object_size(seen), out,
+		complete ? "complete" : "incomplete");
+	printf("%s\n", out);
+	rc = complete ? 0 : 1;
+out_res:
+	results_release(&res);
+out:
+	for (int i = 0; i < n; i++) {
+		if (sh[i].run.fd >= 0)
+			outdir_close(&sh[i].run);
+		json_decref(sh[i].manifest);
+	}
+	free(sh);
+	json_decref(from);
+	json_decref(seen);
+	return rc;
+}
+
+int cmd_merge(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct zb_error err = { 0 };
+	const char *out = NULL;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!out || optind >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	rc = merge(out, argv + optind, argc - optind, &err);
+	if (rc < 0) {
+		die_message(err.msg);
+		return 2;
+	}
+	return rc;
+}

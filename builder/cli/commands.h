@@ -1,0 +1,32 @@
+/* The subcommands of `zbench`, one per file builder/cmd_*.c. Each takes the arguments after its
+ * own name (argv[0] is the subcommand), prints its own output, and returns the process exit
+ * status. Errors travel as struct zb_error up to the command, which prints them once. */
+#ifndef ZB_COMMANDS_H
+#define ZB_COMMANDS_H
+
+#include <stddef.h>
+
+int cmd_run(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+int cmd_image(int argc, char **argv);
+int cmd_matrix(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+
+/* One subcommand: its name, its entry point, the one line `zbench --help` shows. */
+struct zb_command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+/* Every subcommand, in the order `zbench --help` lists them (builder/cli/commands.c). */
+extern const struct zb_command zb_commands[];
+extern const size_t zb_n_commands;
+
+/* Print "zbench: <msg>" to stderr; the only place the host prints errors. */
+void die_message(const char *msg);
+
+#endif

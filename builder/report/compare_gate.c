@@ -1,0 +1,425 @@
+/* `zbench compare`: the paired analysis of two runs and its gates (builder/report/compare.h,
+ * docs/compare.md "Paired statistics and gates"): the repeats of a matched cell paired by repeat
+ * number, a paired t-test on the log ratios per metric, Holm's correction within a family, and
+ * the --fail-if verdict with its JSON, JUnit and Markdown forms. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "results.h"
+#include "util.h"
+
+/* --- gates ------------------------------------------------------------------------------- */
+
+int compare_gate_parse(const char *s, struct compare_gate *g, struct zb_error *err)
+{
+	const char *p = s, *op;
+	char name[64], *end;
+	size_t n;
+
+	memset(g, 0, sizeof(*g));
+	while (*p == ' ')
+		p++;
+	n = strcspn(p, " <>");
+	op = p + n;
+	while (*op == ' ')
+		op++;
+	if (n == 0 || n >= sizeof(name) || (*op != '<' && *op != '>'))
+		return error_set(err, EINVAL,
+				 "gate '%s': expected 'METRIC < -N%%' or 'METRIC > N%%'", s);
+	memcpy(name, p, n);
+	name[n] = '\0';
+	g->metric = metric_find(name);
+	if (!g->metric)
+		return error_set(err, EINVAL,
+				 "gate '%s': unknown metric '%s' (see docs/reports.md)", s, name);
+	g->below = *op == '<';
+	errno = 0;
+	g->pct = strtod(op + 1, &end);
+	while (*end == ' ')
+		end++;
+	if (errno || end == op + 1 || !isfinite(g->pct) || *end != '%' || end[1] != '\0')
+		return error_set(err, EINVAL,
+				 "gate '%s': the threshold must be a percentage ('-5%%')", s);
+	g->text = xstrdup(s);
+	text_printable(g->text);
+	return 0;
+}
+
+void compare_gate_release(struct compare_gate *g)
+{
+	free(g->text);
+	g->text = NULL;
+}
+
+static double change_pct(const struct compare_test *t)
+{
+	return 100 * (t->st.ratio - 1);
+}
+
+/* Whether gate g fails on test t: g names t's metric, t is in the gates' family and
+ * significant, and its change is beyond g's threshold. */
+static int gate_fails(const struct compare_gate *g, const struct compare_test *t)
+{
+	double pct = change_pct(t);
+
+	if (g->metric != &metric_table[t->metric] || !t->in_gate || !t->significant)
+		return 0;
+	return g->below ? pct < g->pct : pct > g->pct;
+}
+
+/* --- the analysis ------------------------------------------------------------------------ */
+
+/* Metric m of the ok, final attempt of repeat r in cell c: 0 and *v, or -1. */
+static int repeat_value(const struct report_cell *c, int r, size_t m, double *v)
+{
+	for (size_t i = 0; i < c->n_attempts; i++) {
+		const struct report_attempt *a = &c->attempts[i];
+		const json_t *fio;
+
+		if (a->superseded || a->repeat != r || strcmp(a->outcome, "ok"))
+			continue;
+		fio = json_object_get(a->rec, "fio");
+		if (m < RM_COUNT)
+			return report_fio_metric(fio, (enum report_metric)m, v);
+		*v = results_fio_metric(fio, metric_table[m].key);
+		return isnan(*v) ? -1 : 0;
+	}
+	return -1;
+}
+
+static void test_pair(const struct compare_pair *p, size_t m, struct stats_paired *st)
+{
+	size_t n = p->a->n_attempts;
+	double *a = xcalloc(n + 1, sizeof(double)), *b = xcalloc(n + 1, sizeof(double));
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct report_attempt *at = &p->a->attempts[i];
+		double va, vb;
+
+		if (at->superseded || repeat_value(p->a, at->repeat, m, &va) < 0 ||
+		    repeat_value(p->b, at->repeat, m, &vb) < 0)
+			continue;
+		a[k] = va;
+		b[k++] = vb;
+	}
+	stats_paired_log(a, b, k, st);
+	free(a);
+	free(b);
+}
+
+static int metric_gated(const struct compare_gate *gates, size_t n, size_t m)
+{
+	for (size_t i = 0; i < n; i++)
+		if (gates[i].metric == &metric_table[m])
+			return (int)i;
+	return -1;
+}
+
+/* Holm within family `fam` (tests with in_gate == fam). */
+static void adjust_family(struct compare_analysis *an, int fam)
+{
+	double *p = xcalloc(an->n_tests + 1, sizeof(double));
+	double *adj = xcalloc(an->n_tests + 1, sizeof(double));
+
+	for (size_t i = 0; i < an->n_tests; i++) {
+		p[i] = an->tests[i].in_gate == fam ? an->tests[i].st.p : NAN;
+		an->n_family[fam] += !isnan(p[i]);
+	}
+	stats_holm(p, an->n_tests, adj);
+	for (size_t i = 0; i < an->n_tests; i++)
+		if (an->tests[i].in_gate == fam) {
+			an->tests[i].p_adj = adj[i];
+			an->tests[i].significant = adj[i] < COMPARE_ALPHA;
+		}
+	free(p);
+	free(adj);
+}
+
+static void judge_gates(struct compare_analysis *an)
+{
+	for (size_t g = 0; g < an->n_gates; g++) {
+		size_t judged = 0;
+
+		for (size_t i = 0; i < an->n_tests; i++) {
+			struct compare_test *t = &an->tests[i];
+
+			if (&metric_table[t->metric] != an->gates[g].metric || isnan(t->st.p))
+				continue;
+			judged++;
+			if (gate_fails(&an->gates[g], t) && !t->gate_failed) {
+				t->gate_failed = 1;
+				an->n_gate_failed++;
+			}
+		}
+		an->n_gate_untested += judged == 0;
+	}
+}
+
+static int same_image(const struct compare *c)
+{
+	const char *a =
+	    json_string_value(json_object_get(json_object_get(c->a->manifest, "image"), "hash"));
+	const char *b =
+	    json_string_value(json_object_get(json_object_get(c->b->manifest, "image"), "hash"));
+
+	return a && b && !strcmp(a, b);
+}
+
+void compare_analyse(struct compare *c, const struct compare_gate *gates, size_t n_gates)
+{
+	struct compare_analysis *an = &c->an;
+
+	free(an->tests);
+	memset(an, 0, sizeof(*an));
+	an->gates = gates;
+	an->n_gates = n_gates;
+	an->same_image = same_image(c);
+	an->tests = xcalloc(c->n_pairs * METRIC_COUNT + 1, sizeof(*an->tests));
+	for (size_t i = 0; i < c->n_pairs; i++)
+		for (size_t m = 0; m < METRIC_COUNT; m++) {
+			struct compare_test *t = &an->tests[an->n_tests];
+			int g = metric_gated(gates, n_gates, m);
+
+			if (m >= RM_COUNT && g < 0)
+				continue;
+			*t = (struct compare_test){ .pair = i, .metric = m, .gate = g };
+			test_pair(&c->pairs[i], m, &t->st);
+			if (t->st.n == 0)
+				continue; /* the metric is in neither run: no row */
+			t->in_gate = n_gates > 0 && g >= 0;
+			an->n_tests++;
+		}
+	adjust_family(an, 0);
+	adjust_family(an, 1);
+	for (size_t i = 0; i < an->n_tests; i++)
+		an->n_significant +=
+		    an->tests[i].significant && an->tests[i].in_gate == (n_gates > 0);
+	judge_gates(an);
+}
+
+int compare_gates_passed(const struct compare *c)
+{
+	return c->an.n_gate_failed == 0 && c->an.n_gate_untested == 0;
+}
+
+/* --- JSON -------------------------------------------------------------------------------- */
+
+static json_t *num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *test_json(const struct compare *c, const struct compare_test *t)
+{
+	const struct report_cell *cell = c->pairs[t->pair].a;
+
+	return json_pack(
+	    "{s:s, s:s?, s:s, s:I, s:o, s:o, s:[o, o], s:o, s:o, s:s, s:b, s:b}", "cell", cell->id,
+	    "summary", cell->summary, "metric", metric_table[t->metric].key, "pairs",
+	    (json_int_t)t->st.n, "ratio", num(t->st.ratio), "change_pct", num(change_pct(t)),
+	    "ci_pct", num(100 * (t->st.ci_lo - 1)), num(100 * (t->st.ci_hi - 1)), "p", num(t->st.p),
+	    "p_adjusted", num(t->p_adj), "family", t->in_gate ? "gated" : "shown", "significant",
+	    t->significant, "gate_failed", t->gate_failed);
+}
+
+static json_t *gate_json(const struct compare *c, const struct compare_gate *g)
+{
+	json_t *failed = json_array();
+	size_t judged = 0;
+
+	for (size_t i = 0; i < c->an.n_tests; i++) {
+		const struct compare_test *t = &c->an.tests[i];
+
+		if (&metric_table[t->metric] != g->metric || isnan(t->st.p))
+			continue;
+		judged++;
+		if (gate_fails(g, t))
+			json_array_append_new(failed, json_string(c->pairs[t->pair].a->id));
+	}
+	return json_pack("{s:s, s:s, s:s, s:f, s:I, s:o, s:b}", "gate", g->text, "metric",
+			 g->metric->key, "op", g->below ? "<" : ">", "pct", g->pct, "judged",
+			 (json_int_t)judged, "failed_cells", failed, "passed",
+			 judged > 0 && json_array_size(failed) == 0);
+}
+
+char *compare_json(const struct compare *c)
+{
+	json_t *tests = json_array(), *gates = json_array(), *drift = json_array(), *doc;
+	char *s;
+
+	for (size_t i = 0; i < c->an.n_tests; i++)
+		json_array_append_new(tests, test_json(c, &c->an.tests[i]));
+	for (size_t g = 0; g < c->an.n_gates; g++)
+		json_array_append_new(gates, gate_json(c, &c->an.gates[g]));
+	for (size_t i = 0; i < c->drift.n; i++) {
+		const struct compare_drift_item *it = &c->drift.items[i];
+
+		json_array_append_new(drift,
+				      json_pack("{s:s, s:s, s:s, s:I}", "key", it->key, "a", it->a,
+						"b", it->b, "cells", (json_int_t)it->cells));
+	}
+	doc = json_pack("{s:i, s:s, s:s, s:I, s:I, s:I, s:s, s:s, s:f, s:b, s:I, s:o, s:o, s:b, "
+			"s:o}",
+			"format", 1, "a", c->a->dir, "b", c->b->dir, "cells",
+			(json_int_t)c->n_pairs, "only_a", (json_int_t)c->only_a, "only_b",
+			(json_int_t)c->only_b, "test", "paired t-test on log ratios", "correction",
+			"holm", "alpha", COMPARE_ALPHA, "same_image", c->an.same_image,
+			"significant", (json_int_t)c->an.n_significant, "gates", gates, "tests",
+			tests, "passed", compare_gates_passed(c), "drift", drift);
+	s = json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS);
+	json_decref(doc);
+	return s;
+}
+
+/* --- JUnit ------------------------------------------------------------------------------- */
+
+static void junit_case(FILE *f, const struct compare_gate *g, const char *name, const char *type,
+		       const char *msg)
+{
+	fputs("    <testcase classname=\"zbench.compare.", f);
+	xml_escape(f, g->metric->key);
+	fputs("\" name=\"", f);
+	xml_escape(f, name);
+	fputs("\">\n", f);
+	if (type) {
+		fprintf(f, "      <failure type=\"%s\" message=\"", type);
+		xml_escape(f, msg);
+		fputs("\"/>\n", f);
+	}
+	fputs("    </testcase>\n", f);
+}
+
+static void junit_gate(FILE *f, const struct compare *c, const struct compare_gate *g, size_t *n,
+		       size_t *failed)
+{
+	size_t judged = 0;
+
+	for (size_t i = 0; i < c->an.n_tests; i++) {
+		const struct compare_test *t = &c->an.tests[i];
+		const struct report_cell *cell = c->pairs[t->pair].a;
+		char *name, *msg;
+		int fails;
+
+		if (&metric_table[t->metric] != g->metric || isnan(t->st.p))
+			continue;
+		judged++;
+		fails = gate_fails(g, t);
+		name =
+		    xasprintf("%s: %s (%s)", g->text, cell->id, cell->summary ? cell->summary : "");
+		msg = xasprintf(
+		    "%+.1f%% (95%% CI %+.1f%% to %+.1f%%), adjusted p %.4g over %zu pairs",
+		    change_pct(t), 100 * (t->st.ci_lo - 1), 100 * (t->st.ci_hi - 1), t->p_adj,
+		    t->st.n);
+		junit_case(f, g, name, fails ? "regression" : NULL, msg);
+		(*n)++;
+		*failed += fails;
+		free(name);
+		free(msg);
+	}
+	if (judged == 0) {
+		char *name = xasprintf("%s: no cell", g->text);
+
+		junit_case(f, g, name, "no-data",
+			   "no cell has two or more paired ok repeats with this metric");
+		(*n)++;
+		(*failed)++;
+		free(name);
+	}
+}
+
+char *compare_junit(const struct compare *c, size_t *len)
+{
+	char *body = NULL, *doc = NULL;
+	size_t blen = 0, n = 0, failed = 0;
+	FILE *f = open_memstream(&body, &blen);
+
+	for (size_t g = 0; g < c->an.n_gates; g++)
+		junit_gate(f, c, &c->an.gates[g], &n, &failed);
+	fclose(f);
+	f = open_memstream(&doc, len);
+	fprintf(f,
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite "
+		"name=\"zbench.compare\" tests=\"%zu\" failures=\"%zu\">\n%s  </testsuite>\n"
+		"</testsuites>\n",
+		n, failed, body ? body : "");
+	fclose(f);
+	free(body);
+	return doc;
+}
+
+/* --- the Markdown summary ---------------------------------------------------------------- */
+
+/* Text from a record in a Markdown table cell: printable, '|' escaped. */
+static void md_cell(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '|' || ch == '\\' || ch == '`' || ch == '<' || ch == '*' || ch == '_')
+			fputc('\\', f);
+		fputc(ch < 0x20 || ch == 0x7f ? ' ' : ch, f);
+	}
+}
+
+static void summary_row(FILE *f, const struct compare *c, const struct compare_test *t)
+{
+	const struct report_cell *cell = c->pairs[t->pair].a;
+
+	fputs("| ", f);
+	md_cell(f, cell->id);
+	fputs(" | ", f);
+	md_cell(f, cell->summary);
+	fprintf(f, " | %s | %zu | %+.1f%% | %+.1f%% to %+.1f%% | %.4g | %s |\n",
+		metric_table[t->metric].key, t->st.n, change_pct(t), 100 * (t->st.ci_lo - 1),
+		100 * (t->st.ci_hi - 1), t->p_adj,
+		t->gate_failed ? "**FAIL**" : (t->significant ? "significant" : "no change"));
+}
+
+char *compare_summary(const struct compare *c, size_t *len)
+{
+	char *doc = NULL;
+	FILE *f = open_memstream(&doc, len);
+	int gated = c->an.n_gates > 0;
+	size_t rows = 0;
+
+	fprintf(f, "### zbench compare: %s\n\n",
+		!gated ? "no gate" : (compare_gates_passed(c) ? "passed" : "FAILED"));
+	fprintf(f,
+		"%zu cells in both runs; paired t-test on the log ratio B/A of each repeat, Holm "
+		"over %zu %stests, significant when the adjusted p < %.2f.%s\n\n",
+		c->n_pairs, c->an.n_family[gated], gated ? "gated " : "", COMPARE_ALPHA,
+		c->an.same_image ? " Both runs used the same image (A/A): every significant "
+				   "change is a false positive."
+				 : "");
+	for (size_t g = 0; g < c->an.n_gates; g++) {
+		/* a code span: no escapes inside, only a backtick could end it */
+		fputs("- gate `", f);
+		for (const char *s = c->an.gates[g].text; *s; s++)
+			fputc(*s == '`' ? '\'' : *s, f);
+		fputs("`\n", f);
+	}
+	if (c->an.n_gate_untested)
+		fprintf(f,
+			"\n%zu gate(s) could not be judged: no cell had two paired ok repeats.\n",
+			c->an.n_gate_untested);
+	fputs("\n| cell | summary | metric | pairs | change | 95% CI | adjusted p | verdict |\n"
+	      "|---|---|---|---|---|---|---|---|\n",
+	      f);
+	for (size_t i = 0; i < c->an.n_tests; i++) {
+		const struct compare_test *t = &c->an.tests[i];
+
+		if (isnan(t->st.p) || (gated ? !t->in_gate : !t->significant))
+			continue;
+		summary_row(f, c, t);
+		rows++;
+	}
+	if (!rows)
+		fputs("| | | | | | | | no significant change |\n", f);
+	fclose(f);
+	return doc;
+}
