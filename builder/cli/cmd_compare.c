@@ -156,8 +156,9 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	if (argc - optind == 1) { /* one run of several images: its side A against side B */
 		if (o.phase) {
-			die_message("--phase with one RUNDIR: not supported yet; compare the sides' "
-				    "phases in two runs");
+			die_message(
+			    "--phase with one RUNDIR: not supported yet; compare the sides' "
+			    "phases in two runs");
 			rc = 2;
 			goto out;
 		}

@@ -49,8 +49,9 @@ static int check_image_needs(const char *path, const struct matrix *m)
 	int rc = 0;
 
 	if (image_file_is_qcow2(file) != 1 && recipe_load(file, &r, &err) == 0) {
-		struct image_view v = { .name = r.name, .shown = shown, .recipe_path = file,
-					.recipe = r.json };
+		struct image_view v = {
+			.name = r.name, .shown = shown, .recipe_path = file, .recipe = r.json
+		};
 
 		rc = image_needs_check(m->cells, m->n_cells, &v, &err);
 		if (rc < 0) {

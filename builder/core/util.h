@@ -36,7 +36,8 @@ int read_fd(int fd, const char *what, size_t max, char **out, size_t *len, struc
 /* write() all of buf, through EINTR and short writes; -1 with errno. */
 int write_all(int fd, const void *buf, size_t len);
 /* Write `len` bytes to `path` all or nothing: outdir_write() in path's directory (its path is
- * followed as the caller gave it; the temporary and the final name are not: builder/core/outdir.h). */
+ * followed as the caller gave it; the temporary and the final name are not: builder/core/outdir.h).
+ */
 int write_file_atomic(const char *path, const void *buf, size_t len, mode_t mode,
 		      struct zb_error *err);
 /* Append one line to a file opened with O_APPEND, then fsync it: a record is durable on return. */

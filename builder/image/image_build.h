@@ -45,9 +45,9 @@ struct recipe {
 	json_t *trees;		  /* directories copied recursively */
 	json_t *exclude;	  /* paths left out of trees */
 	const char *compression;  /* initramfs: "none" or "gzip" */
-	json_t *zfs_source;	  /* OpenZFS built from source (builder/image/image_zfs_src.h), or NULL */
-	char hash[65];		  /* the whole recipe, canonical JSON */
-	char root_hash[65];	  /* the keys that shape the root, plus IMAGE_ROOT_VERSION */
+	json_t *zfs_source; /* OpenZFS built from source (builder/image/image_zfs_src.h), or NULL */
+	char hash[65];	    /* the whole recipe, canonical JSON */
+	char root_hash[65]; /* the keys that shape the root, plus IMAGE_ROOT_VERSION */
 };
 
 #define RECIPE_FILE_MAX	   (1u << 20)  /* bytes of a recipe file */

@@ -56,10 +56,10 @@ static const char *const masked_units[] = {
 /* cloud-init, if the image has it: the cell's seed is a NoCloud volume; probing cloud metadata
  * services (each one a time-out) and configuring a network the VM does not have would only delay
  * the agent. */
-static const char cloud_cfg[] =
-    "# zbench image import (builder/image/image_import.c): the cell's seed is a NoCloud cidata volume\n"
-    "datasource_list: [ NoCloud, None ]\n"
-    "network: {config: disabled}\n";
+static const char cloud_cfg[] = "# zbench image import (builder/image/image_import.c): the cell's "
+				"seed is a NoCloud cidata volume\n"
+				"datasource_list: [ NoCloud, None ]\n"
+				"network: {config: disabled}\n";
 
 /* --- the source file --------------------------------------------------------------------- */
 

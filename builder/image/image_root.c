@@ -593,7 +593,8 @@ int root_build(const struct recipe *r, const char *cache, const char *dir, struc
 	return rc;
 }
 
-/* --- commands in a root (OpenZFS from source, builder/image/image_zfs_src.c) ------------------- */
+/* --- commands in a root (OpenZFS from source, builder/image/image_zfs_src.c) -------------------
+ */
 
 int root_chroot_run(const char *root, const struct root_bind *binds, size_t n,
 		    const char *const argv[], struct build *b, struct zb_error *err)

@@ -1,5 +1,5 @@
-/* The canonical cell configuration (builder/matrix/canon.h): one walk over the configuration guided by
- * the schema table (which keys are sizes and durations), the workload's options by the engine's
+/* The canonical cell configuration (builder/matrix/canon.h): one walk over the configuration guided
+ * by the schema table (which keys are sizes and durations), the workload's options by the engine's
  * option table (guest/engine/options.h). */
 #include "canon.h"
 

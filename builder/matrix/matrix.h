@@ -1,6 +1,6 @@
 /* The matrix loader: reads a matrix file (docs/matrix.md), validates it strictly against the
- * schema (builder/matrix/schema.c) and expands it into cells, each a fully resolved configuration with
- * a stable id. Every error is one line, "FILE:LINE:COL: PATH: message", pointing at the exact
+ * schema (builder/matrix/schema.c) and expands it into cells, each a fully resolved configuration
+ * with a stable id. Every error is one line, "FILE:LINE:COL: PATH: message", pointing at the exact
  * place in the file (for a value that came from an axis or a case, at that value).
  */
 #ifndef ZB_MATRIX_H

@@ -17,12 +17,12 @@
 #include "units.h"
 #include "util.h"
 
-static int phase_err(struct zb_error *e, const char *path, enum json_pos_kind at,
-		     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int phase_err(struct zb_error *e, const char *path, enum json_pos_kind at, const char *fmt,
+		     ...) __attribute__((format(printf, 4, 5)));
 
 /* error_path() with a format already in a va_list's hands: the message first, then the path. */
-static int phase_err(struct zb_error *e, const char *path, enum json_pos_kind at,
-		     const char *fmt, ...)
+static int phase_err(struct zb_error *e, const char *path, enum json_pos_kind at, const char *fmt,
+		     ...)
 {
 	char msg[sizeof(e->msg)];
 	va_list ap;

@@ -43,7 +43,8 @@ int phases_check_recipe(const json_t *cfg, const json_t *recipe, const char *rec
  * counts they come from. Only the figures whose inputs are there. A new object. */
 json_t *phases_measured(const json_t *fio, const json_t *summary, const json_t *target);
 
-/* The measured figures a claim, a reference or a report may name besides builder/report/metrics.h's. */
+/* The measured figures a claim, a reference or a report may name besides
+ * builder/report/metrics.h's. */
 extern const char *const phases_measured_keys[];
 
 /* Whether `name` is a metric of a record: a metrics.h key, "iozone:TEST" aside, or a measured key,

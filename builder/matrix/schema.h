@@ -92,8 +92,8 @@ int schema_check_value(const struct schema_key *sk, const char *key, const json_
 void schema_fill_defaults(const struct schema *s, const struct schema_key *root, json_t *v);
 
 /* A matrix's `reference` and `expect` may name the metrics of builder/report/metrics.h and
- * "iozone:TEST" with TEST one of schema_iozone_tests (NULL-terminated); builder/report/report_model.c
- * computes them. */
+ * "iozone:TEST" with TEST one of schema_iozone_tests (NULL-terminated);
+ * builder/report/report_model.c computes them. */
 extern const char *const schema_iozone_tests[];
 
 /* The two schema tables and the zpool/zfs property tables, as Markdown (for docs/matrix.md). */

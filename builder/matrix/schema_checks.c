@@ -7,9 +7,9 @@
 
 #include "libvirt_uri.h"
 #include "options.h"
-#include "schema_int.h"
 #include "phase.h"
 #include "phases.h"
+#include "schema_int.h"
 #include "util.h"
 
 static int check_name(const char *s, const char *extra, size_t max)

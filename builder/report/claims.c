@@ -343,7 +343,8 @@ int claims_check(const json_t *root, struct zb_error *err)
 	return rc;
 }
 
-/* ---- the schema's checks of a claim's values (builder/matrix/schema_keys.c) --------------------------
+/* ---- the schema's checks of a claim's values (builder/matrix/schema_keys.c)
+ * --------------------------
  */
 
 int claims_check_metric(const char *key, const json_t *v, struct zb_error *err)

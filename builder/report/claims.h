@@ -1,5 +1,5 @@
-/* The claim grammar (builder/report/claims.c): a matrix's `reference` (published values, each for one
- * cell) and `expect` (claims: compare, ratio, ranking, peak) entries. The schema
+/* The claim grammar (builder/report/claims.c): a matrix's `reference` (published values, each for
+ * one cell) and `expect` (claims: compare, ratio, ranking, peak) entries. The schema
  * (builder/matrix/schema_keys.c) gives their shape and calls the value checks below; claims_check()
  * checks what the schema cannot, when the matrix loads; the report judges the claims against a
  * run's cells (report_claim_eval(), builder/report/report_int.h), in the same file.

@@ -1,4 +1,5 @@
-/* `zbench compare`: two run directories, cell by cell (builder/report/compare.h, docs/reports.md). */
+/* `zbench compare`: two run directories, cell by cell (builder/report/compare.h, docs/reports.md).
+ */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -13,8 +14,9 @@ const char *const compare_ignored_paths[] = { "image", "vm.image", NULL };
 
 #define SIGNIFICANCE 0.05
 
-/* The key cells are matched by: the SHA-256 of the canonical config (builder/matrix/canon.h) without
- * the image-dependent paths, dumped with sorted keys; the cell id when a record has no config. */
+/* The key cells are matched by: the SHA-256 of the canonical config (builder/matrix/canon.h)
+ * without the image-dependent paths, dumped with sorted keys; the cell id when a record has no
+ * config. */
 static char *match_key(const struct report_cell *c)
 {
 	json_t *copy, *canon;

@@ -1,6 +1,6 @@
 /* `zbench compare`: drift, what differs between the two sides beyond what the matrix varies
- * (builder/report/compare.h, docs/compare.md "Drift"). Matched cells have the same configuration, so
- * every difference in what their guests really had (effective pool and dataset properties,
+ * (builder/report/compare.h, docs/compare.md "Drift"). Matched cells have the same configuration,
+ * so every difference in what their guests really had (effective pool and dataset properties,
  * module parameters, kernel, OpenZFS version) and in the images' packages came with the image or
  * the host, not with the matrix. */
 #include <stdlib.h>

@@ -1,6 +1,6 @@
-/* The JUnit XML writer (builder/report/report.h): a testsuite of the document's checks, one testcase per
- * report_check (the sections write one per cell and per claim); the rest of a document it has no
- * use for. */
+/* The JUnit XML writer (builder/report/report.h): a testsuite of the document's checks, one
+ * testcase per report_check (the sections write one per cell and per claim); the rest of a document
+ * it has no use for. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* The one table of metrics (issue 13): what a report shows, compare compares, `expect` claims and
- * `reference`s may name (builder/matrix/schema.c checks names against it), and run.c's adaptive search
- * reads from a record (results_fio_metric()). */
+ * `reference`s may name (builder/matrix/schema.c checks names against it), and run.c's adaptive
+ * search reads from a record (results_fio_metric()). */
 #ifndef ZB_METRICS_H
 #define ZB_METRICS_H
 
@@ -36,8 +36,8 @@ struct metric_def {
 	const char *unit;  /* as shown: "KiB/s", "ms"; "" for IOPS (the title says it) */
 	double scale;	   /* shown = raw * scale (clat_ns -> ms) */
 	int higher_is_better;
-	/* How to read it (builder/report/report.h report_fio_metric(); results_fio_metric() reads only
-	 * the METRIC_SUM ones): `field` of METRIC_SUM (NULL for the others), `pct` of
+	/* How to read it (builder/report/report.h report_fio_metric(); results_fio_metric() reads
+	 * only the METRIC_SUM ones): `field` of METRIC_SUM (NULL for the others), `pct` of
 	 * METRIC_CLAT_PCT, over the directions read and/or write. */
 	enum metric_how how;
 	const char *field;

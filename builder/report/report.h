@@ -34,12 +34,12 @@ enum report_metric {
 /* "read bw (KiB/s)", "read IOPS": a table header. malloc'd. */
 char *report_metric_header(enum report_metric m);
 
-/* Metric m (an enum metric_id: any row of builder/report/metrics.h's table, read as the row says) of a
- * fio-shaped result: 0 with *out in shown units, or -1 when the result does not have it. Sums are
- * over jobs[] and the metric's directions; the mean latency is the completion-count-weighted mean
- * of the jobs' clat_ns.mean; p99 is the largest of the jobs' clat_ns.percentile."99.000000" (an
- * upper bound on the p99 of all the jobs' I/Os together). Latencies of a direction that did no I/O
- * (clat_ns.N == 0 in every job) are absent. */
+/* Metric m (an enum metric_id: any row of builder/report/metrics.h's table, read as the row says)
+ * of a fio-shaped result: 0 with *out in shown units, or -1 when the result does not have it. Sums
+ * are over jobs[] and the metric's directions; the mean latency is the completion-count-weighted
+ * mean of the jobs' clat_ns.mean; p99 is the largest of the jobs' clat_ns.percentile."99.000000"
+ * (an upper bound on the p99 of all the jobs' I/Os together). Latencies of a direction that did no
+ * I/O (clat_ns.N == 0 in every job) are absent. */
 int report_fio_metric(const json_t *fio, int m, double *out);
 
 /* One record of cells.jsonl. Borrowed pointers into the run's records. */

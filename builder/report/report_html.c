@@ -1,5 +1,5 @@
-/* The HTML writer (builder/report/report.h): one self-contained page, plots inline as data: URIs; all
- * text through xml_escape(). */
+/* The HTML writer (builder/report/report.h): one self-contained page, plots inline as data: URIs;
+ * all text through xml_escape(). */
 #include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,6 @@
-/* The report model as JSON (builder/report/report.h, docs/reports.md "report.json"): what the Markdown
- * and HTML show, for programs. Numbers that are not finite (an sd of one repeat) are null. */
+/* The report model as JSON (builder/report/report.h, docs/reports.md "report.json"): what the
+ * Markdown and HTML show, for programs. Numbers that are not finite (an sd of one repeat) are null.
+ */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
-/* The Markdown writer (builder/report/report.h): plain text escaped only where Markdown would read it as
- * markup, so the file stays readable as text. */
+/* The Markdown writer (builder/report/report.h): plain text escaped only where Markdown would read
+ * it as markup, so the file stays readable as text. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,5 +1,5 @@
-/* The run model (builder/report/report.h): a run directory read into cells, metrics and axes, and the
- * queries the report's rooms ask of it. */
+/* The run model (builder/report/report.h): a run directory read into cells, metrics and axes, and
+ * the queries the report's rooms ask of it. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -643,8 +643,9 @@ static int iozone_metric(const json_t *fio, const char *test, double *out)
 	return 0;
 }
 
-/* A named metric (builder/report/metrics.h, or "iozone:TEST") of one record's result. A read+write sum
- * is the sum of the report's metrics over the same field, absent when neither direction has it. */
+/* A named metric (builder/report/metrics.h, or "iozone:TEST") of one record's result. A read+write
+ * sum is the sum of the report's metrics over the same field, absent when neither direction has it.
+ */
 /* A named metric (builder/report/metrics.h, or "iozone:TEST") of one record's result. */
 static int record_metric(const json_t *fio, const char *metric, double *out)
 {
@@ -667,8 +668,9 @@ int report_cell_did(const struct report_cell *c, int m)
 	return (read && !(r->n > 0 && r->mean == 0)) || (write && !(w->n > 0 && w->mean == 0));
 }
 
-/* A metric of one record, "PHASE." first for a phase of a phased workload (builder/matrix/phases.h):
- * a fio metric of that result, or a figure of its witness (disk_read_share, ...). */
+/* A metric of one record, "PHASE." first for a phase of a phased workload
+ * (builder/matrix/phases.h): a fio metric of that result, or a figure of its witness
+ * (disk_read_share, ...). */
 static int record_value(const json_t *rec, const char *name, double *out)
 {
 	const json_t *fio, *witness;

@@ -1,6 +1,6 @@
 /* The report's "What was measured" section: per cell and measured phase, the IOPS next to the
- * witness figures that say whether they measured the disks (builder/matrix/phases.h): the share of the
- * engine's reads and writes that reached the disks, the ARC hit ratio and the data's real
+ * witness figures that say whether they measured the disks (builder/matrix/phases.h): the share of
+ * the engine's reads and writes that reached the disks, the ARC hit ratio and the data's real
  * compress ratio. Shown only when some record has them (runs before them have none). */
 #include <math.h>
 #include <stdlib.h>

@@ -110,8 +110,8 @@ int channel_feed(struct channel *ch, const char *buf, size_t len);
 int channel_frame(void *arg, const char *payload, size_t len);
 
 /* Put what the guest said into a cell record: phases, guest, effective, fio, target, witness
- * (what the result measured, builder/matrix/phases.h), phase_results (each with its witness), samples,
- * telemetry, telemetry_summary, error, truncated (each only when there is something). */
+ * (what the result measured, builder/matrix/phases.h), phase_results (each with its witness),
+ * samples, telemetry, telemetry_summary, error, truncated (each only when there is something). */
 void cell_state_record(const struct cell_state *st, json_t *rec);
 
 #endif

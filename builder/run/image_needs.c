@@ -67,8 +67,9 @@ static int need_engine(const json_t *config, const struct image_view *v, struct 
 	if (v->img) {
 		const json_t *pk = json_object_get(v->img->manifest, "packages");
 
-		ok = json_is_string(json_object_get(pk, "fio")) &&
-		     (!v->recipe || json_object_get(v->recipe, "base") || recipe_has_fio(v->recipe));
+		ok =
+		    json_is_string(json_object_get(pk, "fio")) &&
+		    (!v->recipe || json_object_get(v->recipe, "base") || recipe_has_fio(v->recipe));
 	} else {
 		ok = !v->recipe || recipe_has_fio(v->recipe);
 	}
@@ -101,7 +102,6 @@ int image_needs_check(const struct cell *cells, size_t n, const struct image_vie
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < ARRAY_SIZE(image_needs); k++)
 			if (image_needs[k].check(cells[i].config, v, err) < 0)
-				return error_wrap(err, "cell %d (%s)", cells[i].index,
-						  cells[i].id);
+				return error_wrap(err, "cell %d (%s)", cells[i].index, cells[i].id);
 	return 0;
 }

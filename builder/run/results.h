@@ -14,8 +14,9 @@
 #include "outdir.h"
 
 /* A run directory may come from someone else (docs/security.md): everything under it is opened
- * relative to its fd without following symlinks (builder/core/outdir.h), and a reader skips a record
- * it cannot take (too long, not JSON, not an object) and says so instead of failing the run. */
+ * relative to its fd without following symlinks (builder/core/outdir.h), and a reader skips a
+ * record it cannot take (too long, not JSON, not an object) and says so instead of failing the run.
+ */
 
 /* The longest record line a reader takes; a longer one is skipped. A writer's record stays well
  * under it (the guest's output has a byte budget per cell). */

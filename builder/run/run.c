@@ -23,13 +23,13 @@
 
 #include "cell.h"
 #include "disk.h"
-#include "log.h"
 #include "image_needs.h"
+#include "log.h"
 #include "run_int.h"
-#include "util.h"
 #include "rundir.h"
 #include "schedule.h"
 #include "term.h"
+#include "util.h"
 
 volatile sig_atomic_t run_interrupted;
 volatile pid_t run_vm_pid = -1;

@@ -18,7 +18,7 @@
 int engine_option_check(const char *name, const json_t *value, char *msg, size_t len);
 
 /* One workload option's value as parsed, for the canonical cell configuration
- * (builder/canon.c): which option it is and what it means, whatever its spelling. */
+ * (builder/matrix/canon.c): which option it is and what it means, whatever its spelling. */
 enum engine_option_kind {
 	ENGINE_OPTION_ASIS, /* keep the value as given: strings, options with their own parser */
 	ENGINE_OPTION_SIZE, /* u: bytes */

@@ -1,5 +1,5 @@
-/* The kernel payload readers of builder/image/vmlinux.c on arbitrary bytes: the bzImage header parser
- * (the payload's offset and length) and the LZ4 legacy decoder (Debian's cloud kernels). The
+/* The kernel payload readers of builder/image/vmlinux.c on arbitrary bytes: the bzImage header
+ * parser (the payload's offset and length) and the LZ4 legacy decoder (Debian's cloud kernels). The
  * bzImage comes from a downloaded root or a user's qcow2: never crash, never read or write out of
  * bounds, and what is accepted keeps its promises (a payload inside the image, exactly the
  * expected bytes decoded); a broken promise aborts. First byte: 0 (even) the decoder, with the

@@ -1,5 +1,5 @@
-/* Recipe and image-manifest loading (builder/image/image.c) on arbitrary text: a recipe may be someone
- * else's (its packages, modules and paths reach apt, modprobe lists and copies), a cached
+/* Recipe and image-manifest loading (builder/image/image.c) on arbitrary text: a recipe may be
+ * someone else's (its packages, modules and paths reach apt, modprobe lists and copies), a cached
  * manifest names the files the runner hands QEMU. Accept or refuse, never crash or leak; what a
  * manifest is accepted with names files inside its entry (a broken promise aborts). First byte:
  * even, a recipe; odd, a manifest. */

@@ -1,5 +1,5 @@
-/* The canonical cell configuration (builder/matrix/canon.c): a case table of spellings that mean the
- * same, each checked on canon_config() and on the ids the matrix loader gives (docs/matrix.md,
+/* The canonical cell configuration (builder/matrix/canon.c): a case table of spellings that mean
+ * the same, each checked on canon_config() and on the ids the matrix loader gives (docs/matrix.md,
  * "Cell ids"). */
 #include <stdlib.h>
 #include <string.h>

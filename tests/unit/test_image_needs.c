@@ -16,9 +16,11 @@ static const char *const manifests[] = {
 	"\"files\": []}}, \"packages\": {\"fio\": \"3.33-3\"}}",
 	/* 2: fio both ways, and mkfs.ext4 */
 	"{\"recipe\": {\"name\": \"full\", \"content\": {\"packages\": [\"fio\", \"e2fsprogs\"], "
-	"\"files\": [\"/usr/bin/fio\", \"/sbin/mkfs.ext4\"]}}, \"packages\": {\"fio\": \"3.33-3\"}}",
+	"\"files\": [\"/usr/bin/fio\", \"/sbin/mkfs.ext4\"]}}, \"packages\": {\"fio\": "
+	"\"3.33-3\"}}",
 	/* 3: a cloud image (a "base"): its whole root boots, installing the package is enough */
-	"{\"recipe\": {\"name\": \"cloud\", \"content\": {\"base\": \"x\", \"packages\": [\"fio\"]}}, "
+	"{\"recipe\": {\"name\": \"cloud\", \"content\": {\"base\": \"x\", \"packages\": "
+	"[\"fio\"]}}, "
 	"\"packages\": {\"fio\": \"3.33-3\"}}",
 };
 

@@ -71,8 +71,9 @@ static void test_hosts(void)
 		/* a query parameter's own value is not a slot count: "=1" of no_tty=1 stays */
 		{ "qemu+ssh://a/system?no_tty=1", 1, 1, 0, "qemu+ssh://a/system?no_tty=1", NULL,
 		  NULL },
-		{ "qemu+ssh://a/system?no_tty=1=3,qemu+ssh://b/system?mode=direct&no_tty=1", 2, 3, 1,
-		  "qemu+ssh://a/system?no_tty=1", "qemu+ssh://b/system?mode=direct&no_tty=1", NULL },
+		{ "qemu+ssh://a/system?no_tty=1=3,qemu+ssh://b/system?mode=direct&no_tty=1", 2, 3,
+		  1, "qemu+ssh://a/system?no_tty=1", "qemu+ssh://b/system?mode=direct&no_tty=1",
+		  NULL },
 		{ "qemu:///system=0", -1, 0, 0, NULL, NULL, "1 to 64, got 0" },
 		{ "qemu:///system=65", -1, 0, 0, NULL, NULL, "1 to 64, got 65" },
 		{ "qemu:///system=99999", -1, 0, 0, NULL, NULL, "1 to 64" },

@@ -91,8 +91,7 @@ int main(void)
 			json_t *k = json_string(metric_table[m].key);
 
 			sums += metric_table[m].how == METRIC_SUM;
-			CHECK(cl &&
-			      schema_check_value(cl, "metric", k, &e) == 0);
+			CHECK(cl && schema_check_value(cl, "metric", k, &e) == 0);
 			json_decref(k);
 		}
 		CHECK(listed == sums);

@@ -1,5 +1,5 @@
-/* The qcow2 import check (builder/image/qcow2.c): headers built byte by byte (a clean version 2 and 3
- * header, then each way a qcow2 can name a host file or be something we do not know), the
+/* The qcow2 import check (builder/image/qcow2.c): headers built byte by byte (a clean version 2 and
+ * 3 header, then each way a qcow2 can name a host file or be something we do not know), the
  * judgement of `qemu-img info` JSON, and real files made by qemu-img (a data file, a backing
  * file, a clean image) through qcow2_check_file(). */
 #include <stdint.h>

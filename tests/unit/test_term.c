@@ -1,4 +1,5 @@
-/* The terminal sanitiser (builder/core/term.c): what a hostile phase name or error detail becomes. */
+/* The terminal sanitiser (builder/core/term.c): what a hostile phase name or error detail becomes.
+ */
 #include <string.h>
 
 #include "check.h"

@@ -1,5 +1,5 @@
-/* The LZ4 legacy decoder and the bzImage header parser (builder/image/vmlinux.c): what `lz4 -l` (the
- * kernel build's format) writes decodes to the original bytes; truncated, overlong and
+/* The LZ4 legacy decoder and the bzImage header parser (builder/image/vmlinux.c): what `lz4 -l`
+ * (the kernel build's format) writes decodes to the original bytes; truncated, overlong and
  * out-of-range streams are refused; a header whose payload lies outside the image is refused. */
 #include <stdint.h>
 #include <stdlib.h>
