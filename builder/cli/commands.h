@@ -26,7 +26,4 @@ struct zb_command {
 extern const struct zb_command zb_commands[];
 extern const size_t zb_n_commands;
 
-/* Print "zbench: <msg>" to stderr; the only place the host prints errors. */
-void die_message(const char *msg);
-
 #endif

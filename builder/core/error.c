@@ -1,5 +1,4 @@
 #include "error.h"
-#include "commands.h"
 #include "term.h"
 
 #include <stdarg.h>

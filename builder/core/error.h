@@ -59,4 +59,8 @@ int error_at(struct zb_error *err, const char *file, int line, int column, const
 /* Clear errnum, message and position. */
 void error_clear(struct zb_error *err);
 
+/* Print "zbench: <msg>" to stderr (through the terminal sanitiser): the one place the host
+ * prints an error, called by the commands (and by a forked worker before it exits). */
+void die_message(const char *msg);
+
 #endif

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cell.h"
-#include "commands.h"
+#include "error.h"
 #include "disk.h"
 #include "log.h"
 #include "rundir.h"

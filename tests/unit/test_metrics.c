@@ -1,4 +1,4 @@
-/* builder/report/metrics.c: the one metrics table, and that the readers built on it (the report's
+/* builder/matrix/metrics.c: the one metrics table, and that the readers built on it (the report's
  * report_fio_metric() and results_fio_metric(), which run.c's adaptive search uses) agree. */
 #include <jansson.h>
 #include <math.h>
