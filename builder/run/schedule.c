@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "cell.h"
-#include "error.h"
 #include "disk.h"
+#include "error.h"
 #include "log.h"
 #include "rundir.h"
 #include "stats.h"
