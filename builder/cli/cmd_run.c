@@ -10,6 +10,7 @@
 #include "report.h"
 #include "run.h"
 #include "term.h"
+#include "util.h"
 
 static void usage(FILE *f)
 {
@@ -94,142 +95,220 @@ static void end_of_run_report(const char *dir)
 	report_run_release(&run);
 }
 
-int cmd_run(int argc, char **argv)
-{
-	enum {
-		OPT_CACHE = 256,
-		OPT_ACCEL,
-		OPT_KEEP,
-		OPT_RESUME,
-		OPT_ALLOW_DEVICE,
-		OPT_BACKEND,
-		OPT_LIBVIRT_URI,
-		OPT_SHARD,
-		OPT_INTERFERENCE,
-		OPT_HOSTS,
-		OPT_SHARED_PATHS,
-		OPT_NO_REPORT
-	};
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "image", required_argument, NULL, 'i' },
-		{ "cache-dir", required_argument, NULL, OPT_CACHE },
-		{ "accel", required_argument, NULL, OPT_ACCEL },
-		{ "backend", required_argument, NULL, OPT_BACKEND },
-		{ "libvirt-uri", required_argument, NULL, OPT_LIBVIRT_URI },
-		{ "keep-disks", no_argument, NULL, OPT_KEEP },
-		{ "allow-device", required_argument, NULL, OPT_ALLOW_DEVICE },
-		{ "resume", required_argument, NULL, OPT_RESUME },
-		{ "shard", required_argument, NULL, OPT_SHARD },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "allow-interference", no_argument, NULL, OPT_INTERFERENCE },
-		{ "hosts", required_argument, NULL, OPT_HOSTS },
-		{ "shared-paths", no_argument, NULL, OPT_SHARED_PATHS },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "no-report", no_argument, NULL, OPT_NO_REPORT },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct run_options o = { 0 };
-	struct zb_error err = { 0 };
-	char *dir = NULL;
-	int c, rc, report = 1;
+/* What the command line sets: the run's options, and whether to write the report at the end. */
+struct run_cli {
+	struct run_options o;
+	int report;
+};
 
-	while ((c = getopt_long(argc, argv, "o:i:j:qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			o.out_dir = optarg;
-			break;
-		case 'i':
-			if (o.n_recipes == RUN_MAX_IMAGES) {
-				fprintf(stderr, "zbench run: at most %d images (-i)\n",
-					RUN_MAX_IMAGES);
-				return 2;
-			}
-			o.recipes[o.n_recipes++] = optarg;
-			o.recipe_path = o.recipes[0];
-			break;
-		case OPT_CACHE:
-			o.cache_dir = optarg;
-			break;
-		case OPT_ACCEL:
-			if (strcmp(optarg, "auto") && strcmp(optarg, "kvm") &&
-			    strcmp(optarg, "tcg")) {
-				fprintf(stderr, "zbench run: --accel must be auto, kvm or tcg\n");
-				return 2;
-			}
-			o.accel = optarg;
-			break;
-		case OPT_ALLOW_DEVICE:
-			passthrough_allow(optarg);
-			break;
-		case OPT_BACKEND:
-			o.backend = optarg; /* run_matrix() rejects an unknown one */
-			break;
-		case OPT_LIBVIRT_URI:
-			o.libvirt_uri = optarg; /* checked by run_matrix() */
-			break;
-		case OPT_HOSTS:
-			o.hosts = optarg; /* parsed and checked by run_matrix() */
-			break;
-		case OPT_SHARED_PATHS:
-			o.shared_paths = 1;
-			break;
-		case OPT_NO_REPORT:
-			report = 0;
-			break;
-		case OPT_KEEP:
-			o.keep_disks = 1;
-			break;
-		case OPT_RESUME:
-			o.resume_dir = optarg;
-			break;
-		case 'j':
-			o.jobs = atoi(optarg);
-			if (o.jobs < 1 || o.jobs > 64) {
-				fprintf(stderr, "zbench run: -j wants 1 to 64, got '%s'\n", optarg);
-				return 2;
-			}
-			break;
-		case OPT_INTERFERENCE:
-			o.allow_interference = 1;
-			break;
-		case OPT_SHARD:
-			if (sscanf(optarg, "%d/%d%c", &o.shard_index, &o.shard_count,
-				   (char[1]){ 0 }) != 2 ||
-			    o.shard_count < 1 || o.shard_index < 1 ||
-			    o.shard_index > o.shard_count) {
-				fprintf(stderr,
-					"zbench run: --shard wants I/N with 1 <= I <= N, "
-					"got '%s'\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'q':
-			log_set_quiet(1);
-			break;
-		case 'h':
+static int set_output(struct run_cli *c, const char *arg)
+{
+	c->o.out_dir = arg;
+	return 0;
+}
+
+static int set_image(struct run_cli *c, const char *arg)
+{
+	if (c->o.n_recipes == RUN_MAX_IMAGES) {
+		fprintf(stderr, "zbench run: at most %d images (-i)\n", RUN_MAX_IMAGES);
+		return -1;
+	}
+	c->o.recipes[c->o.n_recipes++] = arg;
+	c->o.recipe_path = c->o.recipes[0];
+	return 0;
+}
+
+static int set_cache_dir(struct run_cli *c, const char *arg)
+{
+	c->o.cache_dir = arg;
+	return 0;
+}
+
+static int set_accel(struct run_cli *c, const char *arg)
+{
+	if (strcmp(arg, "auto") && strcmp(arg, "kvm") && strcmp(arg, "tcg")) {
+		fprintf(stderr, "zbench run: --accel must be auto, kvm or tcg\n");
+		return -1;
+	}
+	c->o.accel = arg;
+	return 0;
+}
+
+/* --backend, --libvirt-uri and --hosts are checked by run_matrix(), with the matrix's own. */
+static int set_backend(struct run_cli *c, const char *arg)
+{
+	c->o.backend = arg;
+	return 0;
+}
+
+static int set_libvirt_uri(struct run_cli *c, const char *arg)
+{
+	c->o.libvirt_uri = arg;
+	return 0;
+}
+
+static int set_hosts(struct run_cli *c, const char *arg)
+{
+	c->o.hosts = arg;
+	return 0;
+}
+
+static int set_shared_paths(struct run_cli *c, const char *arg)
+{
+	c->o.shared_paths = 1;
+	return 0;
+}
+
+static int set_keep_disks(struct run_cli *c, const char *arg)
+{
+	c->o.keep_disks = 1;
+	return 0;
+}
+
+static int set_allow_device(struct run_cli *c, const char *arg)
+{
+	passthrough_allow(arg);
+	return 0;
+}
+
+static int set_jobs(struct run_cli *c, const char *arg)
+{
+	c->o.jobs = atoi(arg);
+	if (c->o.jobs < 1 || c->o.jobs > 64) {
+		fprintf(stderr, "zbench run: -j wants 1 to 64, got '%s'\n", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int set_allow_interference(struct run_cli *c, const char *arg)
+{
+	c->o.allow_interference = 1;
+	return 0;
+}
+
+static int set_shard(struct run_cli *c, const char *arg)
+{
+	struct run_options *o = &c->o;
+
+	if (sscanf(arg, "%d/%d%c", &o->shard_index, &o->shard_count, (char[1]){ 0 }) != 2 ||
+	    o->shard_count < 1 || o->shard_index < 1 || o->shard_index > o->shard_count) {
+		fprintf(stderr, "zbench run: --shard wants I/N with 1 <= I <= N, got '%s'\n", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int set_resume(struct run_cli *c, const char *arg)
+{
+	c->o.resume_dir = arg;
+	return 0;
+}
+
+static int set_quiet(struct run_cli *c, const char *arg)
+{
+	log_set_quiet(1);
+	return 0;
+}
+
+static int set_no_report(struct run_cli *c, const char *arg)
+{
+	c->report = 0;
+	return 0;
+}
+
+/* The options of `zbench run`, as usage() describes them: long name, short letter (0: none),
+ * whether it takes an argument, and what it sets (0, or -1 after saying why on stderr). */
+static const struct run_flag {
+	const char *name;
+	char letter;
+	int has_arg;
+	int (*set)(struct run_cli *c, const char *arg);
+} run_flags[] = {
+	{ "output", 'o', 1, set_output },
+	{ "image", 'i', 1, set_image },
+	{ "cache-dir", 0, 1, set_cache_dir },
+	{ "accel", 0, 1, set_accel },
+	{ "backend", 0, 1, set_backend },
+	{ "libvirt-uri", 0, 1, set_libvirt_uri },
+	{ "hosts", 0, 1, set_hosts },
+	{ "shared-paths", 0, 0, set_shared_paths },
+	{ "keep-disks", 0, 0, set_keep_disks },
+	{ "allow-device", 0, 1, set_allow_device },
+	{ "jobs", 'j', 1, set_jobs },
+	{ "allow-interference", 0, 0, set_allow_interference },
+	{ "shard", 0, 1, set_shard },
+	{ "resume", 0, 1, set_resume },
+	{ "quiet", 'q', 0, set_quiet },
+	{ "no-report", 0, 0, set_no_report },
+};
+
+#define RUN_FLAG_LONG 256 /* getopt's value for row k without a letter: RUN_FLAG_LONG + k */
+
+/* Parse argv into `c` from the table: 0, 1 for --help (printed), or 2 (a usage error, said). */
+static int parse_args(int argc, char **argv, struct run_cli *c)
+{
+	struct option longopts[ARRAY_SIZE(run_flags) + 2] = { { 0 } };
+	char shortopts[2 * ARRAY_SIZE(run_flags) + 2] = "h";
+	size_t ns = 1;
+	int v;
+
+	for (size_t k = 0; k < ARRAY_SIZE(run_flags); k++) {
+		const struct run_flag *f = &run_flags[k];
+
+		longopts[k] =
+		    (struct option){ f->name, f->has_arg ? required_argument : no_argument, NULL,
+				     f->letter ? f->letter : RUN_FLAG_LONG + (int)k };
+		if (f->letter) {
+			shortopts[ns++] = f->letter;
+			if (f->has_arg)
+				shortopts[ns++] = ':';
+		}
+	}
+	longopts[ARRAY_SIZE(run_flags)] = (struct option){ "help", no_argument, NULL, 'h' };
+	while ((v = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		const struct run_flag *f = NULL;
+
+		if (v == 'h') {
 			usage(stdout);
-			return 0;
-		default:
+			return 1;
+		}
+		for (size_t k = 0; k < ARRAY_SIZE(run_flags) && !f; k++)
+			if (v ==
+			    (run_flags[k].letter ? run_flags[k].letter : RUN_FLAG_LONG + (int)k))
+				f = &run_flags[k];
+		if (!f) {
 			usage(stderr);
 			return 2;
 		}
+		if (f->set(c, optarg) < 0)
+			return 2;
 	}
-	if (o.resume_dir ? optind != argc : optind + 1 != argc) {
+	if (c->o.resume_dir ? optind != argc : optind + 1 != argc) {
 		usage(stderr);
 		return 2;
 	}
-	if (!o.resume_dir)
-		o.matrix_path = argv[optind];
-	o.dir_out = &dir;
-	rc = run_matrix(&o, &err);
+	if (!c->o.resume_dir)
+		c->o.matrix_path = argv[optind];
+	return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_cli c = { .report = 1 };
+	struct zb_error err = { 0 };
+	char *dir = NULL;
+	int rc = parse_args(argc, argv, &c);
+
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	c.o.dir_out = &dir;
+	rc = run_matrix(&c.o, &err);
 	if (rc < 0) {
 		die_message(err.msg);
 		return 2;
 	}
-	if (report && dir && rc != 130)
+	if (c.report && dir && rc != 130)
 		end_of_run_report(dir);
 	free(dir);
 	return rc;
