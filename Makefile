@@ -43,7 +43,7 @@ ENGINE_SRCS = guest/engine/options.c guest/engine/options_table.c guest/engine/o
 
 HOST_SRCS = builder/main.c builder/commands.c builder/error.c builder/util.c builder/outdir.c builder/json_pos.c builder/schema.c \
 	builder/schema_checks.c builder/schema_props.c builder/schema_keys.c builder/schema_doc.c builder/canon.c builder/phases.c \
-	builder/matrix.c builder/matrix_config.c builder/matrix_paths.c builder/matrix_expand.c builder/cmd_matrix.c \
+	builder/matrix.c builder/matrix_config.c builder/matrix_paths.c builder/matrix_expand.c builder/fiojob.c builder/cmd_matrix.c \
 	builder/cmd_image.c
 # images: the cache and its flavor table -> the flavors -> shared helpers (builder/image_build.h)
 HOST_SRCS += builder/image_cache.c \
@@ -204,6 +204,7 @@ $(VM_GOLDEN): tests/golden/vm/print.c $(HOSTLIB) $(BUILD)/.flags
 golden: zbench guest/zbench-agent guest/zbench-engine $(VM_GOLDEN) $(GEN)
 	$(Q)VM_GOLDEN=$(VM_GOLDEN) tests/golden/run.sh
 	$(Q)tests/matrices.sh
+	$(Q)tests/fio-examples.sh
 	$(Q)tests/reproducible.sh
 	$(Q)tests/exit-status.sh
 	$(Q)tests/json-output.sh
