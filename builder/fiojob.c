@@ -55,6 +55,7 @@ struct parser {
 	json_t *global; /* the global options in effect */
 	int global_stonewall;
 	struct ini_job jobs[FIOJOB_JOBS_MAX];
+	char names[FIOJOB_JOBS_MAX][25]; /* the phases' names */
 	size_t njobs;
 	int in_global; /* the current section is a [global] */
 	int line;
@@ -249,9 +250,11 @@ static int parse_line(struct parser *P, char *buf)
 	return parse_option(P, key, value, (int)(s - buf) + 1);
 }
 
-/* "Random Read" -> "random-read": a phase name ([a-z0-9_-], at most 24), unique. */
-static void phase_name(const struct parser *P, size_t k, char out[25])
+/* "Random Read" -> "random-read": a phase name ([a-z0-9_-], at most 24), unique among the
+ * `k` names before it (names[0..k-1]). */
+static void phase_name(const struct parser *P, size_t k, char names[][25])
 {
+	char *out = names[k], base[25];
 	size_t n = 0;
 
 	for (const char *s = P->jobs[k].section; *s && n < 20; s++) {
@@ -262,18 +265,12 @@ static void phase_name(const struct parser *P, size_t k, char out[25])
 	out[n] = '\0';
 	if (!n)
 		strcpy(out, "job");
-	for (size_t i = 0, dup = 1; i < k; i++) {
-		char other[25];
-
-		phase_name(P, i, other);
-		if (!strcmp(other, out)) {
-			char base[25];
-
-			memcpy(base, out, sizeof(base));
-			bprintf(out, 25, "%.20s-%zu", base, ++dup);
+	memcpy(base, out, sizeof(base));
+	for (size_t dup = 2, i = 0; i < k; i++)
+		if (!strcmp(names[i], out)) {
+			bprintf(out, 25, "%.20s-%zu", base, dup++);
 			i = (size_t)-1; /* start over: the new name may be taken too */
 		}
-	}
 }
 
 /* The workload of the parsed jobs: one job flat; several as phases, each a stonewall group of
@@ -310,7 +307,6 @@ static int build(struct parser *P, json_t **out)
 	for (size_t k = 0; k < P->njobs; k++) {
 		json_t *ph = json_object(), *v;
 		const char *key;
-		char name[25];
 
 		if (json_object_get(P->jobs[k].own, "name")) {
 			P->line = P->jobs[k].line;
@@ -322,8 +318,8 @@ static int build(struct parser *P, json_t **out)
 				    "(phases share the engine's job name: set it in [global])",
 				    P->jobs[k].section);
 		}
-		phase_name(P, k, name);
-		json_object_set_new(ph, "name", json_string(name));
+		phase_name(P, k, P->names);
+		json_object_set_new(ph, "name", json_string(P->names[k]));
 		json_object_foreach (P->jobs[k].opts, key, v) {
 			json_t *shared = json_object_get(w, key);
 

@@ -59,8 +59,8 @@ static const char two_jobs[] =
 
 static void test_one_job(void)
 {
-	json_t *fio = json_loads(two_jobs, 0, NULL), *opts = json_pack("{s:s, s:i}", "bs", "4k",
-									  "iodepth", 8);
+	json_t *fio = json_loads(two_jobs, 0, NULL),
+	       *opts = json_pack("{s:s, s:i}", "bs", "4k", "iodepth", 8);
 	json_t *one = export_fio_one_job(fio, opts), *job, *rd, *clat, *o;
 
 	CHECK(one != NULL);
@@ -84,10 +84,10 @@ static void test_one_job(void)
 	CHECK(json_integer_value(json_object_get(json_object_get(clat, "bins"), "2000")) == 150);
 	CHECK(json_integer_value(json_object_get(json_object_get(clat, "bins"), "4000")) == 200);
 	/* from the bins: rank 200 of 400 is in 4000, rank 396 in 8000 */
-	CHECK(json_integer_value(json_object_get(json_object_get(clat, "percentile"), "50.000000")) ==
-	      4000);
-	CHECK(json_integer_value(json_object_get(json_object_get(clat, "percentile"), "99.000000")) ==
-	      8000);
+	CHECK(json_integer_value(
+		  json_object_get(json_object_get(clat, "percentile"), "50.000000")) == 4000);
+	CHECK(json_integer_value(
+		  json_object_get(json_object_get(clat, "percentile"), "99.000000")) == 8000);
 	/* shares weighted by I/Os: (100 * 100 + 300 * 0) / 400 */
 	CHECK(json_real_value(json_object_get(json_object_get(job, "latency_us"), "2")) == 25.0);
 	CHECK(json_real_value(json_object_get(job, "usr_cpu")) == 2.0);

@@ -117,6 +117,28 @@ static void test_hostile_sizes(void)
 		check_case(many, strlen(many), NULL, "job 'j64': more than 64 jobs");
 		free(many);
 	}
+	/* 64 jobs of one name: unique phase names, in linear time (naming each phase once used
+	 * to name every earlier one again, 2^64 steps) */
+	{
+		char *same = xmalloc(16 * FIOJOB_JOBS_MAX + 32), *p = same;
+		struct zb_error err = { 0 };
+		json_t *w = NULL;
+
+		p += sprintf(p, "[j-2]\n");
+		for (int i = 1; i < FIOJOB_JOBS_MAX; i++)
+			p += sprintf(p, "[j]\nstonewall\n");
+		CHECK(fiojob_parse("t.fio", same, strlen(same), &w, &err) == 0);
+		CHECK(json_array_size(json_object_get(w, "phases")) == FIOJOB_JOBS_MAX);
+		CHECK_STR(json_string_value(json_object_get(
+			      json_array_get(json_object_get(w, "phases"), 2), "name")),
+			  "j-3");
+		CHECK_STR(
+		    json_string_value(json_object_get(
+			json_array_get(json_object_get(w, "phases"), FIOJOB_JOBS_MAX - 1), "name")),
+		    "j-64");
+		json_decref(w);
+		free(same);
+	}
 }
 
 /* A matrix names a job file: relative, below its directory, never through a symlink. */
