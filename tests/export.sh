@@ -3,7 +3,7 @@
 # converted two-phase job file, and cells whose results came from the engine with json+ bins,
 # a repeat, a failed cell and hostile record text), read back by the tools the formats are for:
 # fio's fio_jsonplus_clat2csv (--validate: its CSV holds exactly the bins) and fio2gnuplot from
-# Debian's fio package, and fio-plot's importer rules (one job per file, "job options" with rw,
+# Debian's fio package, and fio-plot's importer rules (and fio-plot itself with FIO_PLOT=DIR) (one job per file, "job options" with rw,
 # bs, iodepth and numjobs, files named <rw>-<iodepth>-<numjobs>.json). Prints
 # "export: N passed, N failed".
 set -u
@@ -52,6 +52,15 @@ assert n == 6, n
 PY
 }
 check "every file passes fio-plot's importer rules" fioplot
+# fio-plot itself, when a checkout is named (FIO_PLOT=DIR; it needs matplotlib, Pillow, rich)
+if [ -n "${FIO_PLOT:-}" ]; then
+	real_fioplot() {
+		cd "$tmp" && PYTHONPATH=$FIO_PLOT timeout 300 /usr/bin/python3 -m fio_plot \
+			-i "$tmp/fio/002-00000000000000e1-r0" -T export -l -r randread -d 4 8 -n 1 \
+			>"$tmp/fioplot.out" 2>&1 && ls "$tmp"/export_*.png >/dev/null 2>&1
+	}
+	check "fio-plot (FIO_PLOT) draws the iodepth 4 and 8 files of one directory" real_fioplot
+fi
 
 # the threads of the randrw cell merged into one job: sums and bins of both
 merged() {
