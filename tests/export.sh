@@ -3,9 +3,9 @@
 # converted two-phase job file, and cells whose results came from the engine with json+ bins,
 # a repeat, a failed cell and hostile record text), read back by the tools the formats are for:
 # fio's fio_jsonplus_clat2csv (--validate: its CSV holds exactly the bins) and fio2gnuplot from
-# Debian's fio package, and fio-plot's importer rules (and fio-plot itself with FIO_PLOT=DIR) (one job per file, "job options" with rw,
-# bs, iodepth and numjobs, files named <rw>-<iodepth>-<numjobs>.json). Prints
-# "export: N passed, N failed".
+# Debian's fio package, and fio-plot's importer rules (one job per file, "job options" with rw,
+# bs, iodepth and numjobs, files named <rw>-<iodepth>-<numjobs>.json; fio-plot itself with
+# FIO_PLOT=DIR, a checkout of it). Prints "export: N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
 . tests/check.inc
