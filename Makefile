@@ -190,6 +190,8 @@ $(VM_GOLDEN): tests/golden/vm/print.c $(HOSTLIB) $(BUILD)/.flags
 golden: zbench guest/zbench-agent guest/zbench-engine $(VM_GOLDEN) $(GEN)
 	$(Q)VM_GOLDEN=$(VM_GOLDEN) tests/golden/run.sh
 	$(Q)tests/matrices.sh
+	$(Q)tests/fio-examples.sh
+	$(Q)tests/export.sh
 	$(Q)tests/reproducible.sh
 	$(Q)tests/exit-status.sh
 	$(Q)tests/json-output.sh
@@ -199,7 +201,7 @@ golden: zbench guest/zbench-agent guest/zbench-engine $(VM_GOLDEN) $(GEN)
 
 # Real VMs: the quick matrix, every failure class, kill and resume, the configuration space.
 INTEGRATION = $(wildcard tests/integration/run.sh tests/integration/faults.sh \
-	tests/integration/resume.sh tests/integration/adaptive.sh tests/integration/engines.sh tests/integration/phases.sh tests/integration/fio.sh \
+	tests/integration/resume.sh tests/integration/adaptive.sh tests/integration/engines.sh tests/integration/phases.sh tests/integration/fiojob.sh tests/integration/fio.sh \
 	tests/integration/shards.sh tests/integration/parallel.sh tests/integration/ab.sh \
 	tests/integration/config.sh tests/integration/buses.sh tests/integration/libvirt.sh \
 	tests/integration/hosts.sh tests/integration/hosts-session.sh tests/integration/hosts-ssh.sh \

@@ -52,7 +52,7 @@ void fio_argv(struct argv_buf *a, const json_t *opts)
 	logf_console("fio job file:\n%s", text);
 	free(text);
 	argv_add(a, FIO_PATH);
-	argv_add(a, "--output-format=json");
+	argv_add(a, "--output-format=json+"); /* clat_ns.bins: fio's clat tools read them */
 	argv_add(a, "--output=/proc/self/fd/3");
 	argv_add(a, "--status-interval=%d", FIO_STATUS_SEC);
 	argv_add(a, "--eta=never");

@@ -95,7 +95,7 @@ static void engine_argv(struct argv_buf *a, const json_t *opts)
 	json_t *v;
 
 	argv_add(a, ENGINE_PATH);
-	argv_add(a, "--output-format=json");
+	argv_add(a, "--output-format=json+"); /* clat_ns.bins: fio's clat tools read them */
 	argv_add(a, "--output=" RESULT_PATH);
 	argv_add(a, "--status-fd=3");
 	argv_add(a, "--name=%s", name ? name : "zbench");

@@ -52,6 +52,10 @@ check "report unknown option: 2" status 2 "$ZBENCH" report --frob x
 check "report of a run with a failed cell: 1" status 1 "$ZBENCH" report -o "$tmp/rep" tests/golden/report/faults/rundir
 check "compare missing runs: 2" status 2 "$ZBENCH" compare "$tmp/a" "$tmp/b"
 check "compare unknown option: 2" status 2 "$ZBENCH" compare --frob a b
+check "export of a run: 0" status 0 "$ZBENCH" export -f csv -o "$tmp/export" tests/golden/export/fixture/rundir
+check "export missing run: 2" status 2 "$ZBENCH" export -f csv -o "$tmp/export" "$tmp/nope"
+check "export unknown format: 2" status 2 "$ZBENCH" export -f xml tests/golden/export/fixture/rundir
+check "export unknown option: 2" status 2 "$ZBENCH" export --frob x
 
 check "image unknown subcommand: 2" status 2 "$ZBENCH" image frob
 check "image build unknown option: 2" status 2 "$ZBENCH" image build --frob images/debian12-zfs.json

@@ -20,6 +20,8 @@ static void usage(FILE *f)
 		   "check prints \"FILE: N cells\" then one line per cell: index, id, summary.\n"
 		   "expand prints {\"index\",\"id\",\"summary\",\"config\"} per line, config fully "
 		   "resolved.\n"
+		   "A fio job file (FILE.fio or FILE.job) is checked as the workload of a small\n"
+		   "matrix of its own (docs/matrix.md, \"fio job files\").\n"
 		   "Errors: \"FILE:LINE:COL: PATH: message\", exit status 2. The format: "
 		   "docs/matrix.md.\n");
 }

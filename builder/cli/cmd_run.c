@@ -21,6 +21,8 @@ static void usage(FILE *f)
 	    "\n"
 	    "Run every cell of MATRIX (repeats included) in a fresh VM with fresh disks and\n"
 	    "write the results to a new run directory (printed on stdout at the end).\n"
+	    "MATRIX may be a fio job file (FILE.fio or FILE.job): it runs in a matrix of\n"
+	    "one small VM with one disk (docs/matrix.md, \"fio job files\").\n"
 	    "\n"
 	    "options:\n"
 	    "  -o, --output DIR     run directory (default runs/<matrix name>-<UTC time>)\n"

@@ -11,5 +11,6 @@ const struct zb_command zb_commands[] = {
 	{ "doctor", cmd_doctor, "say what this host has and lacks for zbench" },
 	{ "report", cmd_report, "render a run directory: Markdown, HTML with plots, JUnit" },
 	{ "compare", cmd_compare, "compare two runs cell by cell: % change, significance" },
+	{ "export", cmd_export, "a run's results for other tools: fio JSON (fio-plot), CSV, JSON" },
 };
 const size_t zb_n_commands = sizeof(zb_commands) / sizeof(zb_commands[0]);

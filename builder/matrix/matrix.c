@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "claims.h"
+#include "fiojob.h"
 #include "json_pos.h"
 #include "matrix_int.h"
 #include "schema.h"
@@ -258,6 +259,12 @@ int matrix_load_buffer(const char *path, const char *text, size_t len, struct ma
 		return error_at(err, path, jerr.line, jerr.column, "%s", jerr.text);
 	}
 
+	/* a job file named by base.workload becomes its options before anything checks them */
+	if (fiojob_expand_matrix(root, path, err) < 0) {
+		if (!err->pos.line)
+			matrix_report(&L, &top, 1, NULL);
+		goto out;
+	}
 	if (schema_validate(&schema_matrix, NULL, root, "", err) < 0) {
 		matrix_report(&L, &top, 1, NULL);
 		goto out;
@@ -316,7 +323,10 @@ int matrix_load(const char *path, struct matrix **out, struct zb_error *err)
 	int rc;
 
 	*out = NULL;
-	if (read_file(path, MATRIX_FILE_MAX, &text, &len, err) < 0)
+	/* a job file on the command line: a matrix of one small VM around it (builder/matrix/fiojob.h) */
+	if (fiojob_is_job_path(path))
+		text = fiojob_matrix_text(path, &len);
+	else if (read_file(path, MATRIX_FILE_MAX, &text, &len, err) < 0)
 		return -1;
 	rc = matrix_load_buffer(path, text, len, out, err);
 	free(text);

@@ -271,6 +271,14 @@ int schema_check_phase_name(const char *key, const json_t *v, struct zb_error *e
 
 /* Checked before the phases themselves, so a file of 10^5 phases costs no more than their
  * count. */
+int schema_check_job_file(const char *key, const json_t *v, struct zb_error *err)
+{
+	error_set(err, 0,
+		  "a job file is read when the matrix loads: only base.workload may name one "
+		  "(an axis or a case can vary the options it gives)");
+	return SCHEMA_BAD_KEY;
+}
+
 int schema_check_phases_count(const char *key, const json_t *v, struct zb_error *err)
 {
 	(void)key;

@@ -38,6 +38,8 @@ int schema_check_workload_option(const char *key, const json_t *v, struct zb_err
 int schema_check_images(const char *key, const json_t *v, struct zb_error *err);
 int schema_check_phase_name(const char *key, const json_t *v, struct zb_error *err);
 int schema_check_phases_count(const char *key, const json_t *v, struct zb_error *err);
+/* workload.job_file outside base.workload (the loader reads base's and removes the key) */
+int schema_check_job_file(const char *key, const json_t *v, struct zb_error *err);
 int schema_check_cv_percent(const char *key, const json_t *v, struct zb_error *err);
 int schema_check_libvirt_uri(const char *key, const json_t *v, struct zb_error *err);
 int schema_check_kernel_args(const char *key, const json_t *v, struct zb_error *err);

@@ -580,6 +580,13 @@ static const struct schema_key config_keys[] = {
 	  .flags = SCHEMA_REQUIRED,
 	  .typename = "dataset name",
 	  .help = "the dataset or zvol the job runs on" },
+	{ .path = "workload.job_file",
+	  .type = SCHEMA_STRING,
+	  .check = schema_check_job_file,
+	  .typename = "path",
+	  .help = "a fio job file, relative to the matrix's directory: its global and job "
+		  "sections become the workload's options and phases, the matrix's own workload "
+		  "keys win (docs/matrix.md, \"fio job files\"); only in base" },
 	{ .path = "workload.*",
 	  .type = SCHEMA_ANY,
 	  .check = schema_check_workload_option,

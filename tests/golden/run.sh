@@ -24,6 +24,7 @@ suite_command() {
 	vm) echo "\"$VM_GOLDEN\" matrix.json" ;;
 	compare) echo "\"$ZBENCH\" compare a b -o out; echo \"exit \$?\"; cat out/compare.md 2>/dev/null; rm -rf out" ;;
 	compare-gate) echo "ZBENCH=\"$ZBENCH\" sh ./args.sh; echo \"exit \$?\"; cat out/junit.xml out/summary.md 2>/dev/null; rm -rf out" ;;
+	export) echo "\"$ZBENCH\" export rundir -f csv -o out; echo \"exit \$?\"; cat out/cells.csv; rm -rf out" ;;
 	compare-run) echo "\"$ZBENCH\" compare rundir -o out; echo \"exit \$?\"; cat out/compare.md 2>/dev/null; rm -rf out" ;;
 	*) return 1 ;;
 	esac

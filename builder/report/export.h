@@ -1,0 +1,43 @@
+/* zbench export: a run's results in the formats other tools read (docs/export.md).
+ *
+ * The run directory is untrusted input (docs/security.md, "Run directories"): it is read with
+ * the bounded readers of builder/results.c, and every file export writes goes below the output
+ * directory through builder/outdir.h (names from records through outdir_name_from(); never
+ * through a symlink). Values from records reach the files as JSON built by jansson, numbers
+ * printed by zbench, or CSV fields quoted by export_csv_field().
+ */
+#ifndef ZB_EXPORT_H
+#define ZB_EXPORT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "error.h"
+
+enum export_format {
+	EXPORT_FIO,  /* per cell, phase and repeat a one-job fio JSON (fio-plot) and fio logs */
+	EXPORT_CSV,  /* cells.csv: one row per cell, phase, repeat and metric */
+	EXPORT_JSON, /* cells.json: the same rows as JSON */
+};
+
+/* Export the run directory `rundir` into `outdir` (created if missing; default
+ * RUNDIR/export). `*units` says how many (cell, phase, repeat) results were written. Records
+ * that are not ok or have no result are left out; a result export cannot use is skipped with a
+ * warning on `warn`. */
+int export_run(const char *rundir, enum export_format format, const char *outdir, FILE *warn,
+	       size_t *units, struct zb_error *err);
+
+/* One fio-shaped result as fio-plot reads it: the top level of `fio`, with its jobs[] merged
+ * into one job (sums of I/O, bandwidth and IOPS; latency moments pooled; clat_ns.bins summed
+ * and the percentiles computed again from them, else the largest of the jobs'), and that job's
+ * "job options" complete: the jobs' own, then `options` (the phase's engine options as the
+ * matrix gave them, as strings), then the engine's defaults of rw, bs, iodepth and numjobs.
+ * NULL when `fio` has no jobs. A new object. */
+json_t *export_fio_one_job(const json_t *fio, const json_t *options);
+
+/* Write `s` as one CSV field: quoted when it holds a comma, quote, CR or LF, or begins with a
+ * character a spreadsheet takes as a formula (= + - @ TAB), which is then prefixed with '; other
+ * control characters become spaces. */
+void export_csv_field(FILE *f, const char *s);
+
+#endif
