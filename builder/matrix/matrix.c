@@ -323,7 +323,8 @@ int matrix_load(const char *path, struct matrix **out, struct zb_error *err)
 	int rc;
 
 	*out = NULL;
-	/* a job file on the command line: a matrix of one small VM around it (builder/matrix/fiojob.h) */
+	/* a job file on the command line: a matrix of one small VM around it
+	 * (builder/matrix/fiojob.h) */
 	if (fiojob_is_job_path(path))
 		text = fiojob_matrix_text(path, &len);
 	else if (read_file(path, MATRIX_FILE_MAX, &text, &len, err) < 0)

@@ -1,5 +1,5 @@
-/* One fio-shaped result as one fio job (builder/report/export.h): what fio-plot's importer needs (one
- * job per file, complete "job options") and what fio's clat tools need (clat_ns.bins). */
+/* One fio-shaped result as one fio job (builder/report/export.h): what fio-plot's importer needs
+ * (one job per file, complete "job options") and what fio's clat tools need (clat_ns.bins). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>

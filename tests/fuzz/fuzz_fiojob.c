@@ -1,5 +1,5 @@
-/* The fio job file parser on arbitrary text (builder/matrix/fiojob.c): it must convert or refuse, never
- * crash, leak or read past the text; a conversion is a JSON object, a refusal a FILE:LINE
+/* The fio job file parser on arbitrary text (builder/matrix/fiojob.c): it must convert or refuse,
+ * never crash, leak or read past the text; a conversion is a JSON object, a refusal a FILE:LINE
  * message. */
 #include <stdlib.h>
 #include <string.h>

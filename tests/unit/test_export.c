@@ -1,5 +1,5 @@
-/* zbench export's pieces (builder/report/export.h): CSV fields from hostile text, and a fio result of
- * several jobs merged into the one job fio-plot reads, with complete job options and the bins
+/* zbench export's pieces (builder/report/export.h): CSV fields from hostile text, and a fio result
+ * of several jobs merged into the one job fio-plot reads, with complete job options and the bins
  * summed (the percentiles computed from them). */
 #include <math.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
-/* fio job files (builder/matrix/fiojob.c): a case table of job files, each with the workload it must
- * give (compact JSON, keys sorted) or the error it must give (a substring, with FILE:LINE:COL);
- * hostile text (long lines, NUL bytes, includes, $ expansion, control bytes); the confined
- * reader (relative names only, no symlinks); and a matrix naming a job file. */
+/* fio job files (builder/matrix/fiojob.c): a case table of job files, each with the workload it
+ * must give (compact JSON, keys sorted) or the error it must give (a substring, with
+ * FILE:LINE:COL); hostile text (long lines, NUL bytes, includes, $ expansion, control bytes); the
+ * confined reader (relative names only, no symlinks); and a matrix naming a job file. */
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
