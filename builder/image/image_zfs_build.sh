@@ -26,8 +26,18 @@ fi
 export PATH
 cd "$tree"
 
+# Debian splits a kernel's headers: the flavour's directory (the build directory: .config,
+# generated headers, Module.symvers) has a Makefile that includes the common source directory's,
+# which holds include/linux. configure greps some headers in the source directory directly
+# (miscdevice.h for /dev/zfs's minor), so name both.
+obj=/usr/src/linux-headers-$kver
+src=$(sed -n 's|^include \(/usr/src/[^ ]*\)/Makefile$|\1|p' "$obj/Makefile" | head -n 1)
+if [ -z "$src" ] || [ ! -d "$src/include/linux" ]; then
+	src=$obj
+fi
+
 stamp=.zbench-configured
-want="kver=$kver options=$*"
+want="kver=$kver linux=$src options=$*"
 if [ ! -f Makefile ] || [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
 	echo "zfs-build: configure ($want)"
 	rm -f "$stamp"
@@ -36,8 +46,7 @@ if [ ! -f Makefile ] || [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; t
 		autoreconf -fi
 	fi
 	./configure --prefix=/usr --sysconfdir=/etc --with-config=all \
-		--with-linux="/usr/src/linux-headers-$kver" \
-		--with-linux-obj="/usr/src/linux-headers-$kver" \
+		--with-linux="$src" --with-linux-obj="$obj" \
 		--with-udevdir=/lib/udev --with-udevruledir=/lib/udev/rules.d \
 		--disable-pyzfs --disable-sysvinit --disable-systemd "$@"
 	echo "$want" >"$stamp"

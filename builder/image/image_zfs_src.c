@@ -323,8 +323,55 @@ json_t *zfs_src_describe(const struct zfs_src *zs)
 							 "sha256", zs->patches[i].sha));
 	json_object_set_new(o, "patches", patches);
 	json_object_set_new(o, "script_sha256", json_string(zs->script_sha));
+	json_object_set_new(o, "key", json_string(zs->key));
 	if (zs->module_version)
 		json_object_set_new(o, "module_version", json_string(zs->module_version));
+	return o;
+}
+
+/* Copy `keys` of `from` that are present into `to`. */
+static void copy_keys(json_t *to, const json_t *from, const char *const *keys)
+{
+	for (; *keys; keys++) {
+		json_t *v = json_object_get(from, *keys);
+
+		if (v)
+			json_object_set_new(to, *keys, json_deep_copy(v));
+	}
+}
+
+json_t *zfs_src_record(const json_t *image_manifest)
+{
+	static const char *const keys[] = { "kind",  "sha256",	       "commit",
+					    "dirty", "diff_sha256",    "configure",
+					    "key",   "module_version", NULL };
+	const json_t *src = json_object_get(image_manifest, "zfs_source");
+	const json_t *built = json_object_get(image_manifest, "zfs_version");
+	const json_t *pkg = json_object_get(src, "package");
+	json_t *patches, *p, *o;
+	size_t i;
+
+	if (!json_is_object(src))
+		return json_is_string(built)
+			   ? json_pack("{s:s, s:O}", "kind", "package", "module_version", built)
+			   : NULL;
+	o = json_object();
+	copy_keys(o, src, keys);
+	if (json_is_object(pkg)) {
+		static const char *const pkeys[] = { "version", "dsc", NULL };
+
+		json_object_set(o, "package", json_object_get(pkg, "name"));
+		copy_keys(o, pkg, pkeys);
+	}
+	patches = json_array();
+	json_array_foreach (json_object_get(src, "patches"), i, p) {
+		const char *path = json_string_value(json_object_get(p, "path"));
+		const char *base = path && strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+
+		json_array_append_new(patches, json_pack("{s:s?, s:O?}", "name", base, "sha256",
+							 json_object_get(p, "sha256")));
+	}
+	json_object_set_new(o, "patches", patches);
 	return o;
 }
 

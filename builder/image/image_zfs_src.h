@@ -72,6 +72,15 @@ int zfs_src_build(struct zfs_src *zs, const char *cache, const char *root, const
  * diff's and patches' hashes, configure options, the build tree, the module's version. */
 json_t *zfs_src_describe(const struct zfs_src *zs);
 
+/* What a cell's record says was built ("zfs_build"), from an image's manifest (trusted: the
+ * cache's own): for a source build its kind, the package's name and version or the commit, the
+ * source's SHA-256, whether the checkout was dirty (and the diff's hash), each patch's file name
+ * and SHA-256, the configure options, the source key and the module's version as built; for a
+ * packaged module {"kind": "package", "module_version"}. Never a host path. NULL when the
+ * manifest says nothing about ZFS. The version the guest read is the record's
+ * .effective.zfs_version: two builds of one version (a patch or not) differ in the hashes only. */
+json_t *zfs_src_record(const json_t *image_manifest);
+
 void zfs_src_release(struct zfs_src *zs);
 
 #endif

@@ -147,6 +147,8 @@ static void section_environment(struct report_doc *d, const struct compare *c)
 		{ "image", NULL, NULL, "image", "hash" },
 		{ "guest kernel", "guest", "kernel", NULL, NULL },
 		{ "OpenZFS", "effective", "zfs_version", NULL, NULL },
+		/* a source build and its patched branch share the version: their keys differ */
+		{ "OpenZFS source key", "zfs_build", "key", NULL, NULL },
 		{ "host", NULL, NULL, "host", "hostname" },
 		{ "QEMU", NULL, NULL, "host", "qemu" },
 		{ "accelerator", NULL, NULL, "accel", NULL },
@@ -175,7 +177,9 @@ static void section_environment(struct report_doc *d, const struct compare *c)
 			}
 			cells[1 + k] = xstrdup(s ? s : "?");
 		}
-		report_doc_row(d, (const char *const *)cells);
+		/* a row of records neither side has (no source build) is left out */
+		if (!rows[r].outer || strcmp(cells[1], "?") || strcmp(cells[2], "?"))
+			report_doc_row(d, (const char *const *)cells);
 		for (int k = 0; k < 3; k++)
 			free(cells[k]);
 	}

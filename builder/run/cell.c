@@ -23,6 +23,7 @@
 #include "cloud_seed.h"
 #include "console.h"
 #include "disk.h"
+#include "image_zfs_src.h"
 #include "log.h"
 #include "outcome.h"
 #include "phases.h"
@@ -411,6 +412,7 @@ static json_t *cell_record(struct run_ctx *ctx, struct attempt *cr, const char *
 {
 	const struct cell_state *st = &cr->st;
 	json_t *rec = json_object();
+	json_t *built;
 
 	json_object_set_new(rec, "cell", json_string(cr->cell->id));
 	json_object_set_new(rec, "index", json_integer(cr->cell->index));
@@ -431,6 +433,11 @@ static json_t *cell_record(struct run_ctx *ctx, struct attempt *cr, const char *
 	    json_string(cr->side->recipe_named ? cr->side->recipe_named : cr->side->recipe));
 	if (ctx->nsides > 1)
 		json_object_set_new(rec, "side", json_string(cr->side->label));
+	/* What was built (source, commit or hashes, patches): the version string alone does not
+	 * tell a patched build from its base. */
+	built = zfs_src_record(cr->side->img.manifest);
+	if (built)
+		json_object_set_new(rec, "zfs_build", built);
 	json_object_set_new(rec, "config", json_incref(cr->cell->config));
 	json_object_set_new(rec, "boot_first_output",
 			    cr->t_first_byte ? json_real(cr->t_first_byte - st->t_start)

@@ -170,6 +170,70 @@ static void test_tarball_key(const char *tmp)
 	zfs_src_release(&b);
 }
 
+/* The record's "zfs_build" from a source image's manifest: what was built, by hash, no host
+ * path; a packaged module's version; nothing for a manifest without ZFS. */
+static void test_record(void)
+{
+	json_t *m = json_loads(
+	    "{\"zfs_version\": \"2.1.11-1+deb12u1\", \"zfs_source\": {\"kind\": \"debian\", "
+	    "\"build_tree\": \"bt\", \"key\": \"k1\", \"dirty\": false, \"configure\": [], "
+	    "\"build_seconds\": 12.5, \"package\": {\"name\": \"zfs-linux\", \"version\": "
+	    "\"2.1.11-1+deb12u1\", \"dsc\": \"zfs-linux_2.1.11-1+deb12u1.dsc\"}, "
+	    "\"sha256\": \"s1\", \"patches\": [{\"path\": \"/home/u/p/one.patch\", "
+	    "\"sha256\": \"p1\"}], \"script_sha256\": \"x\", \"module_version\": "
+	    "\"2.1.11-1+deb12u1\"}}",
+	    0, NULL);
+	json_t *r = zfs_src_record(m);
+	json_t *p;
+	char *text;
+
+	CHECK(r != NULL);
+	if (!r) {
+		json_decref(m);
+		return;
+	}
+	CHECK_STR(json_string_value(json_object_get(r, "kind")), "debian");
+	CHECK_STR(json_string_value(json_object_get(r, "sha256")), "s1");
+	CHECK_STR(json_string_value(json_object_get(r, "key")), "k1");
+	CHECK_STR(json_string_value(json_object_get(r, "version")), "2.1.11-1+deb12u1");
+	CHECK_STR(json_string_value(json_object_get(r, "module_version")), "2.1.11-1+deb12u1");
+	CHECK(json_is_false(json_object_get(r, "dirty")));
+	p = json_array_get(json_object_get(r, "patches"), 0);
+	CHECK_STR(json_string_value(json_object_get(p, "name")), "one.patch");
+	CHECK_STR(json_string_value(json_object_get(p, "sha256")), "p1");
+	text = json_dumps(r, 0);
+	CHECK(text && !strstr(text, "/home/u")); /* never a host path */
+	CHECK(!json_object_get(r, "build_seconds"));
+	free(text);
+	json_decref(r);
+	json_decref(m);
+
+	/* a checkout: the commit and the dirty diff's hash */
+	m = json_loads("{\"zfs_source\": {\"kind\": \"dir\", \"path\": \"/src/zfs\", \"commit\": "
+		       "\"c1\", \"dirty\": true, \"diff_sha256\": \"d1\", \"patches\": []}}",
+		       0, NULL);
+	r = zfs_src_record(m);
+	CHECK(r != NULL);
+	CHECK_STR(json_string_value(json_object_get(r, "commit")), "c1");
+	CHECK(json_is_true(json_object_get(r, "dirty")));
+	CHECK_STR(json_string_value(json_object_get(r, "diff_sha256")), "d1");
+	CHECK(!json_object_get(r, "path"));
+	json_decref(r);
+	json_decref(m);
+
+	/* a packaged module (zfs-dkms, a cloud image) */
+	m = json_loads("{\"zfs_version\": \"2.1.11-1+deb12u1\"}", 0, NULL);
+	r = zfs_src_record(m);
+	CHECK_STR(json_string_value(json_object_get(r, "kind")), "package");
+	CHECK_STR(json_string_value(json_object_get(r, "module_version")), "2.1.11-1+deb12u1");
+	json_decref(r);
+	json_decref(m);
+
+	m = json_loads("{}", 0, NULL);
+	CHECK(zfs_src_record(m) == NULL);
+	json_decref(m);
+}
+
 int main(void)
 {
 	char tmp[] = "/tmp/zbench-zfs-src-XXXXXX";
@@ -178,6 +242,7 @@ int main(void)
 	/* the script the key hashes: the repository's, whatever the test binary's directory */
 	setenv("ZBENCH_ZFS_BUILD", "builder/image/image_zfs_build.sh", 1);
 	test_load();
+	test_record();
 	if (!mkdtemp(tmp)) {
 		perror("mkdtemp");
 		return 1;
