@@ -71,6 +71,13 @@ static void set_seconds(json_t *o, const char *key, uint64_t s)
 	json_object_set_new(o, key, json_string(buf));
 }
 
+/* Whole intervals of `t` us that cover `us` us (no overflow: a duration may be near 2^64 us,
+ * and the count times the interval in seconds stays far below it). */
+static uint64_t intervals(uint64_t us, uint64_t t)
+{
+	return us / t + (us % t != 0);
+}
+
 /* One measured engine run (`phase` NULL: the workload alone) into `into`. */
 static int resolve_one(json_t *w, json_t *phase, json_t *into, const char *path, long interval,
 		       struct zb_error *err)
@@ -84,9 +91,9 @@ static int resolve_one(json_t *w, json_t *phase, json_t *into, const char *path,
 				  "window \"txg\" times whole TXG intervals of %ld s: a measured "
 				  "phase needs time_based and a runtime",
 				  interval);
-	set_seconds(into, "runtime", (run + t - 1) / t * interval);
+	set_seconds(into, "runtime", intervals(run, t) * (uint64_t)interval);
 	set_seconds(into, "ramp_time",
-		    ramp <= t ? (uint64_t)interval : (ramp + t - 1) / t * interval);
+		    ramp <= t ? (uint64_t)interval : intervals(ramp, t) * (uint64_t)interval);
 	return 0;
 }
 

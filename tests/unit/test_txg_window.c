@@ -40,6 +40,10 @@ static const struct {
 	{ "{}", "{ " W ", \"window\": \"txg\", \"runtime\": 6, \"ramp_time\": \"7s\" }", -1, "10s",
 	  "10s", NULL },
 	{ "{}", "{ " W ", \"window\": \"txg\", \"runtime\": \"4500ms\" }", -1, "5s", "5s", NULL },
+	/* the largest duration the parser takes rounds up without wrapping round to 0 (to a
+	 * runtime the engine then refuses) */
+	{ "{}", "{ " W ", \"window\": \"txg\", \"runtime\": \"18446744073709s\" }", -1, NULL, NULL,
+	  "option 'runtime': expected a duration such as \"30s\", got \"18446744073710s\"" },
 	/* the cell's own interval, as an integer or a string */
 	{ "{ \"zfs\": { \"zfs_txg_timeout\": 2 } }",
 	  "{ " W ", \"window\": \"txg\", \"runtime\": \"5s\" }", -1, "6s", "2s", NULL },
