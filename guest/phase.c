@@ -30,8 +30,12 @@ const char *phase_action_name(enum phase_action a)
 
 bool phase_key_is_zbench(const char *key, int in_phase)
 {
-	static const char *const workload_keys[] = { "target", "phases", "allow_unwritten_reads",
-						     "allow_constant_buffer" };
+	static const char *const workload_keys[] = { "target",
+						     "phases",
+						     "allow_unwritten_reads",
+						     "allow_constant_buffer",
+						     "allow_buffered_writes",
+						     "window" };
 	static const char *const phase_keys[] = { "name", "measured", "prefill", "action",
 						  "duration" };
 	const char *const *k = in_phase ? phase_keys : workload_keys;

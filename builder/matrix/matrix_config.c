@@ -10,6 +10,7 @@
 #include "matrix_int.h"
 #include "phases.h"
 #include "schema.h"
+#include "txg_window.h"
 #include "units.h"
 #include "util.h"
 
@@ -343,6 +344,8 @@ int matrix_config_validate(json_t *cfg, const json_t *models, struct zb_error *e
 	if (disk_models_resolve(cfg, models, err) < 0)
 		return -1;
 	if (schema_validate(&schema_config, NULL, cfg, "", err) < 0)
+		return -1;
+	if (txg_window_resolve(cfg, err) < 0)
 		return -1;
 	return config_check_refs(cfg, err);
 }

@@ -165,6 +165,14 @@ static int is_constant_buffer(const struct job *job)
 	       job->buffer_compress_percentage == 100;
 }
 
+/* Writes that stop in the page cache of the device they name: no O_DIRECT, no O_(D)SYNC, no
+ * fsync or fdatasync. On a block device (a zvol) they reach it only when the kernel writes the
+ * pages back, or when the engine closes it: after the timed window (docs/engine.md). */
+static int is_buffered(const struct job *job)
+{
+	return !job->direct && !job->sync_flags && !job->fsync && !job->fdatasync;
+}
+
 /* One engine phase (`phase` NULL: the single workload) against what earlier phases wrote. */
 static int check_engine_phase(const json_t *w, const json_t *phase, const char *path,
 			      const struct target *t, struct written *wr, struct zb_error *e)
@@ -216,6 +224,18 @@ static int check_engine_phase(const json_t *w, const json_t *phase, const char *
 				  "workload.allow_unwritten_reads)",
 				  t->name, units_format_size(r.lo, lo, sizeof(lo)),
 				  units_format_size(r.hi, hi, sizeof(hi)));
+			goto out;
+		}
+		if (phase_is_measured(phase) && engine_rw_writes(job.rw) && is_buffered(&job) &&
+		    !json_is_true(json_object_get(w, "allow_buffered_writes"))) {
+			key_path(phase ? phase : w, phase, path, "rw", at, sizeof(at));
+			phase_err(
+			    e, at, JSON_POS_VALUE,
+			    "writes zvol \"%s\" through the guest's page cache (direct is "
+			    "off): the zvol, and its sync property, sees them at writeback, "
+			    "after the timed window (set direct, sync, fsync or fdatasync, or "
+			    "workload.allow_buffered_writes)",
+			    t->name);
 			goto out;
 		}
 		/* a sequential write covers its region; random writes leave holes */

@@ -634,6 +634,17 @@ static const struct schema_key config_keys[] = {
 	  .type = SCHEMA_BOOL,
 	  .help =
 	      "accept writes of a constant buffer (buffer_pattern alone) on a compressed target" },
+	{ .path = "workload.window",
+	  .type = SCHEMA_ENUM,
+	  .choices = "txg",
+	  .help = "\"txg\": measured phases time whole TXG intervals (zfs_txg_timeout, 5 s by "
+		  "default): runtime rounded up to a multiple, ramp_time at least one (repeatable "
+		  "sync-write cells; docs/matrix.md)" },
+	{ .path = "workload.allow_buffered_writes",
+	  .type = SCHEMA_BOOL,
+	  .help = "accept measured writes to a zvol's device through the guest's page cache "
+		  "(no direct, sync, fsync or fdatasync): they reach the zvol after the timed "
+		  "window" },
 	{ .path = "timeouts", .type = SCHEMA_OBJECT, .def = "{}", .help = "deadlines" },
 	{ .path = "timeouts.boot",
 	  .type = SCHEMA_DURATION,
