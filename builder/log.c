@@ -67,3 +67,27 @@ void log_progress(unsigned flags, const char *fmt, ...)
 	emit("", flags, fmt, ap);
 	va_end(ap);
 }
+
+void log_block(int erase, const char *const *lines, int n, size_t max)
+{
+	size_t len = 32, w = 0;
+	char *out;
+
+	if (quiet)
+		return;
+	if (max < 4)
+		max = 4;
+	len += (size_t)n * (max + 8);
+	out = xmalloc(len);
+	if (erase > 0)
+		w += (size_t)snprintf(out, len, "\033[%dA", erase);
+	w += (size_t)snprintf(out + w, len - w, "\r\033[J");
+	for (int i = 0; i < n; i++) {
+		term_text(lines[i], max, out + w, max + 4);
+		w += strlen(out + w);
+		out[w++] = '\n';
+	}
+	fwrite(out, 1, w, stderr);
+	fflush(stderr);
+	free(out);
+}

@@ -14,6 +14,8 @@
 #ifndef ZB_LOG_H
 #define ZB_LOG_H
 
+#include <stddef.h>
+
 /* Something the user should know even with -q: a fallback taken, a retry, a leftover cleaned
  * up, a mismatch noted. "zbench: TEXT\n" on stderr. */
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -32,6 +34,12 @@ enum {
 
 /* A progress line or a piece of one, without a prefix; flushed at once. Silent when quiet. */
 void log_progress(unsigned flags, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A terminal's block of progress lines, redrawn in place: the cursor goes up `erase` lines
+ * (the block drawn last time; the cursor is on the line below it) and everything from there
+ * down is erased, then each of the n lines is written, sanitised and cut to `max` bytes, and
+ * ended. One stdio write, flushed. Only where stderr is a terminal. Silent when quiet. */
+void log_block(int erase, const char *const *lines, int n, size_t max);
 
 /* Silence log_info() and log_progress() (log_warn() still speaks). Process-wide; set it before
  * the work starts (a -j worker inherits it). */
