@@ -12,10 +12,15 @@
 
 #define PROGRESS_REDRAW 1.0 /* terminal: seconds between redraws when nothing happened */
 
+static void note_sink(const char *line, void *arg);
+
 void progress_init(struct progress *p, size_t ncells, int nworkers, int tty, int cols)
 {
 	memset(p, 0, sizeof(*p));
-	p->tty = tty;
+	/* quiet draws no block: its warnings go to stderr as lines, as without a terminal */
+	p->tty = tty && !log_is_quiet();
+	if (p->tty)
+		log_set_sink(note_sink, p);
 	p->cols = cols > 0 ? cols : 80;
 	p->nworkers = nworkers > 0 ? nworkers : 1;
 	p->fd = -1;
@@ -28,6 +33,8 @@ void progress_init(struct progress *p, size_t ncells, int nworkers, int tty, int
 
 void progress_release(struct progress *p)
 {
+	if (p->tty)
+		log_set_sink(NULL, NULL);
 	free(p->slot);
 	free(p->pending);
 	free(p->sum);
@@ -157,11 +164,9 @@ void progress_status_text(const struct progress *p, double now, char *buf, size_
  * above it, or NULL). */
 static void draw(struct progress *p, const char *above, double now)
 {
-	int n = 0, rows = p->nworkers + 1 + (above != NULL);
+	int n = 0, rows = p->nworkers + 1;
 	char **text = xcalloc((size_t)rows, sizeof(*text));
 
-	if (above)
-		text[n++] = xstrdup(above);
 	for (int w = 0; w < p->nworkers; w++) {
 		text[n] = xmalloc(2 * PROGRESS_TEXT_MAX);
 		progress_worker_text(p, w, now, text[n++], 2 * PROGRESS_TEXT_MAX);
@@ -170,8 +175,9 @@ static void draw(struct progress *p, const char *above, double now)
 	progress_status_text(p, now, text[n++], 256);
 	/* a line as wide as the terminal would wrap and the next redraw would miss a row: cut to
 	 * cols - 4 bytes, so with the "..." of a cut it stays within cols - 1 columns */
-	log_block(p->drawn, (const char *const *)text, n, p->cols > 8 ? (size_t)p->cols - 4 : 4);
-	p->drawn = n - (above != NULL);
+	log_block(p->drawn, above, (const char *const *)text, n,
+		  p->cols > 8 ? (size_t)p->cols - 4 : 4);
+	p->drawn = n;
 	p->t_drawn = now;
 	for (int i = 0; i < n; i++)
 		free(text[i]);
@@ -209,7 +215,7 @@ void progress_tick(struct progress *p, double now)
 void progress_end(struct progress *p)
 {
 	if (p->tty && p->drawn)
-		log_block(p->drawn, NULL, 0, 4);
+		log_block(p->drawn, NULL, NULL, 0, 4);
 	p->drawn = 0;
 }
 
@@ -266,6 +272,9 @@ void progress_apply(struct progress *p, struct progress_event *ev, double now)
 	case PROGRESS_DONE:
 		task_done(p, s, ev->cell, ev->ok, now);
 		break;
+	case PROGRESS_NOTE:
+		print_kept(p, ev->text, now);
+		return;
 	case PROGRESS_SKIP:
 		if (ev->cell >= 0 && (size_t)ev->cell < p->ncells && p->pending[ev->cell] > 0)
 			p->pending[ev->cell]--;
@@ -289,4 +298,15 @@ void progress_post(struct progress *p, struct progress_event *ev)
 	/* One write of less than PIPE_BUF: atomic. A parent that went away costs the lines. */
 	while (write(p->fd, ev, sizeof(*ev)) < 0 && errno == EINTR)
 		;
+}
+
+/* log.c's warnings and information while the block is on the terminal: in a worker posted to
+ * the parent, in the parent kept above the block. */
+static void note_sink(const char *line, void *arg)
+{
+	struct progress *p = arg;
+	struct progress_event ev = { .kind = PROGRESS_NOTE };
+
+	snprintf(ev.text, sizeof(ev.text), "%.*s", (int)sizeof(ev.text) - 1, line);
+	progress_post(p, &ev);
 }

@@ -25,6 +25,7 @@ enum progress_kind {
 	PROGRESS_LINE,	    /* an attempt ended: `text` its line (outcome, figures, time) */
 	PROGRESS_DONE,	    /* the task ended (`ok`: its last attempt was ok): counted done */
 	PROGRESS_SKIP,	    /* the task was settled by an earlier run: counted done, no time */
+	PROGRESS_NOTE,	    /* a worker's warning (log.c's sink): `text`, kept as a line */
 };
 
 /* One event of one worker. Fixed size, well under PIPE_BUF, so a worker's write() of one is
@@ -66,7 +67,10 @@ struct progress {
 };
 
 /* A board for `ncells` matrix cells and `nworkers` workers (1: serial); `tty` says whether
- * stderr is a terminal and `cols` its width (0: 80). Nothing planned yet. */
+ * stderr is a terminal and `cols` its width (0: 80). Nothing planned yet. With a terminal
+ * (and not quiet) the board takes log.c's warnings and information (log_set_sink()) so they
+ * stay above its block, in this process and in the workers forked from it; until
+ * progress_release(). */
 void progress_init(struct progress *p, size_t ncells, int nworkers, int tty, int cols);
 void progress_release(struct progress *p);
 

@@ -246,7 +246,8 @@ static void test_output(FILE *f)
 	post(&p, PROGRESS_LINE, 0, 0, 0, 5,
 	     "x (id) tcg: timeout: the workload made no progress for 60 s [5s]");
 	CHECK_STR(captured(f),
-		  "\033[2A\r\033[J[1/2] x (id) tcg: timeout: the workl...\n"
+		  "\033[2A\r\033[J[1/2] x (id) tcg: timeout: the workload made no progress for 60 "
+		  "s [5s]\n"
 		  "x?31m (id) tcg: boot 5.0s\n[0/2] 0 ok, 1 running, ETA after the...\n");
 	capture();
 	progress_tick(&p, 5.5); /* within a second of the last redraw */
@@ -255,6 +256,18 @@ static void test_output(FILE *f)
 	progress_tick(&p, 6);
 	CHECK_STR(captured(f), "\033[2A\r\033[Jx?31m (id) tcg: boot 6.0s\n"
 			       "[0/2] 0 ok, 1 running, ETA after the...\n");
+	capture();
+	/* a warning while the block is up goes above it, whole, not into it */
+	log_warn("cell %s ended %s; retrying", "x\033]0;t", "timeout");
+	{
+		const char *want = "\033[2A\r\033[Jzbench: cell x?]0;t ended timeout; retrying\n"
+				   "x?31m (id) tcg: boot ";
+		const char *got = captured(f);
+
+		if (strncmp(got, want, strlen(want)))
+			fprintf(stderr, "warning above the block: got \"%s\"\n", got);
+		CHECK(strncmp(got, want, strlen(want)) == 0);
+	}
 	capture();
 	progress_end(&p);
 	CHECK_STR(captured(f), "\033[2A\r\033[J");
@@ -266,7 +279,19 @@ static void test_output(FILE *f)
 	capture();
 	log_set_quiet(0);
 	progress_release(&p);
-	captured(f);
+	log_warn("after");
+	CHECK_STR(captured(f), "zbench: after\n"); /* the board gave stderr back */
+	capture();
+
+	/* quiet on a terminal: no block, and warnings straight to stderr */
+	log_set_quiet(1);
+	progress_init(&p, 1, 1, 1, 80);
+	progress_plan(&p, 0, 1);
+	post(&p, PROGRESS_START, 0, 0, 0, 0, "q");
+	log_warn("w");
+	CHECK_STR(captured(f), "zbench: w\n");
+	progress_release(&p);
+	log_set_quiet(0);
 }
 
 int main(void)
