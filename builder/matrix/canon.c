@@ -99,9 +99,57 @@ static json_t *option_json(const struct engine_option_value *ov, json_t *v)
 	return c;
 }
 
+/* One phase of `workload.phases` (docs/matrix.md, "Phases"): its options in their canonical
+ * spelling but none left out at the engine's default, since a phase's option overrides the
+ * workload's (`"iodepth": 1` in a phase of an `"iodepth": 8` workload is not the default);
+ * `prefill` only when true, `measured` only when it is not the default (false for a prefill,
+ * else true); an action's `duration` as a duration. What is not understood is kept. */
+static json_t *phase_canon(const json_t *p)
+{
+	int prefill = json_is_true(json_object_get(p, "prefill"));
+	json_t *out = json_object(), *v;
+	const char *key;
+	uint64_t usec;
+
+	if (!json_is_object(p)) {
+		json_decref(out);
+		return json_incref((json_t *)p);
+	}
+	json_object_foreach ((json_t *)p, key, v) {
+		struct engine_option_value ov;
+
+		if (!strcmp(key, "prefill")) {
+			if (!json_is_boolean(v) || prefill)
+				json_object_set(out, key, v);
+		} else if (!strcmp(key, "measured")) {
+			if (!json_is_boolean(v) || json_is_true(v) == prefill)
+				json_object_set(out, key, v);
+		} else if (!strcmp(key, "duration") && json_is_string(v) &&
+			   units_parse_duration(json_string_value(v), &usec) == 0) {
+			json_object_set_new(out, key, duration_json(usec));
+		} else if (!strcmp(key, "name") || !strcmp(key, "action") ||
+			   engine_option_parse(key, v, &ov) < 0) {
+			json_object_set(out, key, v);
+		} else {
+			json_object_set_new(out, ov.name, option_json(&ov, v));
+		}
+	}
+	return out;
+}
+
+static json_t *phases_canon(const json_t *phases)
+{
+	json_t *out = json_array(), *p;
+	size_t i;
+
+	json_array_foreach (phases, i, p)
+		json_array_append_new(out, phase_canon(p));
+	return out;
+}
+
 /* The workload object: each option under its own name and in its canonical spelling, defaults
- * left out but for always_stated. An option the engine does not know (or a value it refuses) is
- * kept as it is. */
+ * left out but for always_stated; its phases by phase_canon(). An option the engine does not know
+ * (or a value it refuses) is kept as it is. */
 static json_t *workload_canon(const json_t *w)
 {
 	json_t *out = json_object(), *v;
@@ -110,7 +158,9 @@ static json_t *workload_canon(const json_t *w)
 	json_object_foreach ((json_t *)w, key, v) {
 		struct engine_option_value ov;
 
-		if (engine_option_parse(key, v, &ov) < 0)
+		if (!strcmp(key, "phases") && json_is_array(v))
+			json_object_set_new(out, key, phases_canon(v));
+		else if (engine_option_parse(key, v, &ov) < 0)
 			json_object_set(out, key, v);
 		else if (!ov.is_default || is_always_stated(ov.name))
 			json_object_set_new(out, ov.name, option_json(&ov, v));
@@ -128,6 +178,20 @@ static json_t *workload_canon(const json_t *w)
 
 static json_t *walk(const struct schema_key *sk, json_t *v);
 
+/* Whether v is what the absence of key `sk` means (its `absent`). */
+static int is_absent_value(const struct schema_key *sk, const json_t *v)
+{
+	json_t *a;
+	int eq;
+
+	if (!sk || !sk->absent)
+		return 0;
+	a = json_loads(sk->absent, JSON_DECODE_ANY, NULL);
+	eq = a && json_equal(a, (json_t *)v);
+	json_decref(a);
+	return eq;
+}
+
 static json_t *walk_object(const struct schema_key *sk, json_t *v)
 {
 	json_t *out = json_object(), *m;
@@ -136,6 +200,8 @@ static json_t *walk_object(const struct schema_key *sk, json_t *v)
 	json_object_foreach (v, key, m) {
 		const struct schema_key *c = schema_child(&schema_config, sk, key);
 
+		if (is_absent_value(c, m))
+			continue;
 		json_object_set_new(out, key, c ? walk(c, m) : json_incref(m));
 	}
 	return out;

@@ -16,6 +16,10 @@
  * - workload options by their own name ("readwrite" is "rw"), booleans as true or false,
  *   integers as JSON integers, enums by the first name of their value; an option equal to the
  *   engine's default is left out;
+ * - a phase's options in the same spellings, but kept at the engine's default (they override
+ *   the workload's); `prefill` only when true, `measured` only when not its default;
+ * - a key whose absence means a value (the schema's `absent`: `"engine": "zbench"`) left out
+ *   when it has that value;
  * - `timeouts` replaced by its defaults: deadlines do not change what a cell measures, so they
  *   are not part of its identity.
  * These spellings are the ones the matrices written before canonicalisation used, so their ids

@@ -49,7 +49,10 @@ struct schema_key {
 	long long min, max;  /* SCHEMA_INT range (max 0: none); SCHEMA_SIZE/DURATION minimum */
 	/* Extra check after the type check; `key` is the object key naming the value (for "*"). */
 	int (*check)(const char *key, const json_t *v, struct zb_error *err);
-	const char *def;      /* default as JSON text, filled in when the key is absent; or NULL */
+	const char *def; /* default as JSON text, filled in when the key is absent; or NULL */
+	/* What the key's absence means, as JSON text, for a key that is not filled in (its absence
+	 * is kept): canon_config() leaves out an explicit value equal to it. Or NULL. */
+	const char *absent;
 	const char *typename; /* for the docs, when `type` alone says too little; or NULL */
 	const char *help;     /* one line */
 };

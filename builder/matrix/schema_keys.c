@@ -569,6 +569,7 @@ static const struct schema_key config_keys[] = {
 	{ .path = "engine",
 	  .type = SCHEMA_ENUM,
 	  .choices = "zbench|fio",
+	  .absent = "\"zbench\"",
 	  .help = "what runs the workload: zbench (absent: our zbench-engine) or fio (Debian's "
 		  "fio in the guest, same options; the image must have it: docs/engine.md)" },
 	{ .path = "workload",

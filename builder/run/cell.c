@@ -27,6 +27,7 @@
 #include "log.h"
 #include "outcome.h"
 #include "phases.h"
+#include "progress.h"
 #include "proto.h"
 #include "term.h"
 #include "units.h"
@@ -47,6 +48,8 @@ struct attempt {
 	int repeat, attempt;
 	char *dir;
 	const char *accel;
+	double t_task;	     /* the task's start (its first attempt's), for the progress board */
+	int posted_start;    /* the board has this attempt's head */
 	double t_first_byte; /* the first byte from the guest, console or channel */
 	struct cell_state st;
 };
@@ -106,35 +109,47 @@ static double json_duration(const json_t *v, double fallback)
 	return fallback;
 }
 
-/* One progress line. The cell's summary (from the matrix), the phase and the detail (from the
- * guest) go through the terminal sanitiser. */
+/* The attempt's progress, posted to the run's board (progress.h): the first time its head (the
+ * cell's summary and id from the matrix, the image, the accelerator), then its phase and live
+ * IOPS, and when final its line (outcome, result IOPS or the detail from the guest). The board
+ * sanitises every text when it prints it. */
 static void progress(struct run_ctx *ctx, struct attempt *cr, int final)
 {
-	char el[32], head[4 * TERM_TEXT_MAX], detail[512 + 4], what[600];
+	struct progress_event ev = { .cell = (int32_t)cr->cell->index, .t = cr->t_task };
 	const struct cell_state *st = &cr->st;
-	const char *phase = st->current_phase ? st->current_phase : "boot";
+	char el[32], what[600];
 
-	format_duration(now_monotonic() - st->t_start, el, sizeof(el));
-	snprintf(head, sizeof(head), "[%d/%d] %s (%s%s%s) %s", ctx->done + 1, ctx->ncells_total,
-		 TERM(cr->cell->summary), TERM(cr->cell->id), ctx->nsides > 1 ? " image " : "",
-		 ctx->nsides > 1 ? cr->side->label : "", TERM(cr->accel));
-	if (final) {
-		if (st->fio)
-			snprintf(what, sizeof(what), ", read %.0f IOPS, write %.0f IOPS",
-				 results_fio_iops(st->fio, "read"),
-				 results_fio_iops(st->fio, "write"));
-		else if (st->detail)
-			snprintf(what, sizeof(what), ": %s",
-				 term_text(st->detail, sizeof(detail) - 4, detail, sizeof(detail)));
-		else
-			what[0] = '\0';
-		log_progress((ctx->is_tty ? LOG_CLEAR : 0) | LOG_NEWLINE, "%s: %s%s [%s]", head,
-			     outcome_name(st->outcome), what, el);
-	} else if (ctx->is_tty) {
-		log_progress(LOG_CLEAR, "%s: %s %s", head, TERM(phase), el);
-	} else {
-		log_progress(LOG_NEWLINE, "%s: %s at %s", head, TERM(phase), el);
+	if (!cr->posted_start) {
+		ev.kind = PROGRESS_START;
+		snprintf(ev.text, sizeof(ev.text), "%.200s (%s%s%s) %s", cr->cell->summary,
+			 cr->cell->id, ctx->nsides > 1 ? " image " : "",
+			 ctx->nsides > 1 ? cr->side->label : "", cr->accel ? cr->accel : "");
+		progress_post(&ctx->prog, &ev);
+		cr->posted_start = 1;
 	}
+	if (!final) {
+		ev.kind = PROGRESS_UPDATE;
+		snprintf(ev.text, sizeof(ev.text), "%s",
+			 st->current_phase ? st->current_phase : "boot");
+		ev.iops[0] = st->live_iops[0];
+		ev.iops[1] = st->live_iops[1];
+		progress_post(&ctx->prog, &ev);
+		return;
+	}
+	format_duration(now_monotonic() - st->t_start, el, sizeof(el));
+	if (st->fio)
+		snprintf(what, sizeof(what), ", read %.0f IOPS, write %.0f IOPS",
+			 results_fio_iops(st->fio, "read"), results_fio_iops(st->fio, "write"));
+	else if (st->detail)
+		snprintf(what, sizeof(what), ": %.300s", st->detail);
+	else
+		what[0] = '\0';
+	ev.kind = PROGRESS_LINE;
+	snprintf(ev.text, sizeof(ev.text), "%.200s (%s%s%s) %s: %s%s [%s]", cr->cell->summary,
+		 cr->cell->id, ctx->nsides > 1 ? " image " : "",
+		 ctx->nsides > 1 ? cr->side->label : "", cr->accel ? cr->accel : "",
+		 outcome_name(st->outcome), what, el);
+	progress_post(&ctx->prog, &ev);
 }
 
 /* Evidence for a timeout while the guest may still answer: ask the agent to dump the blocked
@@ -318,7 +333,7 @@ static int cell_drive(struct run_ctx *ctx, struct attempt *cr, struct disk_set *
 	struct job_ctx jc;
 	struct vm *vm = NULL;
 	double t_exit_wait = 0, last_progress = 0;
-	char last_phase[32] = "", *cmdline;
+	char *cmdline;
 	int status, fatal;
 
 	/* systemd and cloud-init come up before the agent on the cloud flavor (docs/images.md). */
@@ -367,12 +382,10 @@ static int cell_drive(struct run_ctx *ctx, struct attempt *cr, struct disk_set *
 			t_exit_wait = now;
 		if (t_exit_wait && now - t_exit_wait > EXIT_GRACE_SECONDS)
 			break;
-		if (ctx->is_tty ? now - last_progress >= 1.0
-				: (st->current_phase && strcmp(st->current_phase, last_phase))) {
+		/* the board decides what to print of it (progress.c) */
+		if (now - last_progress >= 1.0) {
 			progress(ctx, cr, 0);
 			last_progress = now;
-			snprintf(last_phase, sizeof(last_phase), "%s",
-				 st->current_phase ? st->current_phase : "");
 		}
 
 		if (poll(pfd, pfd[1].fd >= 0 ? 2 : 1, 250) < 0 && errno != EINTR) {
@@ -482,7 +495,7 @@ static char *cell_dir_name(const struct run_ctx *ctx, const struct cell *cell,
  * trying KVM first where auto allows it. Fills *cr (the caller releases it); returns < 0 only
  * for a host failure (err set). */
 static int attempt_boot(struct run_ctx *ctx, struct attempt *cr, const struct cell *cell,
-			int repeat, int side, int attempt, struct zb_error *err)
+			int repeat, int side, int attempt, double t_task, struct zb_error *err)
 {
 	const struct image *img = &ctx->sides[side].img;
 	json_t *cfg = cell->config;
@@ -502,6 +515,7 @@ static int attempt_boot(struct run_ctx *ctx, struct attempt *cr, const struct ce
 		cr->side = &ctx->sides[side];
 		cr->repeat = repeat;
 		cr->attempt = attempt;
+		cr->t_task = t_task;
 		cell_state_init(&cr->st);
 		probing = 0;
 		if (!strcmp(want, "auto")) {
@@ -577,14 +591,14 @@ static void attempt_classify(struct attempt *cr, const char *tail)
 /* One attempt at one cell: fresh disks, a VM, the verdict, one record. *outcome gets the
  * verdict (OUTCOME_INTERRUPTED attempts leave no record). */
 static int run_attempt(struct run_ctx *ctx, const struct cell *cell, int repeat, int side,
-		       int attempt, enum cell_outcome *outcome, struct zb_error *err)
+		       int attempt, double t_task, enum cell_outcome *outcome, struct zb_error *err)
 {
 	struct attempt cr;
 	json_t *rec;
 	char *tail;
 	int rc;
 
-	if (attempt_boot(ctx, &cr, cell, repeat, side, attempt, err) < 0) {
+	if (attempt_boot(ctx, &cr, cell, repeat, side, attempt, t_task, err) < 0) {
 		cell_run_release(&cr);
 		return -1;
 	}
@@ -611,9 +625,11 @@ int cell_run(struct run_ctx *ctx, const struct cell *cell, int repeat, int side,
 	     struct zb_error *err)
 {
 	enum cell_outcome outcome = OUTCOME_NONE;
+	struct progress_event ev = { .kind = PROGRESS_DONE, .cell = (int32_t)cell->index };
+	double t_task = now_monotonic();
 
 	for (; attempt <= 1 + ctx->m_retries; attempt++) {
-		if (run_attempt(ctx, cell, repeat, side, attempt, &outcome, err) < 0)
+		if (run_attempt(ctx, cell, repeat, side, attempt, t_task, &outcome, err) < 0)
 			return -1;
 		if (outcome == OUTCOME_OK || outcome == OUTCOME_INTERRUPTED)
 			break;
@@ -625,7 +641,10 @@ int cell_run(struct run_ctx *ctx, const struct cell *cell, int repeat, int side,
 	}
 	if (outcome == OUTCOME_OK)
 		ctx->ok++;
-	if (outcome != OUTCOME_INTERRUPTED)
+	if (outcome != OUTCOME_INTERRUPTED) {
 		ctx->done++;
+		ev.ok = outcome == OUTCOME_OK;
+		progress_post(&ctx->prog, &ev);
+	}
 	return 0;
 }

@@ -6,6 +6,7 @@
  * its entry does not require except optional ones it type-checks itself. */
 #include "channel.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,7 @@ void cell_state_init(struct cell_state *st)
 	memset(st, 0, sizeof(*st));
 	st->phases = json_object();
 	st->samples = json_array();
+	st->live_iops[0] = st->live_iops[1] = -1;
 	for (int s = 0; s < STREAM_COUNT; s++)
 		st->budget[s] = streams[s].budget;
 }
@@ -197,6 +199,48 @@ static json_t *optional_object(const json_t *msg, const char *key)
 	return json_is_object(v) ? v : NULL;
 }
 
+/* The shortest and longest gap between two samples that gives a live rate: the engine samples
+ * once a second; a gap outside these is a clock that jumped or a sample that went missing. */
+#define LIVE_GAP_MIN 0.1
+#define LIVE_GAP_MAX 60.0
+
+/* No live rate until the next two samples (a new engine run: its counters start over). */
+static void live_reset(struct cell_state *st)
+{
+	st->live_have = 0;
+	st->live_iops[0] = st->live_iops[1] = -1;
+}
+
+/* The live IOPS from this sample and the one before: the counters are cumulative over one
+ * engine run, `t` the guest's clock (absent: the host's arrival time). A counter that went
+ * back, a gap out of range or a rate that is not finite and non-negative gives no rate and
+ * starts over from this sample, so what the guest sends can only ever show as a plain number
+ * or nothing. */
+static void live_sample(struct cell_state *st, const json_t *msg, double now)
+{
+	json_t *tj = json_object_get(msg, "t");
+	double t = json_is_number(tj) ? json_number_value(tj) : now;
+	double ios[2] = { json_number_value(json_object_get(msg, "read_ios")),
+			  json_number_value(json_object_get(msg, "write_ios")) };
+	double gap = t - st->live_t, rate[2];
+	int ok = st->live_have && gap >= LIVE_GAP_MIN && gap <= LIVE_GAP_MAX;
+
+	for (int d = 0; d < 2 && ok; d++) {
+		rate[d] = (ios[d] - st->live_ios[d]) / gap;
+		ok = isfinite(rate[d]) && rate[d] >= 0;
+	}
+	if (ok) {
+		st->live_iops[0] = rate[0];
+		st->live_iops[1] = rate[1];
+	} else {
+		live_reset(st);
+	}
+	st->live_have = isfinite(t) && isfinite(ios[0]) && isfinite(ios[1]);
+	st->live_t = t;
+	st->live_ios[0] = ios[0];
+	st->live_ios[1] = ios[1];
+}
+
 static int on_hello(struct channel *ch, json_t *msg, size_t cost, double now)
 {
 	struct cell_state *st = ch->st;
@@ -229,8 +273,10 @@ static int on_phase(struct channel *ch, json_t *msg, size_t cost, double now)
 		return 0;
 	/* the workload, and each of its phases (an action has no samples), restart the progress
 	 * clock */
-	if (!strcmp(name, "workload") || !strncmp(name, "phase ", 6))
+	if (!strcmp(name, "workload") || !strncmp(name, "phase ", 6)) {
 		st->t_workload = now;
+		live_reset(st);
+	}
 	/* a new name costs a member of the phases object and its number */
 	if (json_object_get(st->phases, name) ||
 	    stream_take(st, STREAM_PHASES, 64 + strlen(name) + 48))
@@ -248,6 +294,7 @@ static int on_sample(struct channel *ch, json_t *msg, size_t cost, double now)
 
 	for (size_t i = 0; i < ARRAY_SIZE(counters); i++)
 		mark += json_number_value(json_object_get(msg, counters[i]));
+	live_sample(st, msg, now);
 	if (mark != st->progress_mark) {
 		st->progress_mark = mark;
 		st->t_progress = now;

@@ -52,6 +52,11 @@ struct cell_state {
 	double t_last_msg, t_hello;    /* the last message; the hello */
 	double t_workload, t_progress; /* workload phase start; last sample whose counters moved */
 	double progress_mark;	       /* the sum of the counters in the last sample */
+	/* Live read and write IOPS between the last two samples of one engine run (< 0: not
+	 * known yet), for the progress line; and that last sample's time and I/O counters. */
+	double live_iops[2];
+	double live_t, live_ios[2];
+	int live_have;
 	int said_hello, got_bye;
 	json_t *phases;	   /* name -> seconds since VM start (host clock) */
 	json_t *effective; /* the "effective" message */

@@ -18,6 +18,7 @@
 #include "image.h"
 #include "libvirt_uri.h"
 #include "matrix.h"
+#include "progress.h"
 #include "results.h"
 #include "run.h"
 #include "vm.h"
@@ -58,7 +59,8 @@ struct run_ctx {
 	int lock_fd;	   /* the run directory's lock; -1 until taken */
 	char accel[8];	   /* "kvm" or "tcg" once decided; "" while auto is undecided */
 	int is_tty;
-	int ncells_total; /* cells x repeats x images */
+	int ncells_total;     /* cells x repeats x images */
+	struct progress prog; /* the progress board (schedule_run() owns it; cell.c posts to it) */
 	int done, ok;
 	int m_retries;	       /* the matrix's "retries": extra attempts after a failed one */
 	const char *accel_opt; /* --accel, or on resume the run's own; NULL: the matrix's */

@@ -2,13 +2,16 @@
 #include "schedule.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,6 +19,7 @@
 #include "disk.h"
 #include "error.h"
 #include "log.h"
+#include "progress.h"
 #include "rundir.h"
 #include "stats.h"
 #include "term.h"
@@ -217,8 +221,11 @@ static int run_or_skip(struct run_ctx *ctx, const struct done_map *dm, const str
 		return 0;
 	attempt = done_map_next(dm, cell, r, side, ctx->m_retries, &ok);
 	if (attempt == 0) {
+		struct progress_event ev = { .kind = PROGRESS_SKIP, .cell = cell->index, .ok = ok };
+
 		ctx->done++;
 		ctx->ok += ok;
+		progress_post(&ctx->prog, &ev);
 		return 0;
 	}
 	return cell_run(ctx, cell, r, side, attempt, err);
@@ -295,6 +302,7 @@ static int run_adaptive(struct run_ctx *ctx, const struct done_map *dm, struct s
 				continue;
 			wanted++;
 			ctx->ncells_total += ctx->nsides;
+			progress_plan(&ctx->prog, (size_t)cell->index, ctx->nsides);
 			log_info(
 			    "adaptive: cell %s has CV %.1f%% of %s over %zu runs (limit %g%%): "
 			    "repeat %d",
@@ -313,6 +321,26 @@ static int run_adaptive(struct run_ctx *ctx, const struct done_map *dm, struct s
 			break;
 	}
 	return 0;
+}
+
+/* How many workers run the cells: -j, or a slot of each --hosts host; 1 for a serial run. */
+static int schedule_workers(const struct run_ctx *ctx)
+{
+	int n = 0;
+
+	if (!ctx->nhosts)
+		return ctx->o->jobs > 1 ? ctx->o->jobs : 1;
+	for (int h = 0; h < ctx->nhosts; h++)
+		n += ctx->hosts[h].slots;
+	return n;
+}
+
+/* The width of the terminal on stderr, or 0 if it has none. */
+static int terminal_columns(void)
+{
+	struct winsize ws;
+
+	return ioctl(2, TIOCGWINSZ, &ws) == 0 ? ws.ws_col : 0;
 }
 
 /* ---- workers -------------------------------------------------------------------------------- */
@@ -356,6 +384,7 @@ struct workers {
 	int ncpu, cpus_per; /* -j: the host's CPUs, and each worker's share */
 	int task[2];	    /* the pipe of (cell index, repeat, side) tasks, parent -> workers */
 	int status[2];	    /* the pipe of struct worker_status, workers -> parent */
+	int events[2];	    /* the pipe of struct progress_event, workers -> parent */
 };
 
 /* Worker w (a child process): pinned to its CPUs (-j) or connected to its host's slot
@@ -373,6 +402,9 @@ worker_main(struct run_ctx *ctx, struct workers *wk, int w, struct zb_error *err
 
 	close(wk->task[1]);
 	close(wk->status[0]);
+	close(wk->events[0]);
+	ctx->prog.fd = wk->events[1];
+	ctx->prog.self = w;
 	if (ctx->nhosts) {
 		/* QEMU runs on the worker's host, which shares out its own CPUs
 		 * (schedule_connect); the worker itself only waits. */
@@ -413,13 +445,8 @@ worker_main(struct run_ctx *ctx, struct workers *wk, int w, struct zb_error *err
  * started (a failed fork sets err and stops there). */
 static int workers_start(struct run_ctx *ctx, struct workers *wk, struct zb_error *err)
 {
-	int jobs = ctx->o->jobs;
+	int jobs = schedule_workers(ctx);
 
-	if (ctx->nhosts) {
-		jobs = 0;
-		for (int h = 0; h < ctx->nhosts; h++)
-			jobs += ctx->hosts[h].slots;
-	}
 	wk->ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	wk->cpus_per = wk->ncpu / jobs > 0 ? wk->ncpu / jobs : 1;
 	wk->pids = xcalloc((size_t)jobs, sizeof(*wk->pids));
@@ -430,7 +457,13 @@ static int workers_start(struct run_ctx *ctx, struct workers *wk, struct zb_erro
 		close(wk->task[1]);
 		return error_sys(err, errno, "creating the status pipe");
 	}
-	ctx->is_tty = 0; /* several progress lines at once: one line per event */
+	if (pipe(wk->events) < 0) {
+		close(wk->task[0]);
+		close(wk->task[1]);
+		close(wk->status[0]);
+		close(wk->status[1]);
+		return error_sys(err, errno, "creating the progress pipe");
+	}
 	fflush(NULL);
 	for (wk->n = 0; wk->n < jobs; wk->n++) {
 		pid_t pid = fork();
@@ -445,6 +478,7 @@ static int workers_start(struct run_ctx *ctx, struct workers *wk, struct zb_erro
 	}
 	close(wk->task[0]);
 	close(wk->status[1]);
+	close(wk->events[1]);
 	return 0;
 }
 
@@ -474,23 +508,86 @@ static int workers_connected(struct workers *wk, struct zb_error *err)
 	return refused;
 }
 
-/* Hand out every (cell, repeat, side) task of the fixed repeats, in each repeat's order; the
- * pipe blocks while every worker is busy. Closes the pipe, so idle workers end. */
-static void tasks_feed(struct run_ctx *ctx, struct workers *wk, struct schedule_task *tasks, int go)
+/* Every (cell, repeat, side) task of the fixed repeats, in each repeat's order; *n says how
+ * many. */
+static int32_t (*tasks_list(struct run_ctx *ctx, struct schedule_task *tasks, size_t *n))[3]
 {
-	size_t n = ctx->m->n_cells * (size_t)ctx->nsides;
+	size_t per = ctx->m->n_cells * (size_t)ctx->nsides, k = 0;
+	int32_t(*list)[3] = xcalloc(per * (size_t)ctx->m->repeats + 1, sizeof(*list));
 
-	for (int r = 0; r < ctx->m->repeats && !run_interrupted && go; r++) {
+	for (int r = 0; r < ctx->m->repeats; r++) {
 		schedule_tasks(ctx->m, r, ctx->nsides, tasks);
-		for (size_t k = 0; k < n && !run_interrupted; k++) {
-			int32_t task[3] = { (int32_t)tasks[k].cell, r, tasks[k].side };
-
-			if (write(wk->task[1], task, sizeof(task)) != sizeof(task) &&
-			    errno != EINTR)
-				break;
+		for (size_t i = 0; i < per; i++, k++) {
+			list[k][0] = (int32_t)tasks[i].cell;
+			list[k][1] = r;
+			list[k][2] = tasks[i].side;
 		}
 	}
-	close(wk->task[1]);
+	*n = k;
+	return list;
+}
+
+/* Read the workers' progress events that are there (the pipe is non-blocking) onto the board.
+ * Returns 0, or -1 once every worker has closed its end (all of them exited). */
+static int events_read(struct run_ctx *ctx, int fd)
+{
+	struct progress_event ev;
+
+	for (;;) {
+		ssize_t r = read(fd, &ev, sizeof(ev));
+
+		if (r == (ssize_t)sizeof(ev)) {
+			progress_apply(&ctx->prog, &ev, now_monotonic());
+			continue;
+		}
+		if (r < 0 && errno == EINTR)
+			continue;
+		/* a short read cannot happen (every write is one whole event under PIPE_BUF) */
+		return r == 0 ? -1 : 0;
+	}
+}
+
+/* The parent while the workers run: hand out every task of the fixed repeats (the task pipe
+ * fills while every worker is busy, and is closed after the last task so idle workers end) and
+ * draw the workers' progress, until every worker has closed the progress pipe. A stop signal
+ * stops the handing out and is forwarded to the workers once (a SIGTERM to zbench alone must
+ * reach them too). */
+static void tasks_feed(struct run_ctx *ctx, struct workers *wk, struct schedule_task *tasks, int go)
+{
+	size_t n, next = 0;
+	int32_t(*list)[3] = tasks_list(ctx, tasks, &n);
+	int open = 1, forwarded = 0;
+
+	fcntl(wk->events[0], F_SETFL, fcntl(wk->events[0], F_GETFL) | O_NONBLOCK);
+	for (;;) {
+		struct pollfd pfd[2] = { { wk->events[0], POLLIN, 0 },
+					 { wk->task[1], POLLOUT, 0 } };
+
+		if (open && (!go || next == n || run_interrupted)) {
+			close(wk->task[1]);
+			open = 0;
+		}
+		if (run_interrupted && !forwarded) {
+			for (int w = 0; w < wk->n; w++)
+				kill(wk->pids[w], SIGTERM);
+			forwarded = 1;
+		}
+		if (poll(pfd, open ? 2 : 1, 1000) < 0 && errno != EINTR)
+			break;
+		/* POLLOUT on a pipe: room for PIPE_BUF bytes, so one task's write never blocks */
+		if (open && (pfd[1].revents & (POLLERR | POLLHUP)))
+			next = n; /* every worker is gone */
+		else if (open && (pfd[1].revents & POLLOUT) &&
+			 write(wk->task[1], list[next], sizeof(list[next])) == sizeof(list[next]))
+			next++;
+		if ((pfd[0].revents & (POLLIN | POLLHUP)) && events_read(ctx, wk->events[0]) < 0)
+			break;
+		progress_tick(&ctx->prog, now_monotonic());
+	}
+	if (open)
+		close(wk->task[1]);
+	close(wk->events[0]);
+	free(list);
 }
 
 /* Wait for every worker, forwarding a stop signal once (a SIGTERM to zbench alone must reach
@@ -607,10 +704,14 @@ int schedule_run(struct run_ctx *ctx, struct zb_error *err)
 	int rc;
 
 	ctx->ncells_total = 0;
+	progress_init(&ctx->prog, ctx->m->n_cells, schedule_workers(ctx), ctx->is_tty,
+		      terminal_columns());
 	for (size_t i = 0; i < ctx->m->n_cells; i++)
 		if (ctx->shard_count < 2 ||
-		    schedule_shard(&ctx->m->cells[i], ctx->shard_count) == ctx->shard_index - 1)
+		    schedule_shard(&ctx->m->cells[i], ctx->shard_count) == ctx->shard_index - 1) {
 			ctx->ncells_total += ctx->m->repeats * ctx->nsides;
+			progress_plan(&ctx->prog, i, ctx->m->repeats * ctx->nsides);
+		}
 	if (ctx->nsides > 1)
 		log_info("%s '%s': %d cells x %d repeats x %d images in %s",
 			 ctx->o->resume_dir ? "resuming" : "running", TERM(ctx->m->name),
@@ -628,6 +729,8 @@ int schedule_run(struct run_ctx *ctx, struct zb_error *err)
 	    (schedule_connect(ctx, ctx->nhosts ? ctx->hosts[0].uri : ctx->uri, 1, 0, err) < 0 ||
 	     run_adaptive(ctx, &ctx->dm, tasks, err) < 0))
 		rc = -1;
+	progress_end(&ctx->prog);
+	progress_release(&ctx->prog);
 	free(tasks);
 	return rc;
 }

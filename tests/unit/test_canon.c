@@ -9,22 +9,25 @@
 #include "matrix.h"
 #include "util.h"
 
-/* A matrix whose base has the workload and the memory given: one cell. */
-static char *matrix_text(const char *memory, const char *workload, const char *timeouts)
+/* A matrix whose base has the workload and the memory given, and `extra` (base members, each
+ * followed by a comma, or ""): one cell. */
+static char *matrix_text(const char *memory, const char *workload, const char *timeouts,
+			 const char *extra)
 {
-	return xasprintf("{\"zbench\": 1, \"name\": \"t\", \"base\": {"
+	return xasprintf("{\"zbench\": 1, \"name\": \"t\", \"base\": {%s"
 			 "\"vm\": {\"memory\": %s},"
 			 "\"disks\": [{\"name\": \"d0\", \"size\": \"1G\"}],"
 			 "\"pool\": {\"vdevs\": [{\"type\": \"stripe\", \"disks\": [\"d0\"]}]},"
 			 "\"datasets\": [{\"name\": \"bench\"}],"
 			 "\"timeouts\": %s,"
 			 "\"workload\": {\"target\": \"bench\", %s}}}",
-			 memory, timeouts, workload);
+			 extra, memory, timeouts, workload);
 }
 
-static void cell_id(const char *memory, const char *workload, const char *timeouts, char id[17])
+static void cell_id_in(const char *extra, const char *memory, const char *workload,
+		       const char *timeouts, char id[17])
 {
-	char *text = matrix_text(memory, workload, timeouts);
+	char *text = matrix_text(memory, workload, timeouts, extra);
 	struct zb_error err = { 0 };
 	struct matrix *m = NULL;
 
@@ -36,6 +39,11 @@ static void cell_id(const char *memory, const char *workload, const char *timeou
 	if (m)
 		matrix_free(m);
 	free(text);
+}
+
+static void cell_id(const char *memory, const char *workload, const char *timeouts, char id[17])
+{
+	cell_id_in("", memory, workload, timeouts, id);
 }
 
 /* Each row: two spellings of the same cell (memory, workload, timeouts). */
@@ -90,6 +98,62 @@ static const struct {
 	{ "sync 1 vs dsync", "\"sync\": \"1\"", "\"sync\": \"dsync\"" },
 	{ "iodepth 1 vs 2", "\"iodepth\": 1", "\"iodepth\": 2" },
 };
+
+/* Explicit defaults of keys beside the workload's options (the engine, and phases, whose
+ * options override the workload's and so keep even a value equal to the engine's default):
+ * two spellings (base members, workload) that must give one id, or two. */
+#define PH(x) "\"rw\": \"randread\", \"iodepth\": 8, \"phases\": [" x "]"
+static const struct {
+	const char *what, *extra_a, *wl_a, *extra_b, *wl_b;
+	int same;
+} explicit[] = {
+	{ "engine absent vs \"zbench\"", "", "\"rw\": \"read\"", "\"engine\": \"zbench\",",
+	  "\"rw\": \"read\"", 1 },
+	{ "engine zbench vs fio", "\"engine\": \"zbench\",", "\"rw\": \"read\"",
+	  "\"engine\": \"fio\",", "\"rw\": \"read\"", 0 },
+	{ "phase bs 4k vs 4K", "", PH("{\"name\": \"x\", \"bs\": \"4k\"}"), "",
+	  PH("{\"name\": \"x\", \"bs\": \"4K\"}"), 1 },
+	{ "phase direct true vs 1", "", PH("{\"name\": \"x\", \"direct\": true}"), "",
+	  PH("{\"name\": \"x\", \"direct\": 1}"), 1 },
+	{ "phase runtime 2m vs 120s", "", PH("{\"name\": \"x\", \"runtime\": \"2m\"}"), "",
+	  PH("{\"name\": \"x\", \"runtime\": \"120s\"}"), 1 },
+	{ "phase readwrite vs rw", "", PH("{\"name\": \"x\", \"readwrite\": \"randrw\"}"), "",
+	  PH("{\"name\": \"x\", \"rw\": \"randrw\"}"), 1 },
+	{ "phase measured absent vs true", "", PH("{\"name\": \"x\"}"), "",
+	  PH("{\"name\": \"x\", \"measured\": true}"), 1 },
+	{ "prefill measured absent vs false", "",
+	  PH("{\"name\": \"f\", \"prefill\": true}, {\"name\": \"x\"}"), "",
+	  PH("{\"name\": \"f\", \"prefill\": true, \"measured\": false}, {\"name\": \"x\"}"), 1 },
+	{ "phase prefill absent vs false", "", PH("{\"name\": \"x\"}"), "",
+	  PH("{\"name\": \"x\", \"prefill\": false}"), 1 },
+	{ "sleep 10s vs 10000ms", "",
+	  PH("{\"action\": \"sleep\", \"duration\": \"10s\"}, {\"name\": \"x\"}"), "",
+	  PH("{\"action\": \"sleep\", \"duration\": \"10000ms\"}, {\"name\": \"x\"}"), 1 },
+	{ "phase iodepth 1 (the default) overrides the workload's 8", "", PH("{\"name\": \"x\"}"),
+	  "", PH("{\"name\": \"x\", \"iodepth\": 1}"), 0 },
+	{ "prefill measured true vs absent", "",
+	  PH("{\"name\": \"f\", \"prefill\": true}, {\"name\": \"x\"}"), "",
+	  PH("{\"name\": \"f\", \"prefill\": true, \"measured\": true}, {\"name\": \"x\"}"), 0 },
+	{ "one measured phase vs no phases (the record differs: phase_results)", "",
+	  "\"rw\": \"randread\", \"iodepth\": 8", "", PH("{\"name\": \"x\"}"), 0 },
+};
+
+static void test_explicit(void)
+{
+	for (size_t i = 0; i < sizeof(explicit) / sizeof(explicit[0]); i++) {
+		char a[17], b[17];
+		int ok;
+
+		cell_id_in(explicit[i].extra_a, "\"1G\"", explicit[i].wl_a, "{}", a);
+		cell_id_in(explicit[i].extra_b, "\"1G\"", explicit[i].wl_b, "{}", b);
+		ok = strcmp(a, "(load failed)") && strcmp(b, "(load failed)") &&
+		     (strcmp(a, b) == 0) == explicit[i].same;
+		if (!ok)
+			fprintf(stderr, "%s: %s vs %s (want %s)\n", explicit[i].what, a, b,
+				explicit[i].same ? "one id" : "two ids");
+		CHECK(ok);
+	}
+}
 
 static void test_same(void)
 {
@@ -148,6 +212,7 @@ static void test_spelling(void)
 int main(void)
 {
 	test_same();
+	test_explicit();
 	test_spelling();
 	return check_summary("test_canon");
 }

@@ -2,6 +2,7 @@
  * way a guest can break the protocol, through the real decoder, dispatch and cell state. */
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -448,6 +449,55 @@ static void test_one_at_a_time(void)
 	session_end(&s);
 }
 
+/* Live IOPS for the progress line: from two consecutive samples of one engine run, by the
+ * guest's `t`; nothing (< 0) before the second sample, after a new phase, when a counter goes
+ * back or the gap is out of range; never a value that is not a finite non-negative number. */
+#define SAMPLE(t, r, w)                                                                            \
+	"{\"v\":1,\"type\":\"sample\",\"t\":" t ",\"read_ios\":" r ",\"write_ios\":" w             \
+	",\"layout_bytes\":0}"
+static void test_live_iops(void)
+{
+	static const struct {
+		const char *msg;    /* a sample, or a phase message */
+		double read, write; /* the live IOPS after it (-1: none) */
+	} steps[] = {
+		{ SAMPLE("10", "0", "0"), -1, -1 },
+		{ SAMPLE("11", "1500", "20"), 1500, 20 },
+		{ SAMPLE("13", "2500", "20"), 500, 0 },
+		/* a new phase: its engine's counters start over */
+		{ "{\"v\":1,\"type\":\"phase\",\"name\":\"phase read\"}", -1, -1 },
+		{ SAMPLE("1", "100", "0"), -1, -1 },
+		{ SAMPLE("2", "300", "0"), 200, 0 },
+		{ SAMPLE("3", "250", "0"), -1, -1 },	      /* a counter went back */
+		{ SAMPLE("4", "350", "0"), 100, 0 },	      /* from the last sample on */
+		{ SAMPLE("4.01", "9e300", "0"), -1, -1 },     /* a gap of 10 ms */
+		{ SAMPLE("5", "9e300", "0"), 0, 0 },	      /* from 4.01: no I/O */
+		{ SAMPLE("5.5", "1.7e308", "0"), -1, -1 },    /* a rate past a double */
+		{ SAMPLE("100", "1.7e308", "0"), -1, -1 },    /* a gap of 94.5 s */
+		{ SAMPLE("-1e308", "1.7e308", "0"), -1, -1 }, /* the clock went back */
+		{ SAMPLE("-1e308", "1.7e308", "1"), -1, -1 }, /* no time passed */
+	};
+	struct session s;
+
+	session_start(&s);
+	CHECK(send(&s.ch, HELLO) == 0);
+	CHECK(s.st.live_iops[0] < 0 && s.st.live_iops[1] < 0);
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		int ok;
+
+		CHECK(send(&s.ch, steps[i].msg) == 0);
+		ok = steps[i].read < 0 ? s.st.live_iops[0] < 0 && s.st.live_iops[1] < 0
+				       : fabs(s.st.live_iops[0] - steps[i].read) < 1e-6 &&
+					     fabs(s.st.live_iops[1] - steps[i].write) < 1e-6;
+		if (!ok)
+			fprintf(stderr, "live iops step %zu: %g %g, want %g %g\n", i,
+				s.st.live_iops[0], s.st.live_iops[1], steps[i].read,
+				steps[i].write);
+		CHECK(ok);
+	}
+	session_end(&s);
+}
+
 static void test_outcome_names(void)
 {
 	static const char *const names[] = {
@@ -473,5 +523,6 @@ int main(void)
 	test_budgets();
 	test_one_at_a_time();
 	test_outcome_names();
+	test_live_iops();
 	return check_summary("channel");
 }
