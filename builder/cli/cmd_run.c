@@ -92,8 +92,7 @@ static void end_of_run_report(const char *dir)
 	if (report_write(&run, dir, REPORT_JSON, &err) < 0)
 		fprintf(stderr, "zbench: warning: no report: %s\n", TERM(err.msg));
 	else
-		fprintf(stderr, "zbench: report in %s/report.html (and report.md, report.json)\n",
-			TERM(dir));
+		log_info("report in %s/report.html (and report.md, report.json)", dir);
 	report_run_release(&run);
 }
 
