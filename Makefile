@@ -59,7 +59,8 @@ HOST_SRCS += builder/vm_libvirt.c builder/vm_libvirt_xml.c builder/libvirt_uri.c
 HOST_SRCS += builder/stats.c builder/metrics.c builder/report.c builder/report_model.c builder/report_doc.c \
 	builder/report_md.c builder/report_html.c builder/report_cell.c builder/report_json.c \
 	builder/plot.c builder/report_sections.c builder/report_witness.c builder/claims.c builder/junit.c builder/cmd_report.c \
-	builder/compare.c builder/compare_gate.c builder/compare_drift.c builder/compare_sides.c builder/cmd_compare.c
+	builder/compare.c builder/compare_gate.c builder/compare_drift.c builder/compare_sides.c builder/cmd_compare.c \
+	builder/bisect.c builder/cmd_bisect.c
 # real fio as a cell's engine: the option mapping is guest code the host checks matrices with
 HOST_SRCS += builder/workload_engine.c guest/fio_job.c
 

@@ -11,5 +11,7 @@ const struct zb_command zb_commands[] = {
 	{ "doctor", cmd_doctor, "say what this host has and lacks for zbench" },
 	{ "report", cmd_report, "render a run directory: Markdown, HTML with plots, JUnit" },
 	{ "compare", cmd_compare, "compare two runs cell by cell: % change, significance" },
+	{ "bisect", cmd_bisect,
+	  "find the OpenZFS commit that regressed a metric: builds, A/B, gate" },
 };
 const size_t zb_n_commands = sizeof(zb_commands) / sizeof(zb_commands[0]);

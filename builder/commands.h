@@ -14,6 +14,7 @@ int cmd_matrix(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
 
 /* One subcommand: its name, its entry point, the one line `zbench --help` shows. */
 struct zb_command {
