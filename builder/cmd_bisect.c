@@ -288,7 +288,9 @@ static int recipe_write(struct bisect_job *j, size_t i, char **path, struct zb_e
 				      json_sprintf("%s/patches/%s", j->out_abs, pname));
 	}
 	json_object_set_new(r, "zfs_source", zs);
-	desc = xasprintf("zbench bisect: OpenZFS at %s (%s plus its diff)", c, j->b.commits[0]);
+	desc = i ? xasprintf("zbench bisect: OpenZFS at %s (the good end %s plus its diff)", c,
+			     j->b.commits[0])
+		 : xasprintf("zbench bisect: OpenZFS at the good end %s", c);
 	json_object_set_new(r, "description", json_string(desc));
 	text = json_dumps(r, JSON_SORT_KEYS | JSON_INDENT(2));
 	if (outdir_write(&j->recipes, name, text, strlen(text), 0644, err) < 0)
