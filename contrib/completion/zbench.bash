@@ -5,7 +5,7 @@ _zbench() {
 	local opts= subs=
 	[ "$COMP_CWORD" -gt 2 ] && sub=${COMP_WORDS[2]}
 	if [ "$COMP_CWORD" -eq 1 ]; then
-		COMPREPLY=($(compgen -W "run replay merge image matrix doctor report compare -V --version --help" -- "$cur"))
+		COMPREPLY=($(compgen -W "run replay merge image matrix doctor report compare bisect -V --version --help" -- "$cur"))
 		return
 	fi
 	case $cmd in
@@ -17,6 +17,7 @@ _zbench() {
 	doctor) opts="--json" subs="" ;;
 	report) opts="-o --junit --json --phase --output" subs="" ;;
 	compare) opts="-o --fail-if --json --output --junit --summary --phase" subs="" ;;
+	bisect) opts="--repo --good --bad --metric --threshold -i --image -o --output --cache-dir --accel -q --quiet -h --help" subs="" ;;
 	*) return ;;
 	esac
 	if [ -n "$subs" ] && [ "$COMP_CWORD" -eq 2 ]; then
