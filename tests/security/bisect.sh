@@ -56,6 +56,12 @@ check "...without building or running (no build, no step)" \
 check "...result.json says so" \
 	[ "$(jq -r '"\(.status) \(.first_bad) \(.tests) \(.builds)"' "$tmp/ok/result.json")" = "found $(c 1) 3 0" ]
 
+# every commit between the ends skipped: the first bad one is one of them or the bad end (exit 1)
+state "{$head, \"marks\": {\"$(c 3)\": \"skip\", \"$(c 2)\": \"skip\", \"$(c 1)\": \"skip\"}, \"built\": []}" "$tmp/amb"
+run "$tmp/amb"
+check "only skipped commits left: exit 1, ambiguous, the 4 suspects listed, nothing built" \
+	[ $? -eq 1 -a "$(jq -r '"\(.status) \(.candidates | length) \(.builds)"' "$tmp/amb/result.json")" = "ambiguous 4 0" ]
+
 # NAME|STATE|MESSAGE: each refused with exit 2 and the message, before the clone
 while IFS='|' read -r name st msg; do
 	o=$tmp/$name
