@@ -4,6 +4,8 @@
 #   make test             unit, golden, fuzz-corpus and integration tests (integration boots VMs;
 #                         with SANITIZE set, integration is left out)
 #   make fuzz             run each libFuzzer target for FUZZ_SECONDS (default 60)
+#   make integration-slow integration tests that build OpenZFS from source (tens of minutes;
+#                         not part of make test): bisect.sh
 #   make run              install what is missing, build, build or reuse the image, run quick.json
 #   make check-format     clang-format check;  make analyze: clang-tidy/cppcheck
 #   DEVELOPER=1           -Werror and the strict warning list
@@ -164,7 +166,7 @@ $(BUILD)/libfuzzer/fuzz_%: tests/fuzz/fuzz_%.c $(LIBFUZZER_LIB)
 	$(QUIET_LINK)clang $(CPPFLAGS) -Itests/fuzz -fsanitize=fuzzer $(LIBFUZZER_SAN) -o $@ $^ $(HOST_LIBS)
 
 # --- tests ----------------------------------------------------------------------------------
-.PHONY: all generated test unit golden security integration fuzz fuzz-corpus run deps image check-format format \
+.PHONY: all generated test unit golden security integration integration-slow fuzz fuzz-corpus run deps image check-format format \
 	analyze clean FORCE
 
 # Like `make run`, `make test` first installs what the machine lacks (a second or two when
@@ -208,6 +210,12 @@ INTEGRATION = $(wildcard tests/integration/run.sh tests/integration/faults.sh \
 	tests/integration/cloud.sh tests/integration/import.sh)
 integration: all
 	$(Q)rc=0; for t in $(INTEGRATION); do echo "== $$t"; $$t || rc=1; done; exit $$rc
+
+# Real VMs on images built from source: a cold OpenZFS build is 10+ minutes on 2 cores, so these
+# stay out of make test and make integration (docs/compare.md, "Bisect").
+INTEGRATION_SLOW = tests/integration/bisect.sh
+integration-slow: all
+	$(Q)rc=0; for t in $(INTEGRATION_SLOW); do echo "== $$t"; $$t || rc=1; done; exit $$rc
 
 # Hostile inputs (docs/security.md): run dirs, matrices, URIs, qcow2 files, devices held open.
 # No VMs; each script prints "<name>: N passed, N failed".

@@ -64,6 +64,9 @@ check "image path not cached: 1" status 1 "$ZBENCH" image path --cache-dir "$tmp
 check "image path missing recipe file: 2" status 2 "$ZBENCH" image path --cache-dir "$tmp/cache" "$tmp/nope.json"
 check "image list empty cache: 0" status 0 "$ZBENCH" image list --cache-dir "$tmp/cache"
 check "image list unreadable cache: 2" status 2 "$ZBENCH" image list --cache-dir "$tmp/afile"
+check "bisect unknown option: 2" status 2 "$ZBENCH" bisect --frob
+check "bisect without --repo: 2" status 2 "$ZBENCH" bisect --good a --bad b --metric write_bw --threshold -5% "$good"
+check "bisect of a directory that is no repository: 2" status 2 "$ZBENCH" bisect --repo "$tmp/cache" --good a --bad b --metric write_bw --threshold -5% -o "$tmp/bisect" "$good"
 check "doctor unknown option: 2" status 2 "$ZBENCH" doctor --frob
 
 echo "exit-status: $passed passed, $failed failed"

@@ -12,5 +12,7 @@ const struct zb_command zb_commands[] = {
 	{ "report", cmd_report, "render a run directory: Markdown, HTML with plots, JUnit" },
 	{ "compare", cmd_compare, "compare two runs cell by cell: % change, significance" },
 	{ "export", cmd_export, "a run's results for other tools: fio JSON (fio-plot), CSV, JSON" },
+	{ "bisect", cmd_bisect,
+	  "find the OpenZFS commit that regressed a metric: builds, A/B, gate" },
 };
 const size_t zb_n_commands = sizeof(zb_commands) / sizeof(zb_commands[0]);

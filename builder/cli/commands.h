@@ -15,6 +15,7 @@ int cmd_doctor(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
 
 /* One subcommand: its name, its entry point, the one line `zbench --help` shows. */
 struct zb_command {

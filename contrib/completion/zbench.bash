@@ -5,7 +5,7 @@ _zbench() {
 	local opts= subs=
 	[ "$COMP_CWORD" -gt 2 ] && sub=${COMP_WORDS[2]}
 	if [ "$COMP_CWORD" -eq 1 ]; then
-		COMPREPLY=($(compgen -W "run replay merge image matrix doctor report compare export -V --version --help" -- "$cur"))
+		COMPREPLY=($(compgen -W "run replay merge image matrix doctor report compare export bisect -V --version --help" -- "$cur"))
 		return
 	fi
 	case $cmd in
@@ -18,6 +18,7 @@ _zbench() {
 	report) opts="-o --junit --json --phase --output" subs="" ;;
 	compare) opts="-o --fail-if --json --output --junit --summary --phase" subs="" ;;
 	export) opts="--format -o -f --output" subs="" ;;
+	bisect) opts="--repo --good --bad --metric --threshold -i --image -o --output --cache-dir --accel -q --quiet -h --help" subs="" ;;
 	*) return ;;
 	esac
 	if [ -n "$subs" ] && [ "$COMP_CWORD" -eq 2 ]; then
