@@ -64,7 +64,7 @@ HOST_SRCS += builder/stats.c builder/metrics.c builder/report.c builder/report_m
 HOST_SRCS += builder/workload_engine.c guest/fio_job.c
 
 AGENT_SRCS = guest/agent.c guest/agent_boot.c guest/agent_channel.c guest/agent_zfs.c \
-	guest/agent_report.c guest/agent_workload.c guest/agent_fio.c guest/fio_job.c guest/agent_cmd.c \
+	guest/agent_report.c guest/agent_workload.c guest/agent_fio.c guest/fio_job.c guest/agent_cmd.c guest/agent_warm.c \
 	guest/telemetry.c
 
 ENGINE_MAIN = guest/engine/main.c

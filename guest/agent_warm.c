@@ -1,0 +1,130 @@
+/* The guest's half of a warm snapshot (docs/performance.md, "Warm snapshots").
+ *
+ * The host boots a guest with no disk and, instead of a job, answers its hello with "park". The
+ * agent then finishes everything that is the same in every cell (zfs.ko loaded, udev's coldplug
+ * done), stops its heartbeats, says "parked" and waits on the port; the host stops the machine
+ * there and saves it to a file. Every cell restored from that file resumes here: the host sends
+ * "wake" with fresh randomness and the time, the agent mixes the bytes into the kernel's pool
+ * and reseeds its generator (every restored guest starts from the same bytes, so without this
+ * they would all draw the same "random" numbers), sets the clock, says hello again and waits
+ * for the job as a cold guest does. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/random.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "proto.h"
+
+#define WARM_SEED_MAX 64 /* bytes of randomness a wake carries at most */
+
+/* Mix the wake's seed (hex) into the kernel's pool, credited, and force a reseed of the
+ * generator, so that nothing drawn after the wake follows from the snapshot's state. */
+static void reseed(const char *hex)
+{
+	struct {
+		struct rand_pool_info info;
+		unsigned char buf[WARM_SEED_MAX];
+	} r;
+	size_t n = hex ? strlen(hex) / 2 : 0;
+	int fd;
+
+	if (n < 16 || n > WARM_SEED_MAX || strspn(hex, "0123456789abcdef") != strlen(hex))
+		fail_step(NULL, "the wake's seed is not 32 to %d hex digits", 2 * WARM_SEED_MAX);
+	for (size_t i = 0; i < n; i++) {
+		char byte[3] = { hex[2 * i], hex[2 * i + 1], 0 };
+
+		r.buf[i] = (unsigned char)strtoul(byte, NULL, 16);
+	}
+	r.info.entropy_count = (int)(n * 8);
+	r.info.buf_size = (int)n;
+	fd = open("/dev/urandom", O_RDWR | O_CLOEXEC);
+	if (fd < 0 || ioctl(fd, RNDADDENTROPY, &r) < 0 || ioctl(fd, RNDRESEEDCRNG) < 0)
+		fail_step(NULL, "reseeding the kernel's random generator: %s", strerror(errno));
+	close(fd);
+}
+
+static void set_clock(const json_t *t)
+{
+	struct timeval tv;
+	double now = json_number_value(t);
+
+	if (!json_is_number(t) || now <= 0)
+		return; /* keep the snapshot's clock: only log timestamps use it */
+	tv.tv_sec = (time_t)now;
+	tv.tv_usec = (suseconds_t)((now - (double)tv.tv_sec) * 1e6);
+	if (settimeofday(&tv, NULL) < 0)
+		logf_console("setting the clock: %s", strerror(errno));
+}
+
+static int wake_frame(void *arg, const char *payload, size_t len)
+{
+	json_t **wake = arg;
+	json_t *msg = json_loadb(payload, len, JSON_REJECT_DUPLICATES, NULL);
+	const char *type = json_string_value(json_object_get(msg, "type"));
+
+	if (!type || strcmp(type, "wake"))
+		fail_step(NULL, "parked: expected 'wake', got '%s'", type ? type : "(none)");
+	*wake = msg;
+	return 0;
+}
+
+/* Block on the port until the host's "wake" (the restored guest resumes inside this loop). */
+static json_t *wait_wake(void)
+{
+	struct proto_decoder dec;
+	json_t *wake = NULL;
+	char buf[4096];
+
+	proto_decoder_init(&dec, 64 * 1024);
+	while (!wake) {
+		struct pollfd pfd = { .fd = agent.port, .events = POLLIN };
+		ssize_t r;
+
+		if (poll(&pfd, 1, -1) <= 0)
+			continue;
+		r = read(agent.port, buf, sizeof(buf));
+		if (r < 0 && errno != EINTR && errno != EAGAIN)
+			fail_step(NULL, "parked: reading the port: %s", strerror(errno));
+		if (r == 0) /* no host on the port (between save and restore): wait */
+			usleep(5 * 1000);
+		if (r > 0 && proto_decoder_feed(&dec, buf, (size_t)r, wake_frame, &wake) < 0)
+			fail_step(NULL, "parked: bad frame from the host: %s", dec.err);
+	}
+	proto_decoder_release(&dec);
+	return wake;
+}
+
+void warm_park(void)
+{
+	static int parked_once;
+	json_t *wake;
+
+	if (parked_once++)
+		fail_step(NULL, "a second 'park' from the host");
+	agent.step = "park";
+	zfs_preload_wait();
+	step_udev();
+	/* no heartbeat may sit in the port's queue when the machine is saved (send_msg) */
+	pthread_mutex_lock(&agent.tx_lock);
+	agent.parked = 1;
+	pthread_mutex_unlock(&agent.tx_lock);
+	send_msg(json_pack("{s:s}", "type", "parked"));
+	logf_console("parked: waiting for a wake");
+	wake = wait_wake();
+	reseed(json_string_value(json_object_get(wake, "seed")));
+	set_clock(json_object_get(wake, "time"));
+	json_decref(wake);
+	logf_console("woken from a warm snapshot");
+	agent.step = "hello";
+	pthread_mutex_lock(&agent.tx_lock);
+	agent.parked = 0;
+	pthread_mutex_unlock(&agent.tx_lock);
+	send_hello();
+	agent.step = "job";
+}
