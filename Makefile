@@ -52,7 +52,7 @@ HOST_SRCS += builder/image_cache.c \
 	builder/image_inspect.c builder/guestfs_util.c builder/initramfs.c builder/elf_deps.c \
 	builder/vmlinux.c builder/qcow2.c
 # the run pipeline: cells -> disks -> VM -> channel -> results
-HOST_SRCS += builder/run.c builder/rundir.c builder/schedule.c builder/cell.c builder/log.c builder/channel.c builder/console.c builder/outcome.c builder/term.c builder/disk.c builder/disk_bus.c builder/disk_models.c builder/passthrough.c builder/vm.c builder/vm_machine.c builder/vm_qemu.c builder/cloud_seed.c builder/results.c \
+HOST_SRCS += builder/run.c builder/rundir.c builder/schedule.c builder/cell.c builder/log.c builder/channel.c builder/console.c builder/outcome.c builder/term.c builder/disk.c builder/disk_bus.c builder/disk_models.c builder/passthrough.c builder/vm.c builder/vm_machine.c builder/vm_qemu.c builder/vm_snapshot.c builder/qmp.c builder/cloud_seed.c builder/results.c \
 	builder/cmd_run.c builder/cmd_replay.c builder/cmd_merge.c builder/cmd_doctor.c
 HOST_SRCS += builder/vm_libvirt.c builder/vm_libvirt_xml.c builder/libvirt_uri.c
 # reports: statistics over repeats, one run's report, two runs compared

@@ -54,7 +54,7 @@ struct agent {
 	json_t *disk_info; /* what the guest sees of each disk, for the report */
 	enum fault fault;
 	volatile int parked; /* saved as a warm snapshot: the heartbeat thread stays silent */
-	int service; /* --service: a systemd unit on a full system, not PID 1 */
+	int service;	     /* --service: a systemd unit on a full system, not PID 1 */
 };
 
 extern struct agent agent;
