@@ -8,6 +8,7 @@
 #ifndef ZB_VM_H
 #define ZB_VM_H
 
+#include <jansson.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -57,6 +58,9 @@ struct vm_spec {
 	 * snapshot's key), the kernel command line the snapshot boots with, and why the runner
 	 * already knows this cell must boot cold (NULL: it may be restored). */
 	const char *snapshot_dir, *image_id, *warm_cmdline, *cold_reason;
+	/* The cell's config.module_params: a restored cell sets them in the running guest, so each
+	 * must be one the loaded module lets be written (else the cell boots cold). */
+	const json_t *module_params;
 };
 
 /* How a VM came up, for the cell's record (vm_ops.boot). */

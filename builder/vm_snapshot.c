@@ -153,8 +153,66 @@ void vm_warm_release(struct vm_warm *w)
 
 struct park {
 	int hello, parked;
+	json_t *writable; /* the "parked" message's, checked (writable_check()) */
 	char error[512];
 };
+
+#define WARM_PARAMS_MAX 4096 /* parameter names a guest may list */
+
+/* The guest's {module: [parameter, ...]} (untrusted): an object of arrays of short names of
+ * [A-Za-z0-9_], at most WARM_PARAMS_MAX in all; else NULL. */
+static json_t *writable_check(json_t *w)
+{
+	const char *mod;
+	json_t *names, *n;
+	size_t i, total = 0;
+
+	if (!json_is_object(w))
+		return NULL;
+	json_object_foreach (w, mod, names) {
+		if (!json_is_array(names) || strlen(mod) > 64 ||
+		    strspn(mod, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(mod))
+			return NULL;
+		json_array_foreach (names, i, n) {
+			const char *s = json_string_value(n);
+
+			if (!s || !*s || strlen(s) > 64 || ++total > WARM_PARAMS_MAX ||
+			    strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01234567"
+				      "89_") != strlen(s))
+				return NULL;
+		}
+	}
+	return json_incref(w);
+}
+
+const char *vm_snapshot_params_reason(const json_t *writable, const json_t *params, char *buf,
+				      size_t len)
+{
+	const char *mod, *k;
+	json_t *kv, *v;
+
+	json_object_foreach ((json_t *)params, mod, kv) {
+		const json_t *names = json_object_get(writable, mod);
+
+		json_object_foreach (kv, k, v) {
+			size_t i;
+			json_t *n;
+			int found = 0;
+
+			json_array_foreach (names, i, n)
+				found |= !strcmp(json_string_value(n), k);
+			if (!found) {
+				snprintf(
+				    buf, len,
+				    "module parameter %.64s.%.64s is read when the module loads "
+				    "(not writable in the warm snapshot)",
+				    mod, k);
+				return buf;
+			}
+		}
+	}
+	return NULL;
+}
 
 static int park_frame(void *arg, const char *payload, size_t len)
 {
@@ -164,9 +222,10 @@ static int park_frame(void *arg, const char *payload, size_t len)
 
 	if (type && !strcmp(type, "hello"))
 		p->hello = 1;
-	else if (type && !strcmp(type, "parked"))
+	else if (type && !strcmp(type, "parked") && !p->parked) {
+		p->writable = writable_check(json_object_get(m, "writable"));
 		p->parked = 1;
-	else if (type && !strcmp(type, "error"))
+	} else if (type && !strcmp(type, "error"))
 		snprintf(p->error, sizeof(p->error), "step '%.40s': %.400s",
 			 json_string_value(json_object_get(m, "step")) ?: "?",
 			 json_string_value(json_object_get(m, "message")) ?: "?");
@@ -189,7 +248,8 @@ static int send_frame(int fd, json_t *msg, struct zb_error *err)
 
 /* Answer hello with "park" and wait for "parked" (the guest is untrusted: its frames are
  * bounded and only their type is read). */
-static int guest_park(const struct vm_ops *ops, struct vm *vm, struct zb_error *err)
+static int guest_park(const struct vm_ops *ops, struct vm *vm, json_t **writable,
+		      struct zb_error *err)
 {
 	struct proto_decoder dec;
 	struct park p = { 0 };
@@ -222,6 +282,12 @@ static int guest_park(const struct vm_ops *ops, struct vm *vm, struct zb_error *
 	proto_decoder_release(&dec);
 	if (p.error[0])
 		rc = error_set(err, EIO, "the guest failed to park: %s", p.error);
+	if (rc == 0 && !p.writable)
+		rc = error_set(err, EPROTO, "the guest's 'parked' has no usable 'writable' list");
+	if (rc == 0)
+		*writable = p.writable;
+	else
+		json_decref(p.writable);
 	return rc;
 }
 
@@ -262,9 +328,10 @@ static json_t *mapped_ram(void)
 			 1);
 }
 
-/* Boot the warm machine in `dir`, park the agent and save it to the file `tmp`. */
+/* Boot the warm machine in `dir`, park the agent and save it to the file `tmp`; *writable is
+ * the guest's list of runtime-writable module parameters. */
 static int snapshot_make(const struct vm_spec *cell, const char *dir, const char *tmp,
-			 struct zb_error *err)
+			 json_t **writable, struct zb_error *err)
 {
 	struct vm_spec s = *cell;
 	struct vm_warm w = { .mode = VM_WARM_SAVE };
@@ -286,7 +353,7 @@ static int snapshot_make(const struct vm_spec *cell, const char *dir, const char
 		return -1;
 	qmp_init(&q, vm_qemu_qmp_fd(vm));
 	snprintf(uri, sizeof(uri), "file:/dev/fdset/%d", w.snap_set);
-	rc = guest_park(&vm_qemu_ops, vm, err);
+	rc = guest_park(&vm_qemu_ops, vm, writable, err);
 	if (rc == 0)
 		rc = qmp_call(&q, "stop", NULL, NULL, WARM_QMP_WAIT_S, err);
 	if (rc == 0)
@@ -310,6 +377,8 @@ static int snapshot_ensure(const struct vm_spec *s, const char *key, const char 
 	char *lock = xasprintf("%s/%s.lock", s->snapshot_dir, key);
 	char *tmp = xasprintf("%s/%s.snap.tmp", s->snapshot_dir, key);
 	char *dir = xasprintf("%s/%s.build", s->snapshot_dir, key);
+	char *params = xasprintf("%s/%s.params.json", s->snapshot_dir, key), *text = NULL;
+	json_t *writable = NULL;
 	double t0 = now_monotonic();
 	int fd = -1, rc = -1;
 
@@ -327,11 +396,15 @@ static int snapshot_ensure(const struct vm_spec *s, const char *key, const char 
 	}
 	if (mkdir_p(dir, 0700, err) < 0)
 		goto out;
-	if (snapshot_make(s, dir, tmp, err) < 0) {
+	if (snapshot_make(s, dir, tmp, &writable, err) < 0) {
 		error_wrap(err, "making the warm snapshot (its console: '%s/console.log')", dir);
 		unlink(tmp);
 		goto out;
 	}
+	text = json_dumps(writable, JSON_COMPACT | JSON_SORT_KEYS);
+	/* the list first: a .snap never exists without it */
+	if (!text || write_file_atomic(params, text, strlen(text), 0600, err) < 0)
+		goto out;
 	if (rename(tmp, path) < 0) {
 		error_sys(err, errno, "renaming '%s'", tmp);
 		goto out;
@@ -341,6 +414,9 @@ static int snapshot_ensure(const struct vm_spec *s, const char *key, const char 
 out:
 	if (fd >= 0)
 		close(fd); /* drops the lock */
+	json_decref(writable);
+	free(text);
+	free(params);
 	free(lock);
 	free(tmp);
 	free(dir);
@@ -348,6 +424,28 @@ out:
 }
 
 /* ---- a cell from it ------------------------------------------------------------------------ */
+
+/* The snapshot's list of writable module parameters (written beside it by snapshot_ensure()). */
+static int writable_load(const struct vm_spec *s, const char *key, json_t **out,
+			 struct zb_error *err)
+{
+	char *path = xasprintf("%s/%s.params.json", s->snapshot_dir, key), *buf = NULL;
+	size_t len = 0;
+	json_t *j = NULL;
+
+	if (read_file(path, 1 << 20, &buf, &len, err) == 0)
+		j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, NULL);
+	*out = writable_check(j);
+	json_decref(j);
+	free(buf);
+	if (!*out) {
+		error_set(err, EINVAL, "'%s': not a list of writable module parameters", path);
+		free(path);
+		return -1;
+	}
+	free(path);
+	return 0;
+}
 
 /* Load the snapshot into the just-started QEMU, run it, hot-plug the disks, wake the agent. */
 static int restore_run(struct vm *vm, struct vm_warm *w, struct zb_error *err)
@@ -414,6 +512,22 @@ int vm_snapshot_start(const struct vm_spec *s, struct vm **out, struct zb_error 
 		return -1;
 	path = xasprintf("%s/%s.snap", s->snapshot_dir, key);
 	rc = snapshot_ensure(s, key, path, &built_s, err);
+	if (rc == 0 && json_object_size(s->module_params)) {
+		json_t *writable = NULL;
+
+		rc = writable_load(s, key, &writable, err);
+		reason =
+		    rc ? NULL
+		       : vm_snapshot_params_reason(writable, s->module_params, buf, sizeof(buf));
+		json_decref(writable);
+		if (reason) {
+			free(path);
+			rc = cold_start(s, reason, out, err);
+			if (rc == 0)
+				vm_qemu_boot(*out)->build_s = built_s;
+			return rc;
+		}
+	}
 	t0 = now_monotonic();
 	if (rc == 0) {
 		w.snap_fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);

@@ -38,6 +38,11 @@ struct vm_warm {
  * text, or `buf`): no snapshot directory, the runner's reason, a cloud root disk, a disk on a bus
  * that cannot be hot-plugged, more devices than root ports, a serial HMP cannot carry. */
 const char *vm_snapshot_cold_reason(const struct vm_spec *s, char *buf, size_t len);
+/* NULL if every parameter of `params` ({module: {param: value}}, a cell's module_params) is in
+ * `writable` ({module: [param, ...]}, what the warm guest can set at run time), else why the
+ * cell boots cold (in `buf`). */
+const char *vm_snapshot_params_reason(const json_t *writable, const json_t *params, char *buf,
+				      size_t len);
 /* The snapshot's key for `s` (hex SHA-256) and the text it hashes (*material, malloc'd; may be
  * NULL): the key format's version, the image's hash, the kernel's and the initramfs' identity
  * (device, inode, size, mtime: a rebuilt image is a new file), QEMU's --version, the machine

@@ -54,6 +54,7 @@ struct agent {
 	json_t *disk_info; /* what the guest sees of each disk, for the report */
 	enum fault fault;
 	volatile int parked; /* saved as a warm snapshot: the heartbeat thread stays silent */
+	int woken;	     /* restored from a warm snapshot (zfs.ko loaded before the job) */
 	int service;	     /* --service: a systemd unit on a full system, not PID 1 */
 };
 
@@ -91,6 +92,9 @@ void step_workload(void);     /* agent_workload.c: the engine, samples, telemetr
  * loaded, udev settled), say "parked", wait for "wake" (a restored cell), reseed and set the
  * clock from it, say hello again. Returns to the wait for the job; fails the step otherwise. */
 void warm_park(void);
+/* In a restored guest, write the job's module parameters to /sys/module/M/parameters (the
+ * host restores only cells whose parameters are all writable there); else nothing. */
+void warm_set_params(json_t *params);
 
 /* ---- agent_boot.c ---- */
 

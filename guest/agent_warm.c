@@ -8,6 +8,7 @@
  * and reseeds its generator (every restored guest starts from the same bytes, so without this
  * they would all draw the same "random" numbers), sets the clock, says hello again and waits
  * for the job as a cold guest does. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/random.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -22,6 +24,39 @@
 #include "proto.h"
 
 #define WARM_SEED_MAX 64 /* bytes of randomness a wake carries at most */
+
+/* The modules whose runtime-writable parameters a restored cell may set. */
+static const char *const warm_modules[] = { "zfs", "spl" };
+
+/* {module: [parameter, ...]}: the parameters of warm_modules that can be written once loaded
+ * (mode with the owner's write bit); the others are read when the module loads, so a cell that
+ * sets one must boot cold (the host decides from this list). */
+static json_t *writable_params(void)
+{
+	json_t *all = json_object();
+
+	for (size_t m = 0; m < sizeof(warm_modules) / sizeof(warm_modules[0]); m++) {
+		char dir[128];
+		json_t *names = json_array();
+		DIR *d;
+		struct dirent *de;
+
+		snprintf(dir, sizeof(dir), "/sys/module/%s/parameters", warm_modules[m]);
+		d = opendir(dir);
+		while (d && (de = readdir(d))) {
+			char path[512];
+			struct stat st;
+
+			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			if (de->d_name[0] != '.' && stat(path, &st) == 0 && (st.st_mode & S_IWUSR))
+				json_array_append_new(names, json_string(de->d_name));
+		}
+		if (d)
+			closedir(d);
+		json_object_set_new(all, warm_modules[m], names);
+	}
+	return all;
+}
 
 /* Mix the wake's seed (hex) into the kernel's pool, credited, and force a reseed of the
  * generator, so that nothing drawn after the wake follows from the snapshot's state. */
@@ -100,6 +135,29 @@ static json_t *wait_wake(void)
 	return wake;
 }
 
+void warm_set_params(json_t *params)
+{
+	const char *mod, *k;
+	json_t *kv, *v;
+
+	if (!agent.woken)
+		return;
+	json_object_foreach (params, mod, kv) {
+		json_object_foreach (kv, k, v) {
+			char path[300], tmp[64];
+			const char *val = scalar_str(v, tmp, sizeof(tmp));
+			int fd;
+
+			snprintf(path, sizeof(path), "/sys/module/%s/parameters/%s", mod, k);
+			fd = open(path, O_WRONLY | O_CLOEXEC);
+			if (fd < 0 || write(fd, val, strlen(val)) != (ssize_t)strlen(val))
+				fail_step(NULL, "setting %s.%s to '%s' after the restore: %s", mod,
+					  k, val, strerror(errno));
+			close(fd);
+		}
+	}
+}
+
 void warm_park(void)
 {
 	static int parked_once;
@@ -114,13 +172,14 @@ void warm_park(void)
 	pthread_mutex_lock(&agent.tx_lock);
 	agent.parked = 1;
 	pthread_mutex_unlock(&agent.tx_lock);
-	send_msg(json_pack("{s:s}", "type", "parked"));
+	send_msg(json_pack("{s:s, s:o}", "type", "parked", "writable", writable_params()));
 	logf_console("parked: waiting for a wake");
 	wake = wait_wake();
 	reseed(json_string_value(json_object_get(wake, "seed")));
 	set_clock(json_object_get(wake, "time"));
 	json_decref(wake);
 	logf_console("woken from a warm snapshot");
+	agent.woken = 1;
 	agent.step = "hello";
 	pthread_mutex_lock(&agent.tx_lock);
 	agent.parked = 0;

@@ -178,6 +178,7 @@ void step_zfs_module(void)
 
 		free(must_run(argv));
 	}
+	warm_set_params(params);
 	check_module_params(params);
 }
 
