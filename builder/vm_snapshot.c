@@ -153,15 +153,11 @@ void vm_warm_release(struct vm_warm *w)
 
 struct park {
 	int hello, parked;
-	json_t *writable; /* the "parked" message's, checked (writable_check()) */
+	json_t *writable; /* the "parked" message's, checked */
 	char error[512];
 };
 
-#define WARM_PARAMS_MAX 4096 /* parameter names a guest may list */
-
-/* The guest's {module: [parameter, ...]} (untrusted): an object of arrays of short names of
- * [A-Za-z0-9_], at most WARM_PARAMS_MAX in all; else NULL. */
-static json_t *writable_check(json_t *w)
+json_t *vm_snapshot_writable_check(json_t *w)
 {
 	const char *mod;
 	json_t *names, *n;
@@ -223,7 +219,7 @@ static int park_frame(void *arg, const char *payload, size_t len)
 	if (type && !strcmp(type, "hello"))
 		p->hello = 1;
 	else if (type && !strcmp(type, "parked") && !p->parked) {
-		p->writable = writable_check(json_object_get(m, "writable"));
+		p->writable = vm_snapshot_writable_check(json_object_get(m, "writable"));
 		p->parked = 1;
 	} else if (type && !strcmp(type, "error"))
 		snprintf(p->error, sizeof(p->error), "step '%.40s': %.400s",
@@ -435,7 +431,7 @@ static int writable_load(const struct vm_spec *s, const char *key, json_t **out,
 
 	if (read_file(path, 1 << 20, &buf, &len, err) == 0)
 		j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, NULL);
-	*out = writable_check(j);
+	*out = vm_snapshot_writable_check(j);
 	json_decref(j);
 	free(buf);
 	if (!*out) {

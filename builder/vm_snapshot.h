@@ -38,6 +38,12 @@ struct vm_warm {
  * text, or `buf`): no snapshot directory, the runner's reason, a cloud root disk, a disk on a bus
  * that cannot be hot-plugged, more devices than root ports, a serial HMP cannot carry. */
 const char *vm_snapshot_cold_reason(const struct vm_spec *s, char *buf, size_t len);
+#define WARM_PARAMS_MAX 4096 /* parameter names a guest may list */
+
+/* The guest's {module: [parameter, ...]} (untrusted: the parked guest sends it): a new
+ * reference if it is an object of arrays of names of [A-Za-z0-9_] (modules lowercase), each at
+ * most 64 bytes, at most WARM_PARAMS_MAX names in all; else NULL. */
+json_t *vm_snapshot_writable_check(json_t *w);
 /* NULL if every parameter of `params` ({module: {param: value}}, a cell's module_params) is in
  * `writable` ({module: [param, ...]}, what the warm guest can set at run time), else why the
  * cell boots cold (in `buf`). */
