@@ -531,8 +531,12 @@ int vm_snapshot_start(const struct vm_spec *s, struct vm **out, struct zb_error 
 			rc = error_sys(err, errno, "opening '%s'", path);
 	}
 	free(path);
-	if (rc == 0)
-		rc = vm_qemu_launch(s, &w, &vm, err);
+	if (rc == 0) {
+		struct vm_spec r = *s;
+
+		r.cmdline = s->warm_cmdline; /* what the restored guest booted with */
+		rc = vm_qemu_launch(&r, &w, &vm, err);
+	}
 	if (rc == 0) {
 		vm_qemu_boot(vm)->restore_s = now_monotonic() - t0;
 		rc = restore_run(vm, &w, err);
