@@ -340,7 +340,8 @@ static int snapshot_make(const struct vm_spec *cell, const char *dir, const char
 	s.ndisks = 0;
 	s.dir = dir;
 	s.cmdline = cell->warm_cmdline;
-	w.snap_fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	/* write-only: QEMU's fd sets match the access mode it asks for (O_WRONLY for a save) */
+	w.snap_fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (w.snap_fd < 0)
 		return error_sys(err, errno, "creating '%s'", tmp);
 	rc = vm_qemu_launch(&s, &w, &vm, err);

@@ -225,7 +225,7 @@ static void command_lines(const char *dir)
 	s0 = s;
 	s0.disks = NULL;
 	s0.ndisks = 0;
-	ws.snap_fd = open("/dev/null", O_RDWR);
+	ws.snap_fd = open("/dev/null", O_WRONLY);
 	wr.snap_fd = open("/dev/null", O_RDONLY);
 	CHECK(vm_qemu_cmdline(&s, &me, &cold, &err) == 0);
 	CHECK(vm_qemu_cmdline_warm(&s0, &me, &ws, &save, &err) == 0);
