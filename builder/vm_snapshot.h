@@ -25,7 +25,7 @@ enum vm_warm_mode {
 /* What the qemu backend adds to a launch for a warm machine (vm_qemu.c). */
 struct vm_warm {
 	enum vm_warm_mode mode;
-	int snap_fd;  /* the snapshot: O_WRONLY for SAVE, O_RDONLY for RESTORE; the launch owns it */
+	int snap_fd; /* the snapshot: O_WRONLY for SAVE, O_RDONLY for RESTORE; the launch owns it */
 	int snap_set; /* filled by the launch: its fd set (/dev/fdset/N) */
 	/* RESTORE, filled by the launch: each disk's devices, as -device would say them, in the
 	 * order to device_add them (a bus's controller first), each malloc'd */
