@@ -46,6 +46,9 @@ static void usage(FILE *f)
 	    "      --shared-paths   hosts of --hosts or --libvirt-uri on other machines see\n"
 	    "                       the image cache and the run directory at the same paths\n"
 	    "      --keep-disks     keep each cell's disk images in its directory\n"
+	    "      --cold, --no-snapshot  boot every cell; without it the qemu backend\n"
+	    "                       restores cells from a warm snapshot of the booted guest\n"
+	    "                       (docs/performance.md)\n"
 	    "      --allow-device PATH  let disks[].device use this host block device\n"
 	    "                       (repeatable); its contents are destroyed. Devices that\n"
 	    "                       are mounted, held, open or in a host pool are refused\n"
@@ -108,7 +111,8 @@ int cmd_run(int argc, char **argv)
 		OPT_INTERFERENCE,
 		OPT_HOSTS,
 		OPT_SHARED_PATHS,
-		OPT_NO_REPORT
+		OPT_NO_REPORT,
+		OPT_COLD
 	};
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -118,6 +122,8 @@ int cmd_run(int argc, char **argv)
 		{ "backend", required_argument, NULL, OPT_BACKEND },
 		{ "libvirt-uri", required_argument, NULL, OPT_LIBVIRT_URI },
 		{ "keep-disks", no_argument, NULL, OPT_KEEP },
+		{ "cold", no_argument, NULL, OPT_COLD },
+		{ "no-snapshot", no_argument, NULL, OPT_COLD },
 		{ "allow-device", required_argument, NULL, OPT_ALLOW_DEVICE },
 		{ "resume", required_argument, NULL, OPT_RESUME },
 		{ "shard", required_argument, NULL, OPT_SHARD },
@@ -180,6 +186,9 @@ int cmd_run(int argc, char **argv)
 			break;
 		case OPT_KEEP:
 			o.keep_disks = 1;
+			break;
+		case OPT_COLD:
+			o.cold = 1;
 			break;
 		case OPT_RESUME:
 			o.resume_dir = optarg;
