@@ -14,14 +14,8 @@ set -u
 cd "$(dirname "$0")/../.."
 ZBENCH=./zbench
 out=$(mktemp -d /tmp/zbench-warm.XXXXXX)
-passed=0 failed=0
 trap 'rm -rf "$out"' EXIT
-
-check() { # check "what" command...
-	what=$1; shift
-	if "$@"; then passed=$((passed + 1)); echo "  ok   $what"
-	else failed=$((failed + 1)); echo "  FAIL $what"; fi
-}
+. tests/check.inc
 
 $ZBENCH image build images/debian12-zfs.json >/dev/null || { echo "warm: 0 passed, 1 failed"; exit 1; }
 snaps="$(dirname "$(dirname "$($ZBENCH image path images/debian12-zfs.json | tail -n1)")")/snapshots"
