@@ -344,7 +344,8 @@ static char *cell_vm_spec(struct run_ctx *ctx, struct attempt *cr, struct disk_s
 }
 
 /* How the VM came up, kept for the record. Making the warm snapshot (the first cell of an image
- * and shape) is not the cell's boot: its deadlines and phases start after it. */
+ * and shape), or waiting under its lock while another worker makes it (-j), is not the cell's
+ * boot: its deadlines and phases start after it. */
 static void cell_boot(struct run_ctx *ctx, struct attempt *cr, struct vm *vm)
 {
 	const struct vm_boot *b = ctx->vm_ops->boot ? ctx->vm_ops->boot(vm) : NULL;
@@ -356,7 +357,7 @@ static void cell_boot(struct run_ctx *ctx, struct attempt *cr, struct vm *vm)
 		snprintf(cr->boot.reason, sizeof(cr->boot.reason),
 			 "the %s backend has no warm snapshots", ctx->vm_ops->name);
 	}
-	cr->st.t_start += cr->boot.build_s;
+	cr->st.t_start += cr->boot.wait_s;
 }
 
 /* The record's boot fields (docs/results.md): "boot", "boot_reason", "boot_restore". */

@@ -68,6 +68,8 @@ struct vm_boot {
 	const char *path; /* "restored" (from a warm snapshot) or "cold" */
 	char reason[256]; /* why cold, or "" */
 	double build_s;	  /* > 0: the warm snapshot was made during this start (seconds) */
+	double wait_s;	  /* making the snapshot or waiting for another process's making of it
+			   * under its lock: not the cell's boot, kept out of its deadlines */
 	double restore_s; /* restored: QEMU started and the memory loaded */
 	double hotplug_s; /* restored: the disks hot-plugged and the guest woken */
 };

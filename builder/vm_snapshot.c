@@ -369,7 +369,7 @@ static int snapshot_make(const struct vm_spec *cell, const char *dir, const char
 /* The snapshot at `path`, made under <key>.lock if it is not there yet; *built_s > 0 if this
  * call made it. */
 static int snapshot_ensure(const struct vm_spec *s, const char *key, const char *path,
-			   double *built_s, struct zb_error *err)
+			   double *built_s, double *wait_s, struct zb_error *err)
 {
 	char *lock = xasprintf("%s/%s.lock", s->snapshot_dir, key);
 	char *tmp = xasprintf("%s/%s.snap.tmp", s->snapshot_dir, key);
@@ -379,7 +379,7 @@ static int snapshot_ensure(const struct vm_spec *s, const char *key, const char 
 	double t0 = now_monotonic();
 	int fd = -1, rc = -1;
 
-	*built_s = 0;
+	*built_s = *wait_s = 0;
 	if (mkdir_p(s->snapshot_dir, 0700, err) < 0)
 		goto out;
 	fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -388,6 +388,7 @@ static int snapshot_ensure(const struct vm_spec *s, const char *key, const char 
 		goto out;
 	}
 	if (path_exists(path)) {
+		*wait_s = now_monotonic() - t0; /* another process may have been making it */
 		rc = 0;
 		goto out;
 	}
@@ -406,7 +407,7 @@ static int snapshot_ensure(const struct vm_spec *s, const char *key, const char 
 		error_sys(err, errno, "renaming '%s'", tmp);
 		goto out;
 	}
-	*built_s = now_monotonic() - t0;
+	*built_s = *wait_s = now_monotonic() - t0;
 	rc = 0;
 out:
 	if (fd >= 0)
@@ -499,7 +500,7 @@ int vm_snapshot_start(const struct vm_spec *s, struct vm **out, struct zb_error 
 	struct vm_warm w = { .mode = VM_WARM_RESTORE, .snap_fd = -1 };
 	char buf[256], key[65], *path;
 	const char *reason = vm_snapshot_cold_reason(s, buf, sizeof(buf));
-	double built_s, t0;
+	double built_s, wait_s, t0;
 	struct vm *vm = NULL;
 	int rc;
 
@@ -508,7 +509,7 @@ int vm_snapshot_start(const struct vm_spec *s, struct vm **out, struct zb_error 
 	if (vm_snapshot_key(s, key, NULL, err) < 0)
 		return -1;
 	path = xasprintf("%s/%s.snap", s->snapshot_dir, key);
-	rc = snapshot_ensure(s, key, path, &built_s, err);
+	rc = snapshot_ensure(s, key, path, &built_s, &wait_s, err);
 	if (rc == 0 && json_object_size(s->module_params)) {
 		json_t *writable = NULL;
 
@@ -520,8 +521,10 @@ int vm_snapshot_start(const struct vm_spec *s, struct vm **out, struct zb_error 
 		if (reason) {
 			free(path);
 			rc = cold_start(s, reason, out, err);
-			if (rc == 0)
+			if (rc == 0) {
 				vm_qemu_boot(*out)->build_s = built_s;
+				vm_qemu_boot(*out)->wait_s = wait_s;
+			}
 			return rc;
 		}
 	}
@@ -552,6 +555,7 @@ int vm_snapshot_start(const struct vm_spec *s, struct vm **out, struct zb_error 
 	}
 	vm_qemu_boot(vm)->path = "restored";
 	vm_qemu_boot(vm)->build_s = built_s;
+	vm_qemu_boot(vm)->wait_s = wait_s;
 	*out = vm;
 	return 0;
 }
