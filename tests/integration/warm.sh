@@ -8,7 +8,7 @@
 #   2. nothing of one cell in the next: the same boot id in both (memory restored from the same
 #      bytes), a different UUID drawn after the reseed, no pool known before the job, the
 #      snapshot file unchanged by the cells (its SHA-256 before and after)
-#   3. the cold path and why: vm.kernel_args, a SATA disk, --cold
+#   3. the cold path and why: vm.kernel_args, --cold
 # Prints "warm: N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.."
@@ -80,14 +80,14 @@ cat >"$out/cold.json" <<'JSON'
     "datasets": [ { "name": "bench" } ],
     "workload": { "target": "bench", "rw": "randread", "bs": "4k", "size": "4M", "runtime": "1s", "time_based": true }
   },
-  "cases": [ { "name": "kargs", "set": { "vm.kernel_args": "zbench.test=1" } },
-             { "name": "sata", "set": { "disks[0].bus": "sata" } } ]
+  "cases": [ { "name": "kargs", "set": { "vm.kernel_args": "zbench.test=1" } } ]
 }
 JSON
 $ZBENCH run -o "$out/cold" "$out/cold.json" >/dev/null 2>"$out/cold.log"
 reasons=$(jq -r '"\(.outcome) \(.boot): \(.boot_reason)"' "$out/cold/cells.jsonl" | sort)
-check "3. kernel_args and a SATA disk boot cold, saying why" [ "$reasons" = "ok cold: disk 'd0' is on bus 'sata', which is not hot-plugged
-ok cold: vm.kernel_args change the kernel command line" ]
+# (a SATA disk's reason is tests/golden/vm/warm-cold's: the default image has no SATA driver, and
+# a run refuses such a cell before it boots)
+check "3. kernel_args boot cold, saying why" [ "$reasons" = "ok cold: vm.kernel_args change the kernel command line" ]
 jq '.cases = [.cases[0] | .set = {}]' "$out/cold.json" >"$out/flag.json"
 $ZBENCH run --cold -o "$out/flag" "$out/flag.json" >/dev/null 2>"$out/flag.log"
 check "3. --cold boots cold" \
