@@ -52,7 +52,7 @@ HOST_MAINS = builder/cli/main.c builder/cli/gen_docs.c
 HOST_SRCS = $(sort $(wildcard $(addsuffix /*.c,$(HOST_DIRS)))) guest/fio_job.c
 
 AGENT_SRCS = guest/agent.c guest/agent_boot.c guest/agent_channel.c guest/agent_zfs.c \
-	guest/agent_report.c guest/agent_workload.c guest/agent_fio.c guest/fio_job.c guest/agent_cmd.c \
+	guest/agent_report.c guest/agent_workload.c guest/agent_fio.c guest/fio_job.c guest/agent_cmd.c guest/agent_warm.c \
 	guest/telemetry.c
 
 ENGINE_MAIN = guest/engine/main.c

@@ -8,6 +8,8 @@
  *   agent_report.c    what the guest really has: its disks, the effective configuration
  *   agent_workload.c  the engine's run, its status lines and the telemetry relayed to the host
  *   agent_fio.c       real fio as the engine ("engine": "fio"): job file, JSON stream, result
+ *   agent_warm.c      a warm snapshot: "park" instead of a job, then "wake" in every restored
+ *                     cell (reseed, clock, hello again)
  *   agent_cmd.c       running commands (captured, in the background), argv building, small files
  *
  * Every step is a `void step_NAME(void)`: it returns when done or fails through fail_step(),
@@ -51,7 +53,9 @@ struct agent {
 	json_t *disk_devs; /* disk name -> kernel device name ("d0" -> "sdb"), from step disks */
 	json_t *disk_info; /* what the guest sees of each disk, for the report */
 	enum fault fault;
-	int service; /* --service: a systemd unit on a full system, not PID 1 */
+	volatile int parked; /* saved as a warm snapshot: the heartbeat thread stays silent */
+	int woken;	     /* restored from a warm snapshot (zfs.ko loaded before the job) */
+	int service;	     /* --service: a systemd unit on a full system, not PID 1 */
 };
 
 extern struct agent agent;
@@ -84,6 +88,14 @@ void step_datasets(void);     /* agent_zfs.c: zfs create; the workload's target 
 void step_report(void);	      /* agent_report.c: the "effective" message */
 void step_workload(void);     /* agent_workload.c: the engine, samples, telemetry, "result" */
 
+/* agent_warm.c: the host answered hello with "park": make the state every cell shares (zfs
+ * loaded, udev settled), say "parked", wait for "wake" (a restored cell), reseed and set the
+ * clock from it, say hello again. Returns to the wait for the job; fails the step otherwise. */
+void warm_park(void);
+/* In a restored guest, write the job's module parameters to /sys/module/M/parameters (the
+ * host restores only cells whose parameters are all writable there); else nothing. */
+void warm_set_params(json_t *params);
+
 /* ---- agent_boot.c ---- */
 
 /* Read zbench.fault=NAME from /proc/cmdline into agent.fault; with "silent", never return. */
@@ -94,6 +106,8 @@ void read_faults(void);
 /* Send one message (steals `msg`), adding "v" and "t" (mono_now()). Thread-safe. -1 when it
  * could not be encoded or written (no port yet, or the host went away). */
 int send_msg(json_t *msg);
+/* The "hello" message (agent, kernel, machine). */
+void send_hello(void);
 /* The job's config.KEY (borrowed), or NULL. */
 json_t *job_config(const char *key);
 /* The job's config.pool.name and config.workload.target, or NULL. */
@@ -109,6 +123,8 @@ void zfs_preload_start(void);
 /* Export and import the pool, so the ARC holds none of its data (a phase action); the target
  * is found again: its device node waited for, its file system mounted again. */
 void target_export_import(void);
+/* Wait for zfs_preload_start()'s modprobe, if one runs (the step fails if it failed). */
+void zfs_preload_wait(void);
 
 /* ---- agent_cmd.c: commands ---- */
 

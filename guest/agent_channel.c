@@ -17,12 +17,14 @@
 #include "proto.h"
 
 #define HEARTBEAT_SEC 2
+#define JOB_WAIT_SEC  120
 
 int send_msg(json_t *msg)
 {
 	char *text;
-	int rc = -1;
+	int rc = -1, heartbeat;
 
+	heartbeat = !strcmp(json_string_value(json_object_get(msg, "type")) ?: "", "heartbeat");
 	json_object_set_new(msg, "v", json_integer(1));
 	json_object_set_new(msg, "t", json_real(mono_now()));
 	text = json_dumps(msg, JSON_COMPACT);
@@ -30,7 +32,8 @@ int send_msg(json_t *msg)
 	if (!text)
 		return -1;
 	pthread_mutex_lock(&agent.tx_lock);
-	if (agent.port >= 0)
+	/* parked is set under this lock (warm_park): no heartbeat follows "parked" */
+	if (agent.port >= 0 && !(heartbeat && agent.parked))
 		rc = proto_write_frame(agent.port, text, strlen(text));
 	pthread_mutex_unlock(&agent.tx_lock);
 	free(text);
@@ -107,15 +110,21 @@ static void *heartbeat_main(void *arg)
 	return NULL;
 }
 
-/* "hello" is the first message; the heartbeats start after it. */
-void step_hello(void)
+void send_hello(void)
 {
-	static pthread_t heartbeat;
 	struct utsname u;
 
 	uname(&u);
 	send_msg(json_pack("{s:s, s:s, s:i, s:s, s:s}", "type", "hello", "agent", AGENT_VERSION,
 			   "proto", 1, "kernel", u.release, "machine", u.machine));
+}
+
+/* "hello" is the first message; the heartbeats start after it. */
+void step_hello(void)
+{
+	static pthread_t heartbeat;
+
+	send_hello();
 	pthread_create(&heartbeat, NULL, heartbeat_main, NULL);
 }
 
@@ -128,6 +137,12 @@ static int job_frame(void *arg, const char *payload, size_t len)
 	if (!msg)
 		fail_step(NULL, "job message is not JSON: %s", jerr.text);
 	type = json_string_value(json_object_get(msg, "type"));
+	if (type && !strcmp(type, "park")) { /* a warm snapshot is being made: agent_warm.c */
+		json_decref(msg);
+		warm_park();
+		*(double *)arg = mono_now() + JOB_WAIT_SEC; /* the wait starts again at the wake */
+		return 0;
+	}
 	if (!type || strcmp(type, "job"))
 		fail_step(NULL, "expected a 'job' message, got '%s'", type ? type : "(none)");
 	agent.job = msg;
@@ -186,13 +201,13 @@ static void *control_main(void *arg)
 	return NULL;
 }
 
-/* Wait for the job (120 s at most); from then on the control thread reads the port. */
+/* Wait for the job (JOB_WAIT_SEC at most); from then on the control thread reads the port. */
 void step_job(void)
 {
 	static pthread_t control;
 	struct proto_decoder dec;
 	char buf[4096];
-	double deadline = mono_now() + 120;
+	double deadline = mono_now() + JOB_WAIT_SEC;
 
 	proto_decoder_init(&dec, PROTO_MAX_PAYLOAD);
 	while (!agent.job) {
@@ -201,7 +216,7 @@ void step_job(void)
 		ssize_t r;
 
 		if (left <= 0)
-			fail_step(NULL, "no job from the host within 120 s");
+			fail_step(NULL, "no job from the host within %d s", JOB_WAIT_SEC);
 		if (poll(&pfd, 1, left) <= 0)
 			continue;
 		r = read(agent.port, buf, sizeof(buf));
@@ -213,7 +228,7 @@ void step_job(void)
 			usleep(20 * 1000);
 			continue;
 		}
-		if (proto_decoder_feed(&dec, buf, (size_t)r, job_frame, NULL) < 0)
+		if (proto_decoder_feed(&dec, buf, (size_t)r, job_frame, &deadline) < 0)
 			fail_step(NULL, "bad frame from the host: %s", dec.err);
 	}
 	proto_decoder_release(&dec);

@@ -67,6 +67,16 @@ void zfs_preload_start(void)
 	free(cmdline);
 }
 
+void zfs_preload_wait(void)
+{
+	if (zfs_preload.pid) {
+		char *out = bg_wait(&zfs_preload);
+
+		logf_console("zfs loaded in the background");
+		free(out);
+	}
+}
+
 /* Does a parameter's sysfs text say what the job asked for? Numbers compare as numbers
  * (sysfs prints an int -1 as "-1", a ulong as its digits), booleans as Y/N, strings as they
  * are or as the selected "[choice]" of a list (zfs_vdev_raidz_impl prints every choice). */
@@ -138,12 +148,7 @@ void step_zfs_module(void)
 	const char *mod;
 	json_t *kv;
 
-	if (zfs_preload.pid) {
-		char *out = bg_wait(&zfs_preload);
-
-		logf_console("zfs loaded in the background");
-		free(out);
-	}
+	zfs_preload_wait();
 	for (int pass = 0; pass < 2; pass++) {
 		json_object_foreach (params, mod, kv) {
 			struct argv_buf a = { 0 };
@@ -173,6 +178,7 @@ void step_zfs_module(void)
 
 		free(must_run(argv));
 	}
+	warm_set_params(params);
 	check_module_params(params);
 }
 

@@ -80,6 +80,8 @@ int cmd_replay(int argc, char **argv)
 	opts = json_object_get(man, "options");
 	o.accel = json_string_value(json_object_get(opts, "accel"));
 	o.keep_disks = json_is_true(json_object_get(opts, "keep_disks"));
+	o.cold = json_is_true(json_object_get(opts, "cold")); /* a cold run replays cold */
+	o.warm = json_is_true(json_object_get(opts, "warm"));
 	if (json_string_value(json_object_get(man, "backend")))
 		o.backend = json_string_value(json_object_get(man, "backend"));
 	/* run_matrix resolves the image once and says if it is not the one the run used */

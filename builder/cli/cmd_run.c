@@ -49,6 +49,11 @@ static void usage(FILE *f)
 	    "      --shared-paths   hosts of --hosts or --libvirt-uri on other machines see\n"
 	    "                       the image cache and the run directory at the same paths\n"
 	    "      --keep-disks     keep each cell's disk images in its directory\n"
+	    "      --warm           restore cells from a warm snapshot of the booted guest\n"
+	    "                       (qemu backend; made on first use, kept in the cache);\n"
+	    "                       a cell that cannot be restored boots, and its record\n"
+	    "                       says why (docs/performance.md)\n"
+	    "      --cold, --no-snapshot  boot every cell (the default for now)\n"
 	    "      --allow-device PATH  let disks[].device use this host block device\n"
 	    "                       (repeatable); its contents are destroyed. Devices that\n"
 	    "                       are mounted, held, open or in a host pool are refused\n"
@@ -166,6 +171,18 @@ static int set_keep_disks(struct run_cli *c, const char *arg)
 	return 0;
 }
 
+static int set_cold(struct run_cli *c, const char *arg)
+{
+	c->o.cold = 1;
+	return 0;
+}
+
+static int set_warm(struct run_cli *c, const char *arg)
+{
+	c->o.warm = 1;
+	return 0;
+}
+
 static int set_allow_device(struct run_cli *c, const char *arg)
 {
 	passthrough_allow(arg);
@@ -235,6 +252,9 @@ static const struct run_flag {
 	{ "hosts", 0, 1, set_hosts },
 	{ "shared-paths", 0, 0, set_shared_paths },
 	{ "keep-disks", 0, 0, set_keep_disks },
+	{ "warm", 0, 0, set_warm },
+	{ "cold", 0, 0, set_cold },
+	{ "no-snapshot", 0, 0, set_cold },
 	{ "allow-device", 0, 1, set_allow_device },
 	{ "jobs", 'j', 1, set_jobs },
 	{ "allow-interference", 0, 0, set_allow_interference },

@@ -52,6 +52,9 @@ struct attempt {
 	int posted_start;    /* the board has this attempt's head */
 	double t_first_byte; /* the first byte from the guest, console or channel */
 	struct cell_state st;
+	struct vm_boot boot; /* how the VM came up (vm_ops.boot): restored or cold, and why */
+	/* the VM spec's warm-snapshot strings (cell_warm()), freed with the attempt */
+	char *warm_cmdline, *snapshot_dir;
 };
 
 /* ---- the channel --------------------------------------------------------------------------- */
@@ -181,6 +184,8 @@ static void cell_run_release(struct attempt *cr)
 {
 	cell_state_release(&cr->st);
 	free(cr->dir);
+	free(cr->warm_cmdline);
+	free(cr->snapshot_dir);
 }
 
 /* The module parameters' share of the kernel command line must stay well under x86's 2048
@@ -271,6 +276,57 @@ static int deadline_passed(struct attempt *cr, const struct deadlines *dl, doubl
 	return 0;
 }
 
+/* A cell's kernel command line: the image's arguments, the console, the cell id, the module
+ * parameters' share (run_module_cmdline()) and the matrix's vm.kernel_args.
+ * no_timer_check: under TCG on a loaded host the kernel's IO-APIC timer check can miss the
+ * timer's ticks and panic ("IO-APIC + timer doesn't work!", seen twice on this 2-core machine at
+ * load 20); the check guards against broken hardware, not a VM's emulated HPET/PIT, and
+ * virtualised kernels routinely skip it. */
+static char *cell_cmdline(const struct image *img, const char *id, const char *mod_args,
+			  const char *kargs)
+{
+	return xasprintf("%s%sconsole=ttyS0 panic=-1 no_timer_check loglevel=4 zbench.cell=%s%s %s",
+			 img->cmdline ? img->cmdline : "", img->cmdline ? " " : "", id, mod_args,
+			 kargs ? kargs : "");
+}
+
+/* Whether the attempt may start from its image's warm snapshot (vm_snapshot.h): fills the spec's
+ * snapshot fields, or its cold_reason. Each image side has its own snapshots: the key hashes the
+ * image's hash, kernel and initramfs, under <cache>/snapshots beside <cache>/images/<hash>. The
+ * snapshot boots the command line of a cell with no module parameters and no kernel_args (cell
+ * id "warm"); a cell with kernel_args boots cold (the kernel reads them at boot); module
+ * parameters are the backend's call (the guest sets the writable ones after the restore, the
+ * others make the cell boot cold). */
+static void cell_warm(struct run_ctx *ctx, struct attempt *cr, struct vm_spec *spec)
+{
+	const struct image *img = &cr->side->img;
+	json_t *cfg = cr->cell->config;
+	json_t *opts = json_object_get(ctx->res.manifest, "options");
+	const char *kargs =
+	    json_string_value(json_object_get(json_object_get(cfg, "vm"), "kernel_args"));
+	char *cache = xstrdup(img->dir), *slash;
+
+	/* <cache>/images/<hash> -> <cache> */
+	for (int up = 0; up < 2 && (slash = strrchr(cache, '/')); up++)
+		*slash = '\0';
+	cr->snapshot_dir = xasprintf("%s/snapshots", cache);
+	free(cache);
+	cr->warm_cmdline = cell_cmdline(img, "warm", " zbench.preload=zfs", "");
+	spec->snapshot_dir = cr->snapshot_dir;
+	spec->image_id = img->hash;
+	spec->warm_cmdline = cr->warm_cmdline;
+	spec->module_params = json_object_get(cfg, "module_params");
+	/* Restored cells are opt-in (--warm) until the whole integration suite has run restored;
+	 * --cold, or a resumed run started cold or without --warm (its manifest's options), boots
+	 */
+	if (!(ctx->o->warm || json_is_true(json_object_get(opts, "warm"))))
+		spec->cold_reason = "warm snapshots are opt-in (run --warm)";
+	else if (ctx->o->cold || json_is_true(json_object_get(opts, "cold")))
+		spec->cold_reason = "--cold";
+	else if (kargs && *kargs)
+		spec->cold_reason = "vm.kernel_args change the kernel command line";
+}
+
 /* The VM of one attempt: its kernel command line and resources from the cell's config. Returns
  * the command line spec->cmdline points to, for the caller to free. */
 static char *cell_vm_spec(struct run_ctx *ctx, struct attempt *cr, struct disk_set *ds,
@@ -287,16 +343,10 @@ static char *cell_vm_spec(struct run_ctx *ctx, struct attempt *cr, struct disk_s
 		units_parse_size(json_string_value(json_object_get(vmc, "memory")), &memory);
 	mod_args = run_module_cmdline(json_object_get(cfg, "module_params"));
 	memset(spec, 0, sizeof(*spec));
-	/* no_timer_check: under TCG on a loaded host the kernel's IO-APIC timer check can miss the
-	 * timer's ticks and panic ("IO-APIC + timer doesn't work!", seen twice on this 2-core
-	 * machine at load 20); the check guards against broken hardware, not a VM's emulated
-	 * HPET/PIT, and virtualised kernels routinely skip it */
-	cmdline =
-	    xasprintf("%s%sconsole=ttyS0 panic=-1 no_timer_check loglevel=4 zbench.cell=%s%s %s",
-		      img->cmdline ? img->cmdline : "", img->cmdline ? " " : "", cr->cell->id,
-		      mod_args, kargs ? kargs : "");
+	cmdline = cell_cmdline(img, cr->cell->id, mod_args, kargs);
 	spec->cmdline = cmdline;
 	free(mod_args);
+	cell_warm(ctx, cr, spec);
 	spec->kernel = img->kernel;
 	spec->initramfs = img->initramfs;
 	spec->memory = memory;
@@ -311,6 +361,38 @@ static char *cell_vm_spec(struct run_ctx *ctx, struct attempt *cr, struct disk_s
 	spec->root_disk = cc ? cc->overlay : NULL;
 	spec->seed = cc ? cc->seed : NULL;
 	return cmdline;
+}
+
+/* How the VM came up, kept for the record. Making the warm snapshot (the first cell of an image
+ * and shape), or waiting under its lock while another worker makes it (-j), is not the cell's
+ * boot: its deadlines and phases start after it. */
+static void cell_boot(struct run_ctx *ctx, struct attempt *cr, struct vm *vm)
+{
+	const struct vm_boot *b = ctx->vm_ops->boot ? ctx->vm_ops->boot(vm) : NULL;
+
+	if (b) {
+		cr->boot = *b;
+	} else {
+		cr->boot = (struct vm_boot){ .path = "cold" };
+		snprintf(cr->boot.reason, sizeof(cr->boot.reason),
+			 "the %s backend has no warm snapshots", ctx->vm_ops->name);
+	}
+	cr->st.t_start += cr->boot.wait_s;
+}
+
+/* The record's boot fields (docs/results.md): "boot", "boot_reason", "boot_restore". */
+static void boot_record(const struct vm_boot *b, json_t *rec)
+{
+	if (!b->path)
+		return;
+	json_object_set_new(rec, "boot", json_string(b->path));
+	if (b->reason[0])
+		json_object_set_new(rec, "boot_reason", json_string(b->reason));
+	if (!strcmp(b->path, "restored"))
+		json_object_set_new(rec, "boot_restore",
+				    json_pack("{s:f, s:f, s:f}", "snapshot_built_s", b->build_s,
+					      "restore_s", b->restore_s, "hotplug_s",
+					      b->hotplug_s));
 }
 
 /* Boot the VM for one attempt and drive it to the end. Returns < 0 only for host failures that
@@ -350,6 +432,7 @@ static int cell_drive(struct run_ctx *ctx, struct attempt *cr, struct disk_set *
 	free(cmdline);
 	if (ctx->vm_ops->pid)
 		run_vm_pid = ctx->vm_ops->pid(vm);
+	cell_boot(ctx, cr, vm);
 	json_object_set_new(st->phases, "vm_started", json_real(now_monotonic() - st->t_start));
 	channel_init(&ch, st, PROTO_MAX_PAYLOAD);
 	jc = (struct job_ctx){ cr, vm, ctx->vm_ops, ds->disks, ds->n };
@@ -436,6 +519,7 @@ static json_t *cell_record(struct run_ctx *ctx, struct attempt *cr, const char *
 	if (st->detail)
 		json_object_set_new(rec, "detail", json_string(st->detail));
 	json_object_set_new(rec, "accel", json_string(cr->accel));
+	boot_record(&cr->boot, rec);
 	json_object_set_new(rec, "backend", json_string(ctx->vm_ops->name));
 	if (ctx->host_uri[0])
 		json_object_set_new(rec, "host", json_string(ctx->host_uri));

@@ -33,6 +33,8 @@ struct run_options {
 	int shared_paths;	 /* remote hosts see the image cache and the run directory at
 				  * the same paths (a shared file system) */
 	int keep_disks;		 /* keep each cell's disk images (debugging) */
+	int cold;		 /* --cold: boot every cell, no warm snapshot (vm_snapshot.h) */
+	int warm;		 /* --warm: restore cells from a warm snapshot where they can be */
 	int jobs;		 /* cells at once (-j); <= 1: one at a time */
 	int allow_interference;	 /* -j with unthrottled disks: run anyway */
 	int shard_index, shard_count; /* run only cells whose shard is index (1-based) of count */

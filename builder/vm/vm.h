@@ -8,6 +8,7 @@
 #ifndef ZB_VM_H
 #define ZB_VM_H
 
+#include <jansson.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -52,6 +53,25 @@ struct vm_spec {
 	 * and its NoCloud seed volume, both virtio-blk (serials zb-root, zb-seed). NULL for the
 	 * appliance, which has no root disk. */
 	const char *root_disk, *seed;
+	/* Warm snapshots (vm_snapshot.h, docs/performance.md), for backends that have them:
+	 * where they are cached (NULL: every cell boots cold), the image's hash (part of the
+	 * snapshot's key), the kernel command line the snapshot boots with, and why the runner
+	 * already knows this cell must boot cold (NULL: it may be restored). */
+	const char *snapshot_dir, *image_id, *warm_cmdline, *cold_reason;
+	/* The cell's config.module_params: a restored cell sets them in the running guest, so each
+	 * must be one the loaded module lets be written (else the cell boots cold). */
+	const json_t *module_params;
+};
+
+/* How a VM came up, for the cell's record (vm_ops.boot). */
+struct vm_boot {
+	const char *path; /* "restored" (from a warm snapshot) or "cold" */
+	char reason[256]; /* why cold, or "" */
+	double build_s;	  /* > 0: the warm snapshot was made during this start (seconds) */
+	double wait_s;	  /* making the snapshot or waiting for another process's making of it
+			   * under its lock: not the cell's boot, kept out of its deadlines */
+	double restore_s; /* restored: QEMU started and the memory loaded */
+	double hotplug_s; /* restored: the disks hot-plugged and the guest woken */
 };
 
 /* Where a backend's VMs run, as connect() found it. */
@@ -98,6 +118,8 @@ struct vm_ops {
 	pid_t (*pid)(struct vm *vm);
 	/* Release everything; the VM must have exited or been stopped. */
 	void (*free)(struct vm *vm);
+	/* Optional: how the VM came up (NULL: every start is a cold boot). */
+	const struct vm_boot *(*boot)(struct vm *vm);
 };
 
 /* ---- the qemu backend's QEMU process (vm_qemu.c, docs/security.md) ---- */

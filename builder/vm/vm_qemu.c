@@ -41,6 +41,7 @@
 #include "util.h"
 #include "vm.h"
 #include "vm_machine.h"
+#include "vm_snapshot.h"
 
 #define QEMU_BINARY	  "qemu-system-x86_64"
 #define QEMU_MAX_ARGS	  1024
@@ -61,6 +62,7 @@ struct vm {
 	int status;
 	char *dir;
 	char *console_path;
+	struct vm_boot boot;
 };
 
 struct args {
@@ -77,6 +79,7 @@ struct launch {
 	int nsets;     /* -add-fd sets so far */
 	int chan, qmp; /* our ends of the socketpairs */
 	const struct vm_qemu_user *user;
+	struct vm_warm *warm; /* a warm machine (vm_snapshot.h), or NULL */
 };
 
 static void args_add(struct args *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -297,6 +300,37 @@ static void args_add_json(struct args *a, const char *opt, json_t *o)
 	free(text);
 }
 
+/* A -device of a disk; in a restored warm machine it is hot-plugged instead (kept in
+ * warm->hot), a PCI device (`pci`: it names no bus of its own) on the next free root port. */
+static void device_line(struct launch *l, int pci, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void device_line(struct launch *l, int pci, const char *fmt, ...)
+{
+	struct vm_warm *w = l->warm;
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	if (!w || w->mode != VM_WARM_RESTORE) {
+		args_add(&l->a, "-device");
+		args_add(&l->a, "%s", s);
+		free(s);
+		return;
+	}
+	if (w->nhot == VM_WARM_MAX_DEVICES)
+		abort(); /* vm_snapshot_cold_reason() counted them */
+	if (pci) {
+		char *t = xasprintf("%s,bus=zbrp%d", s, w->nports++);
+
+		free(s);
+		s = t;
+	}
+	w->hot[w->nhot++] = s;
+}
+
 /* The disk's controller (a -device before the bus's first disk: disk_bus.h's qemu.controller)
  * and its bus= into port. The q35 machine's built-in AHCI (ide.0..ide.5) needs no controller. */
 static void disk_port(struct launch *l, const struct disk_bus *b, int i, char *port, size_t len)
@@ -306,10 +340,8 @@ static void disk_port(struct launch *l, const struct disk_bus *b, int i, char *p
 
 	if (i == 0)
 		memset(used, 0, sizeof(used));
-	if (b->qemu.controller && used[k] == 0) {
-		args_add(&l->a, "-device");
-		args_add(&l->a, "%s", b->qemu.controller);
-	}
+	if (b->qemu.controller && used[k] == 0)
+		device_line(l, 1, "%s", b->qemu.controller);
 	port[0] = '\0';
 	if (b->qemu.port && b->qemu.per_port)
 		snprintf(port, len, "%s%d", b->qemu.port, used[k]);
@@ -403,9 +435,8 @@ static int disk_args(struct launch *l, const struct vm_disk *d, int i, struct zb
 		throttle_args(a, &d->throttle, i, node, sizeof(node));
 	device_props(d, b, props, sizeof(props));
 	serial = vm_qemu_opt_quote(d->serial);
-	args_add(a, "-device");
-	args_add(a, "%s%s%s,drive=%s,serial=%s%s", b->qemu.device, port[0] ? ",bus=" : "", port,
-		 node, serial, props);
+	device_line(l, !port[0], "%s%s%s,drive=%s,serial=%s%s", b->qemu.device,
+		    port[0] ? ",bus=" : "", port, node, serial, props);
 	free(serial);
 	return 0;
 }
@@ -575,12 +606,37 @@ static int machine_args(struct launch *l, const struct vm_spec *s, const char *c
 	return 0;
 }
 
+/* A warm machine's additions: the root ports its disks are hot-plugged on (the same in the
+ * saved and the restored machine: migration wants the same devices), the snapshot file as a
+ * descriptor, and for a restore, QEMU waiting for its incoming migration. */
+static int warm_args(struct launch *l, struct zb_error *err)
+{
+	struct vm_warm *w = l->warm;
+	int fd = w->snap_fd;
+
+	for (int i = 0; i < VM_WARM_ROOT_PORTS; i++) {
+		args_add(&l->a, "-device");
+		args_add(&l->a, "pcie-root-port,id=zbrp%d,chassis=%d", i, i + 1);
+	}
+	w->snap_fd = -1; /* the launch owns it now */
+	w->snap_set = pass_fd(l, fd, "warm-snapshot", err);
+	if (w->snap_set < 0)
+		return -1;
+	if (w->mode == VM_WARM_RESTORE) {
+		args_add(&l->a, "-incoming");
+		args_add(&l->a, "defer");
+	}
+	return 0;
+}
+
 /* Open every file, make the sockets and write the command line for `s`. */
 static int launch_build(struct launch *l, const struct vm_spec *s, const char *console,
 			struct zb_error *err)
 {
 	args_add(&l->a, QEMU_BINARY);
 	if (machine_args(l, s, console, err) < 0)
+		return -1;
+	if (l->warm && warm_args(l, err) < 0)
 		return -1;
 	if (s->root_disk && cloud_disk_args(l, s, err) < 0)
 		return -1;
@@ -594,7 +650,13 @@ static int launch_build(struct launch *l, const struct vm_spec *s, const char *c
 int vm_qemu_cmdline(const struct vm_spec *s, const struct vm_qemu_user *user, char ***argv,
 		    struct zb_error *err)
 {
-	struct launch l = { .chan = -1, .qmp = -1, .user = user };
+	return vm_qemu_cmdline_warm(s, user, NULL, argv, err);
+}
+
+int vm_qemu_cmdline_warm(const struct vm_spec *s, const struct vm_qemu_user *user,
+			 struct vm_warm *warm, char ***argv, struct zb_error *err)
+{
+	struct launch l = { .chan = -1, .qmp = -1, .user = user, .warm = warm };
 	char *console = xasprintf("%s/console.log", s->dir);
 	int rc = launch_build(&l, s, console, err);
 
@@ -803,17 +865,19 @@ static void write_cmdline(const struct args *a, const char *path)
 	fclose(f);
 }
 
-static int qemu_start(const struct vm_spec *s, struct vm **out, struct zb_error *err)
+int vm_qemu_launch(const struct vm_spec *s, struct vm_warm *warm, struct vm **out,
+		   struct zb_error *err)
 {
 	static struct vm_qemu_user user;
 	static int have_user;
 	struct vm *vm = xcalloc(1, sizeof(*vm));
-	struct launch l = { .chan = -1, .qmp = -1, .user = &user };
+	struct launch l = { .chan = -1, .qmp = -1, .user = &user, .warm = warm };
 	char *cmdline_path = xasprintf("%s/qemu.cmdline", s->dir);
 	char *log_path = xasprintf("%s/qemu.log", s->dir);
 	int logfd = -1;
 
 	vm->chan = vm->qmp = vm->pidfd = -1;
+	vm->boot.path = "cold";
 	vm->dir = xstrdup(s->dir);
 	vm->console_path = xasprintf("%s/console.log", s->dir);
 	if (!have_user && vm_qemu_user(&user, err) < 0)
@@ -861,6 +925,27 @@ fail:
 	return -1;
 }
 
+/* Every start goes through vm_snapshot_start(): it restores the cell or boots it cold. */
+static int qemu_start(const struct vm_spec *s, struct vm **out, struct zb_error *err)
+{
+	return vm_snapshot_start(s, out, err);
+}
+
+int vm_qemu_qmp_fd(struct vm *vm)
+{
+	return vm->qmp;
+}
+
+struct vm_boot *vm_qemu_boot(struct vm *vm)
+{
+	return &vm->boot;
+}
+
+static const struct vm_boot *qemu_boot(struct vm *vm)
+{
+	return &vm->boot;
+}
+
 static int qemu_channel_fd(struct vm *vm)
 {
 	return vm->chan;
@@ -896,4 +981,5 @@ const struct vm_ops vm_qemu_ops = {
 	.stop = qemu_stop,
 	.pid = qemu_pid,
 	.free = qemu_free,
+	.boot = qemu_boot,
 };

@@ -9,6 +9,7 @@
  * What differs from run to run is normalised: the temporary directory is "$TMP", descriptor
  * numbers are "FD". The libvirt domain gets a fixed name, UUID and cpuset. */
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include "units.h"
 #include "util.h"
 #include "vm.h"
+#include "vm_snapshot.h"
 
 static char base[256];
 
@@ -85,6 +87,46 @@ static void print_qemu(const struct vm_spec *s)
 		free(argv[i]);
 	}
 	free(argv);
+}
+
+/* A case folder with a file named "warm" also gets the warm-snapshot path (vm_snapshot.h): the
+ * reason the cell would boot cold, or the restored machine's command line and the devices
+ * hot-plugged after the restore (the cold command line above stays what it was). */
+static void print_warm(const struct vm_spec *cell)
+{
+	struct vm_spec spec = *cell, *s = &spec;
+	struct vm_qemu_user user = { .name = "zbench" };
+	struct vm_warm w = { .mode = VM_WARM_RESTORE, .snap_fd = open("/dev/null", O_RDONLY) };
+	struct zb_error err = { 0 };
+	char buf[256], **argv = NULL;
+	const char *reason;
+
+	s->snapshot_dir = "/snapshots";
+	s->image_id = "IMAGE";
+	s->warm_cmdline = "console=ttyS0 panic=-1 loglevel=4 zbench.cell=warm zbench.preload=zfs ";
+	reason = vm_snapshot_cold_reason(s, buf, sizeof(buf));
+	if (reason) {
+		printf("-- warm: cold: %s\n", reason);
+		vm_warm_release(&w);
+		return;
+	}
+	s->cmdline = s->warm_cmdline; /* as vm_snapshot_start() launches it */
+	puts("-- qemu.cmdline (restored from the warm snapshot)");
+	if (vm_qemu_cmdline_warm(s, &user, &w, &argv, &err) < 0) {
+		printf("error: ");
+		print_normalised(err.msg);
+		putchar('\n');
+	}
+	for (int i = 0; argv && argv[i]; i++) {
+		print_normalised(argv[i]);
+		fputs(argv[i + 1] ? " \\\n  " : "\n", stdout);
+		free(argv[i]);
+	}
+	free(argv);
+	puts("-- hot-plugged (device_add, in order)");
+	for (int i = 0; i < w.nhot; i++)
+		printf("%s\n", w.hot[i]);
+	vm_warm_release(&w);
 }
 
 static void print_libvirt(const struct vm_spec *s, const char *id, int remote)
@@ -163,6 +205,8 @@ static void print_cell(const struct cell *c, int cloud, int remote, const char *
 			      .root_disk = root,
 			      .seed = seed };
 	print_qemu(&s);
+	if (access("warm", F_OK) == 0)
+		print_warm(&s);
 	print_libvirt(&s, c->id, 0);
 	if (remote)
 		print_libvirt(&s, c->id, 1);
