@@ -42,7 +42,7 @@ cat >"$out/layouts.json" <<'JSON'
     "datasets": [ { "name": "fs", "properties": { "sync": "always" } } ],
     "zvols": [ { "name": "vol", "size": "64M", "properties": { "volblocksize": "16k" } } ],
     "module_params": { "zfs": { "zfs_arc_max": 100663296, "zfs_txg_timeout": 3 } },
-    "workload": { "target": "vol", "rw": "randwrite", "bs": "16k", "size": "16M", "runtime": "2s", "time_based": true }
+    "workload": { "target": "vol", "rw": "randwrite", "bs": "16k", "size": "16M", "runtime": "2s", "time_based": true, "direct": true }
   },
   "cases": [
     { "name": "raidz2-zvol", "set": {} },
