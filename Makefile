@@ -207,7 +207,7 @@ INTEGRATION = $(wildcard tests/integration/run.sh tests/integration/faults.sh \
 	tests/integration/shards.sh tests/integration/parallel.sh tests/integration/ab.sh \
 	tests/integration/config.sh tests/integration/buses.sh tests/integration/libvirt.sh \
 	tests/integration/hosts.sh tests/integration/hosts-session.sh tests/integration/hosts-ssh.sh \
-	tests/integration/cloud.sh tests/integration/import.sh)
+	tests/integration/cloud.sh tests/integration/import.sh tests/integration/warm.sh)
 integration: all
 	$(Q)rc=0; for t in $(INTEGRATION); do echo "== $$t"; $$t || rc=1; done; exit $$rc
 

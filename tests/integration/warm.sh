@@ -59,7 +59,7 @@ check "1. zfs_txg_timeout set after the restore" \
 check "1. nvme and virtio-scsi disks hot-plugged" \
 	[ "$(jq -r '.effective.disks | [.d1.dev, .d2.dev] | map(. != null) | all' "$cells" | sort -u)" = true ]
 
-witness() { grep -ho 'woken from a warm snapshot: .*' "$out"/twice/cells/*/console.log; }
+witness() { grep -ho 'woken from a warm snapshot: .*' "$out"/twice/cells/*/console.log | tr -d '\r'; }
 check "2. one witness line per cell" [ "$(witness | wc -l)" = 2 ]
 check "2. the same boot id (the same memory)" \
 	[ "$(witness | sed 's/.*boot_id \([^,]*\),.*/\1/' | sort -u | wc -l)" = 1 ]
