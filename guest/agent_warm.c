@@ -205,8 +205,8 @@ void warm_park(void)
 	agent.woken = 1;
 	agent.step = "hello";
 	/* hello first, then the heartbeats again: the heartbeat thread slept through the save and
-	 * may wake at any moment after the restore, and a heartbeat before hello is a protocol error
-	 * the host stops the cell for (tests/integration/engines.sh saw it once) */
+	 * may wake at any moment after the restore, and a heartbeat before hello is a protocol
+	 * error the host stops the cell for (tests/integration/engines.sh saw it once) */
 	send_hello();
 	pthread_mutex_lock(&agent.tx_lock);
 	agent.parked = 0;
