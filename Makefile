@@ -209,13 +209,13 @@ INTEGRATION = $(wildcard tests/integration/run.sh tests/integration/faults.sh \
 	tests/integration/hosts.sh tests/integration/hosts-session.sh tests/integration/hosts-ssh.sh \
 	tests/integration/cloud.sh tests/integration/import.sh tests/integration/warm.sh)
 integration: all
-	$(Q)rc=0; for t in $(INTEGRATION); do echo "== $$t"; $$t || rc=1; done; exit $$rc
+	$(Q)tests/run-integration.sh $(INTEGRATION)
 
 # Real VMs on images built from source: a cold OpenZFS build is 10+ minutes on 2 cores, so these
 # stay out of make test and make integration (docs/compare.md, "Bisect").
 INTEGRATION_SLOW = tests/integration/bisect.sh
 integration-slow: all
-	$(Q)rc=0; for t in $(INTEGRATION_SLOW); do echo "== $$t"; $$t || rc=1; done; exit $$rc
+	$(Q)tests/run-integration.sh $(INTEGRATION_SLOW)
 
 # Hostile inputs (docs/security.md): run dirs, matrices, URIs, qcow2 files, devices held open.
 # No VMs; each script prints "<name>: N passed, N failed".

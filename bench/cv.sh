@@ -6,7 +6,8 @@
 # the same host:
 #   before  a 1 s ramp and a 4 s measured window (what most matrices use)
 #   after   "window": "txg": the window rounded up to whole TXG intervals (5 s) and a ramp of one
-# Prints per cell the mean IOPS, the CV over repeats, the disks' mean IOPS as a share of their
+# Prints per cell the mean IOPS, the CV over repeats, the disks' mean IOPS (reads and writes that
+# carried data: w_data_iops, without the flushes' empty writes) as a share of their
 # limit (below ~0.9 the cell waited on the emulator's CPU, not on the disks), then per layout and
 # workload the CV ratio after/before, and the load average at the start and the end (other VMs
 # on the host's cores move TCG cells: say so beside any figure).
@@ -48,7 +49,7 @@ jq -rs --argjson limit 100 '
   map(select(.outcome == "ok")) | group_by(.summary) | map({
     cell: .[0].summary,
     iops: map([.fio.jobs[] | .read.iops + .write.iops] | add),
-    busy: map([.telemetry_summary.disks[] | (.r_iops + .w_iops)] | (add / length / $limit)) })
+    busy: map([.telemetry_summary.disks[] | (.r_iops + (.w_data_iops // .w_iops))] | (add / length / $limit)) })
   | map(. + { mean: (.iops | add / length) })
   | map(. + { sd: ((.iops | map(. * .) | add / length) - .mean * .mean | if . < 0 then 0 else . end | sqrt) })
   | map(. + { cv: (if .mean > 0 then 100 * .sd / .mean else 0 end) }) as $c

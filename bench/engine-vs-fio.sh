@@ -72,28 +72,35 @@ guest_table() {
 		def ios: (.fio.jobs | map(.read.total_ios + .write.total_ios) | add);
 		def cpu_us: (.fio.jobs | map((.usr_cpu + .sys_cpu) / 100 * .job_runtime * 1000) | add);
 		def disk: (.telemetry_summary.disks // {} | to_entries | map(.value.r_iops + .value.w_iops) | add // 0);
+		def mean(f): (map(f) | add / length);
+		# per engine, the mean over its repeats (the run shuffles engines and repeats together)
+		def side: {iops: mean(iops), disk: mean(disk), us: mean(cpu_us / ios), n: length,
+			   ver: (.[0].engine.version // "?")};
 		map(select(.outcome == "ok"))
 		| group_by(.summary | sub("engine=[a-z]+,?"; ""))
-		| .[] | (map({key: .engine.name, value: .}) | from_entries) as $e
+		| .[] | (group_by(.engine.name) | map({key: .[0].engine.name, value: side}) | from_entries) as $e
 		| select($e.zbench and $e.fio)
 		| [(.[0].summary | sub("engine=[a-z]+,?"; "") | if . == "" then "cpu-bound 4k randread libaio qd16" else . end),
-		   ($e.zbench | iops), ($e.fio | iops), (($e.zbench | iops) / ($e.fio | iops)),
-		   ($e.zbench | disk), ($e.fio | disk),
-		   (($e.zbench | cpu_us) / ($e.zbench | ios)), (($e.fio | cpu_us) / ($e.fio | ios)),
-		   ($e.fio.engine.version // "?")]
+		   $e.zbench.iops, $e.fio.iops, ($e.zbench.iops / $e.fio.iops),
+		   $e.zbench.disk, $e.fio.disk, $e.zbench.us, $e.fio.us, $e.fio.ver, $e.zbench.n]
 		| @tsv' "$1"/cells.jsonl
 }
 
 guest_bench() {
 	local dir=${1:-$(mktemp -d /var/tmp/zbench-engine-vs-fio.XXXXXX)} status=0
 	echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-	./zbench run -o "$dir/dev" bench/engine-vs-fio-guest.json >/dev/null || status=1
-	./zbench run -o "$dir/cpu" bench/engine-vs-fio-cpu.json >/dev/null || status=1
+	local m=$dir/matrices
+	mkdir -p "$m"
+	# REPEATS (default 2) of every cell, engines and repeats shuffled together in one run
+	jq --argjson n "${REPEATS:-2}" '.repeats = $n' bench/engine-vs-fio-guest.json >"$m/dev.json"
+	jq --argjson n "${REPEATS:-2}" '.repeats = $n' bench/engine-vs-fio-cpu.json >"$m/cpu.json"
+	./zbench run -o "$dir/dev" "$m/dev.json" >/dev/null || status=1
+	./zbench run -o "$dir/cpu" "$m/cpu.json" >/dev/null || status=1
 	echo "load average after:  $(cut -d' ' -f1-3 /proc/loadavg)"
 	printf '%-40s %9s %9s %7s %9s %9s %9s %9s\n' cell "ours IOPS" "fio IOPS" ours/fio \
 		"disk ours" "disk fio" "ours us/IO" "fio us/IO"
 	{ guest_table "$dir/dev"; guest_table "$dir/cpu"; } |
-		while IFS=$'\t' read -r cell zb fio ratio dzb dfio uzb ufio ver; do
+		while IFS=$'\t' read -r cell zb fio ratio dzb dfio uzb ufio ver n; do
 			printf '%-40s %9.1f %9.1f %7.3f %9.1f %9.1f %9.1f %9.1f' "$cell" "$zb" "$fio" \
 				"$ratio" "$dzb" "$dfio" "$uzb" "$ufio"
 			if awk -v d="$dzb" -v i="$zb" 'BEGIN { exit !(d >= 0.5 * i && i > 0) }'; then
@@ -106,6 +113,7 @@ guest_bench() {
 				printf '  (not device-bound)\n'
 			fi
 		done
+	echo "repeats per engine and cell: ${REPEATS:-2} (means)"
 	echo "fio in the guest: $(jq -rs 'map(.engine.version // empty | select(startswith("fio"))) | unique | join(", ")' "$dir"/*/cells.jsonl); runs in $dir"
 	return $status
 }

@@ -204,9 +204,12 @@ void warm_park(void)
 	witness();
 	agent.woken = 1;
 	agent.step = "hello";
+	/* hello first, then the heartbeats again: the heartbeat thread slept through the save and
+	 * may wake at any moment after the restore, and a heartbeat before hello is a protocol
+	 * error the host stops the cell for (tests/integration/engines.sh saw it once) */
+	send_hello();
 	pthread_mutex_lock(&agent.tx_lock);
 	agent.parked = 0;
 	pthread_mutex_unlock(&agent.tx_lock);
-	send_hello();
 	agent.step = "job";
 }

@@ -7,6 +7,7 @@
 #define ZB_TELEMETRY_H
 
 #include <jansson.h>
+#include <stdint.h>
 
 struct telemetry;
 
@@ -22,5 +23,9 @@ void telemetry_free(struct telemetry *t);
 /* For tests: parse `text` as if the `zpool iostat` child had printed it (with pool "" in
  * telemetry_start() there is no child). */
 void telemetry_feed_vdevs(struct telemetry *t, const char *text, size_t len);
+/* Writes that carried data per second, from /proc/diskstats' write and flush counters at two
+ * times `dt` seconds apart: Linux counts each empty REQ_PREFLUSH write (a cache flush from OpenZFS
+ * or fsync on a block device) as a write and a flush. 0 when a counter went back or dt <= 0. */
+double telemetry_data_writes(uint64_t wr0, uint64_t wr1, uint64_t fl0, uint64_t fl1, double dt);
 
 #endif

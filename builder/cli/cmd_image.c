@@ -101,16 +101,20 @@ static int parse_args(int argc, char **argv, int want_recipe, int allow_rebuild,
 	return 0;
 }
 
-static int image_build_cmd(int argc, char **argv)
+/* build and import differ only in how the image is made: one body, the maker as a parameter */
+static int image_make_cmd(int argc, char **argv, int import)
 {
-	struct image_args a = { .flags = IMAGE_BUILD_IF_MISSING };
+	struct image_args a = { .flags = import ? 0 : IMAGE_BUILD_IF_MISSING };
 	struct zb_error err = { 0 };
 	struct image img;
 	double t0 = now_monotonic();
+	int rc;
 
 	if (parse_args(argc, argv, 1, 1, &a) < 0)
 		return 2;
-	if (image_get(a.recipe, a.cache_dir, a.flags, &img, &err) < 0) {
+	rc = import ? image_import(a.recipe, a.cache_dir, a.flags, a.overlay, &img, &err)
+		    : image_get(a.recipe, a.cache_dir, a.flags, &img, &err);
+	if (rc < 0) {
 		die_message(err.msg);
 		return 2;
 	}
@@ -120,23 +124,14 @@ static int image_build_cmd(int argc, char **argv)
 	return 0;
 }
 
+static int image_build_cmd(int argc, char **argv)
+{
+	return image_make_cmd(argc, argv, 0);
+}
+
 static int image_import_cmd(int argc, char **argv)
 {
-	struct image_args a = { 0 };
-	struct zb_error err = { 0 };
-	struct image img;
-	double t0 = now_monotonic();
-
-	if (parse_args(argc, argv, 1, 1, &a) < 0)
-		return 2;
-	if (image_import(a.recipe, a.cache_dir, a.flags, a.overlay, &img, &err) < 0) {
-		die_message(err.msg);
-		return 2;
-	}
-	image_describe(&img, stdout);
-	fprintf(stderr, "done in %.2fs\n", now_monotonic() - t0);
-	image_release(&img);
-	return 0;
+	return image_make_cmd(argc, argv, 1);
 }
 
 static int image_path_cmd(int argc, char **argv)

@@ -316,12 +316,9 @@ static void cell_warm(struct run_ctx *ctx, struct attempt *cr, struct vm_spec *s
 	spec->image_id = img->hash;
 	spec->warm_cmdline = cr->warm_cmdline;
 	spec->module_params = json_object_get(cfg, "module_params");
-	/* Restored cells are opt-in (--warm) until the whole integration suite has run restored;
-	 * --cold, or a resumed run started cold or without --warm (its manifest's options), boots
-	 */
-	if (!(ctx->o->warm || json_is_true(json_object_get(opts, "warm"))))
-		spec->cold_reason = "warm snapshots are opt-in (run --warm)";
-	else if (ctx->o->cold || json_is_true(json_object_get(opts, "cold")))
+	/* Restored cells are the default; --cold, or a resumed run that was started with --cold
+	 * (its manifest's options), boots every cell. */
+	if (ctx->o->cold || json_is_true(json_object_get(opts, "cold")))
 		spec->cold_reason = "--cold";
 	else if (kargs && *kargs)
 		spec->cold_reason = "vm.kernel_args change the kernel command line";
