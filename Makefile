@@ -189,8 +189,9 @@ $(VM_GOLDEN): tests/golden/vm/print.c $(HOSTLIB) $(BUILD)/.flags
 	$(QUIET_LINK)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(HOST_LIBS)
 
 # the guest binaries too: exit-status.sh asks `image path`, whose key hashes them (a clean clone has none)
-golden: zbench guest/zbench-agent guest/zbench-engine $(VM_GOLDEN) $(GEN)
+golden: zbench guest/zbench-agent guest/zbench-engine $(BUILD)/zbench-engine-host $(VM_GOLDEN) $(GEN)
 	$(Q)VM_GOLDEN=$(VM_GOLDEN) tests/golden/run.sh
+	$(Q)ENGINE=$(BUILD)/zbench-engine-host tests/engine-fsync.sh
 	$(Q)tests/matrices.sh
 	$(Q)tests/fio-examples.sh
 	$(Q)tests/export.sh

@@ -181,7 +181,8 @@ static json_t *job_json(const struct workload_run *run, const struct workload_th
 		json_object_set_new(o, ddir_names[d],
 				    dir_json(&t->dir[d], t->runtime_ns, group_bw[d], &series[d][0],
 					     &series[d][1], plus));
-	sync = json_pack("{s:I, s:o}", "total_ios", (json_int_t)t->sync_lat.n, "lat_ns",
+	/* fio's shape: total_ios counts the fsyncs, lat_ns (its N) fsyncs and fdatasyncs */
+	sync = json_pack("{s:I, s:o}", "total_ios", (json_int_t)t->fsyncs, "lat_ns",
 			 lat_json(&t->sync_lat));
 	json_object_set_new(o, "sync", sync);
 	/* fio: the summed runtime of the merged workers (ms) */

@@ -48,8 +48,9 @@ void output_normal(FILE *out, const struct workload_run *run)
 		normal_dir(out, "read", &t->dir[IO_DDIR_READ], t->runtime_ns);
 		normal_dir(out, "write", &t->dir[IO_DDIR_WRITE], t->runtime_ns);
 		if (t->sync_lat.n)
-			fprintf(out, "  sync: %" PRIu64 " fsyncs, avg=%.1fusec\n", t->sync_lat.n,
-				t->sync_lat.mean / 1e3);
+			fprintf(out,
+				"  sync: %" PRIu64 " syncs (%" PRIu64 " fsyncs), avg=%.1fusec\n",
+				t->sync_lat.n, t->fsyncs, t->sync_lat.mean / 1e3);
 	}
 	free(merged);
 }

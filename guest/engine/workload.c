@@ -542,6 +542,7 @@ void workload_thread_merge(struct workload_thread *dst, const struct workload_th
 		stats_hist_merge(&a->olat_hist, &b->olat_hist);
 	}
 	stats_lat_merge(&dst->sync_lat, &src->sync_lat);
+	dst->fsyncs += src->fsyncs;
 	if (!dst->error && src->error) {
 		dst->error = src->error;
 		memcpy(dst->errmsg, src->errmsg, sizeof(dst->errmsg));

@@ -138,7 +138,10 @@ struct workload_thread {
 	uint64_t runtime_ns;
 	uint64_t cpu_runtime_ns; /* summed over merged threads: usr_cpu/sys_cpu divide by it */
 	struct workload_dir dir[IO_DDIR_COUNT];
+	/* Every fsync and fdatasync of fsync=N/fdatasync=N, timed (fio's sync_stat, the JSON's
+	 * "sync" lat_ns); end_fsync is not counted, as in fio. */
 	struct stats_lat sync_lat;
+	uint64_t fsyncs; /* of those, the fsyncs: fio's "sync" total_ios (fdatasyncs left out) */
 	/* fio's batching statistics over the counted phase: submit (commit) and complete
 	 * (getevents) calls by how many I/Os each carried, bucketed as fio's iodepth_submit and
 	 * iodepth_complete (0, 1-4, 5-8, 9-16, 17-32, 33-64, more), and I/Os by the depth they

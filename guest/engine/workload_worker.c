@@ -179,26 +179,52 @@ struct runner {
 	struct rate_sched rate;
 	bool use_rate, sync_engine;
 	uint64_t count_start, end;
-	bool counting, stop, sync_due;
+	bool counting, stop;
 	uint64_t pass_bytes; /* issued in this pass over the region */
 	int loop;
+	/* fsync=N/fdatasync=N as fio's get_io_u(): writes are counted as they are ISSUED, and when
+	 * the last I/O issued was the N-th write and the job wants another, that next I/O is made
+	 * (into `held`) and waits while what is in flight drains and the sync runs. */
 	uint64_t nwrites;
+	bool last_write; /* the last I/O issued was a write */
+	enum { SYNC_NONE, SYNC_FSYNC, SYNC_FDATASYNC } sync_due;
+	struct io_u *held; /* the I/O made, to issue after the sync */
 	struct rusage ru0;
 };
 
-static int runner_sync(struct runner *r)
+/* Which sync the next I/O unit must be, by fio's get_rw_ddir(): fsync if the issued writes are
+ * a multiple of fsync=N, else fdatasync if of fdatasync=N; only right after a write (fio >= 3.38;
+ * fio 3.33 also synced again after a read at the same count, a bug fio fixed). */
+static int runner_sync_owed(const struct runner *r)
+{
+	const struct job *job = r->job;
+
+	if (!r->last_write)
+		return SYNC_NONE;
+	if (job->fsync && r->nwrites % (uint64_t)job->fsync == 0)
+		return SYNC_FSYNC;
+	if (job->fdatasync && r->nwrites % (uint64_t)job->fdatasync == 0)
+		return SYNC_FDATASYNC;
+	return SYNC_NONE;
+}
+
+/* Run a sync with nothing in flight. `account`: into the sync statistics (fsync=N and
+ * fdatasync=N are; end_fsync is not, as in fio). */
+static int runner_sync(struct runner *r, bool data, bool account)
 {
 	struct workload_thread *t = r->t;
 	uint64_t t0 = workload_now_ns();
-	bool data = r->job->fdatasync && !r->job->fsync;
 	int ret = data && r->ops->datasync ? r->ops->datasync(r->et, r->et->file)
 					   : r->ops->sync(r->et, r->et->file);
 
-	r->sync_due = false;
+	r->sync_due = SYNC_NONE;
+	r->last_write = false; /* fio: the last I/O issued is now the sync */
 	if (ret < 0)
 		return thread_fail(t, -ret, "%s '%s'", data ? "fdatasync" : "fsync", t->path);
-	if (r->counting)
+	if (r->counting && account) {
 		stats_lat_add(&t->sync_lat, workload_now_ns() - t0);
+		t->fsyncs += !data;
+	}
 	return 0;
 }
 
@@ -206,7 +232,6 @@ static int runner_sync(struct runner *r)
 static void runner_complete(struct runner *r, struct io_u *io, uint64_t now)
 {
 	struct workload_thread *t = r->t;
-	const struct job *job = r->job;
 	struct workload_live *l = &t->live;
 	int d = io->ddir;
 	uint64_t lat = now - io->start_ns;
@@ -249,12 +274,6 @@ static void runner_complete(struct runner *r, struct io_u *io, uint64_t now)
 			stats_lat_add(&dir->olat, now - io->arrival_ns);
 			stats_hist_add(&dir->olat_hist, now - io->arrival_ns);
 		}
-	}
-	if (io->ddir == IO_DDIR_WRITE) {
-		int every = job->fsync ? job->fsync : job->fdatasync;
-
-		if (every && ++r->nwrites % (uint64_t)every == 0)
-			r->sync_due = true;
 	}
 	if (now >= r->end)
 		r->stop = true;
@@ -365,51 +384,87 @@ static int runner_reap(struct runner *r, uint64_t deadline)
 	return 0;
 }
 
+/* The next I/O to issue into *iop: the one held back for a sync, else a free slot filled with
+ * the next arrival's (rate_iops) offset, direction and size. Returns 1 with an I/O; 0 when none
+ * can be issued now (r->stop set when the job has no more; *wake the arrival time to wait for,
+ * with I/O in flight); and a made I/O that must wait for a sync goes to r->held (returns 0). */
+static int runner_take(struct runner *r, struct io_u **iop, uint64_t *wake)
+{
+	struct workload_thread *t = r->t;
+	uint64_t arrival = 0;
+	struct io_u *io;
+
+	if (__atomic_load_n(&t->run->sync->abort, __ATOMIC_RELAXED)) {
+		r->stop = true; /* another worker died: wind down */
+		return 0;
+	}
+	if (r->held) {
+		*iop = r->held;
+		r->held = NULL;
+		return 1;
+	}
+	if (!r->nfree)
+		return 0;
+	if (r->use_rate) {
+		uint64_t now = workload_now_ns();
+
+		arrival = rate_sched_peek(&r->rate);
+		if (arrival >= r->end) {
+			r->stop = true;
+			return 0;
+		}
+		if (arrival > now) {
+			if (r->inflight || r->npending) {
+				*wake = arrival; /* reap (or wait) until then */
+				return 0;
+			}
+			sleep_until(arrival);
+		}
+		rate_sched_next(&r->rate);
+	}
+	io = r->free[--r->nfree];
+	if (!runner_next(r, io)) {
+		r->free[r->nfree++] = io;
+		r->stop = true;
+		return 0;
+	}
+	io->arrival_ns = arrival;
+	/* fio makes the sync when the I/O after the N-th write is wanted: none after the last */
+	r->sync_due = runner_sync_owed(r);
+	if (r->sync_due) {
+		r->held = io;
+		return 0;
+	}
+	*iop = io;
+	return 1;
+}
+
 /* Queue I/Os while there are free slots (and, with rate_iops, arrivals that are due). Returns
  * the time of the next arrival the loop must wake up for, 0 if none, or -1 on failure via
  * r->t->error. */
 static uint64_t runner_fill(struct runner *r)
 {
 	struct workload_thread *t = r->t;
+	uint64_t wake = 0;
 
-	while (!r->stop && !r->sync_due && r->nfree) {
+	while (!r->stop && !r->sync_due) {
 		struct io_u *io;
-		uint64_t arrival = 0, t0;
+		uint64_t t0;
 		enum ioengine_q q;
 
-		if (__atomic_load_n(&t->run->sync->abort, __ATOMIC_RELAXED)) {
-			r->stop = true; /* another worker died: wind down */
-			break;
-		}
-
-		if (r->use_rate) {
-			uint64_t now = workload_now_ns();
-
-			arrival = rate_sched_peek(&r->rate);
-			if (arrival >= r->end) {
-				r->stop = true;
-				break;
-			}
-			if (arrival > now) {
-				if (r->inflight || r->npending)
-					return arrival; /* reap (or wait) until then */
-				sleep_until(arrival);
-			}
-			rate_sched_next(&r->rate);
-		}
-		io = r->free[--r->nfree];
-		if (!runner_next(r, io)) {
-			r->free[r->nfree++] = io;
-			r->stop = true;
-			break;
-		}
-		io->arrival_ns = arrival;
+		if (runner_take(r, &io, &wake) <= 0)
+			return wake;
 		/* The log holds arrivals: the scheduled time in rate mode (an open loop's arrivals
 		 * do not depend on how busy the host is), else the issue time. */
 		if (t->issue_log && t->issue_n < r->job->issue_log)
-			t->issue_log[t->issue_n++] = r->use_rate ? arrival : workload_now_ns();
+			t->issue_log[t->issue_n++] =
+			    r->use_rate ? io->arrival_ns : workload_now_ns();
 		t0 = io->start_ns = workload_now_ns();
 		q = r->ops->queue(r->et, io);
+		if (q != IOENGINE_Q_BUSY) { /* issued: what fsync=N counts */
+			r->last_write = io->ddir == IO_DDIR_WRITE;
+			r->nwrites += r->last_write;
+		}
 		if (q == IOENGINE_Q_COMPLETED) {
 			io->issue_ns = t0;
 			if (r->counting) {
@@ -457,14 +512,18 @@ static void runner_loop(struct runner *r)
 				break;
 			continue;
 		}
+		/* nothing in flight: the sync fio's get_io_u() made, unless the job ended (runtime
+		 * up, a failed I/O) while the writes before it drained */
+		if (r->stop)
+			break;
 		if (r->sync_due) {
-			if (runner_sync(r) < 0)
+			if (runner_sync(r, r->sync_due == SYNC_FDATASYNC, true) < 0)
 				break;
 			continue;
 		}
-		if (r->stop)
-			break;
 	}
+	if (r->held) /* made for after a sync the job did not get to */
+		r->free[r->nfree++] = r->held;
 	/* drain whatever is still in flight after a stop or a failure (fio: wait for all) */
 	while (r->inflight) {
 		int n = r->ops->getevents(r->et, r->inflight, r->inflight, NULL);
@@ -485,7 +544,7 @@ static void runner_loop(struct runner *r)
 		}
 	}
 	if (!t->error && job->end_fsync && engine_rw_writes(job->rw))
-		runner_sync(r);
+		runner_sync(r, false, false); /* fio: an fsync, outside the statistics */
 }
 
 /* fio's fix-ups: a submit batch of 0 or above the depth is the depth; a complete_max below
