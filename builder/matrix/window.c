@@ -129,7 +129,7 @@ struct counters {
 	double t, r, w, layout;
 };
 
-static int sample_of(const json_t *o, struct counters *c, int *untimed)
+static int sample_of(const json_t *o, struct counters *c, int *untimed, int *done)
 {
 	const json_t *ph = json_object_get(o, "phase");
 	const char *p = json_string_value(ph);
@@ -144,23 +144,30 @@ static int sample_of(const json_t *o, struct counters *c, int *untimed)
 		return 0;
 	/* the engine names its phase "layout" while it lays files out; "ramp" is not timed */
 	*untimed = p && (!strcmp(p, "layout") || !strcmp(p, "ramp"));
+	*done = p && !strcmp(p, "done"); /* the engine's last line: what follows is another run's */
 	return 1;
 }
 
 /* The engine's timed window among `samples` in [start, next): the sample intervals from the
  * first in which its counters moved to the last, after the last untimed interval (layout or
  * ramp, or one in which the layout counter moved) and the last counter reset (fio starts its
- * counters over after ramp_time; a new engine run starts at 0). Into *eng; its count. */
+ * counters over after ramp_time; a new engine run starts at 0), up to the engine's "done" line
+ * (a phase without telemetry lines of its own runs before the next one's). Into *eng; its count. */
 static size_t engine_window(const json_t *samples, double start, double next, struct spans *eng)
 {
 	struct counters prev = { start, 0, 0, 0 }, c;
 	size_t i, first = 0, last = 0; /* the moving spans are eng[first, last) */
 	const json_t *o;
-	int untimed;
+	int untimed, done = 0;
 
 	json_array_foreach (samples, i, o) {
-		if (!sample_of(o, &c, &untimed) || c.t < prev.t || c.t < start || c.t >= next)
+		if (done)
+			break;
+		if (!sample_of(o, &c, &untimed, &done) || c.t < prev.t || c.t < start ||
+		    c.t >= next) {
+			done = 0;
 			continue;
+		}
 		if (untimed || c.layout != prev.layout || c.r < prev.r || c.w < prev.w) {
 			eng->n = first = last = 0;
 			prev = c;

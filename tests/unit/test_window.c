@@ -147,6 +147,16 @@ static void test_phases_and_ramp(void)
 	CHECK(fabs(key(w, "window_disk_write_share") - 1) < 1e-9);
 	CHECK(fabs(key(w, "window_seconds") - 4) < 1e-9);
 	json_decref(w);
+	/* a phase too short for a telemetry line of its own, between fill and read: its samples
+	 * come after fill's "done" and are not fill's */
+	json_array_insert_new(smp, 4, sample("run", 4.6, 7 * MIB, 0));
+	json_array_insert_new(smp, 5, sample("done", 4.8, 8 * MIB, 0));
+	w = window(tel, smp, "fill");
+	CHECK(fabs(key(w, "window_disk_write_share") - 1) < 1e-9);
+	CHECK(!json_object_get(w, "window_disk_read_share"));
+	json_decref(w);
+	json_array_remove(smp, 5);
+	json_array_remove(smp, 4);
 	w = window(tel, smp, "read");
 	CHECK(fabs(key(w, "window_disk_read_share") - 2) < 1e-9); /* 4 MiB/s over 2 MiB/s */
 	CHECK(fabs(key(w, "window_seconds") - 5) < 1e-9);
