@@ -429,8 +429,13 @@ int phases_check_recipe(const json_t *cfg, const json_t *recipe, const char *rec
 
 /* ---- what a phase measured ------------------------------------------------------------------ */
 
-const char *const phases_measured_keys[] = { "disk_read_share", "disk_write_share", "arc_hit_ratio",
-					     "compress_ratio", NULL };
+const char *const phases_measured_keys[] = { "disk_read_share",
+					     "disk_write_share",
+					     "arc_hit_ratio",
+					     "compress_ratio",
+					     "window_disk_read_share",
+					     "window_disk_write_share",
+					     NULL };
 
 /* Bytes the engine moved in direction `dir`, summed over its jobs; -1 if none say. */
 static double fio_bytes(const json_t *fio, const char *dir)

@@ -43,6 +43,18 @@ int phases_check_recipe(const json_t *cfg, const json_t *recipe, const char *rec
  * counts they come from. Only the figures whose inputs are there. A new object. */
 json_t *phases_measured(const json_t *fio, const json_t *summary, const json_t *target);
 
+/* What a phase measured inside the engine's timed window only (builder/matrix/window.c), added
+ * to `witness`: window_disk_read_share and window_disk_write_share (the disks' bytes over the
+ * engine's, both over the part of the window the telemetry covers) and window_seconds (that
+ * part). `telemetry` and `samples` are a record's per-second arrays (untrusted: a line or sample
+ * that is not believable is skipped); `phase` the phase's name, NULL for a workload without
+ * phases. The window runs from the start of the first sample interval in which the engine's
+ * counters moved to the end of the last one, after the last layout, ramp or counter reset: the
+ * seconds the engine sat in close() afterwards are not in it. Adds nothing it cannot say (no
+ * samples, no telemetry, telemetry covering less than half the window). */
+void phases_window_measured(json_t *witness, const json_t *telemetry, const json_t *samples,
+			    const char *phase);
+
 /* The measured figures a claim, a reference or a report may name besides
  * builder/report/metrics.h's. */
 extern const char *const phases_measured_keys[];

@@ -364,7 +364,8 @@ int claims_check_metric(const char *key, const json_t *v, struct zb_error *err)
 	    "read_lat_mean read_lat_p99 write_lat_mean write_lat_p99 iozone:TEST (TEST: write "
 	    "rewrite read reread random_read random_write backward_read record_rewrite "
 	    "stride_read fwrite refwrite fread refread), disk_read_share disk_write_share "
-	    "arc_hit_ratio compress_ratio, each optionally PHASE.METRIC",
+	    "arc_hit_ratio compress_ratio window_disk_read_share window_disk_write_share, each "
+	    "optionally PHASE.METRIC",
 	    s);
 	return SCHEMA_BAD_VALUE;
 }

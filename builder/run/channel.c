@@ -577,6 +577,20 @@ int channel_feed(struct channel *ch, const char *buf, size_t len)
 	return 0;
 }
 
+/* The phase whose result is the cell's (the last measured one), NULL without phases: its
+ * telemetry lines are the ones the cell's window witness reads. */
+static const char *last_measured(const struct cell_state *st)
+{
+	const char *name = NULL;
+	const json_t *p;
+	size_t i;
+
+	json_array_foreach (st->phase_results, i, p)
+		if (json_is_true(json_object_get(p, "measured")))
+			name = json_string_value(json_object_get(p, "name"));
+	return name;
+}
+
 void cell_state_record(const struct cell_state *st, json_t *rec)
 {
 	json_object_set(rec, "phases", st->phases);
@@ -585,21 +599,26 @@ void cell_state_record(const struct cell_state *st, json_t *rec)
 	if (st->effective)
 		json_object_set(rec, "effective", st->effective);
 	if (st->fio) {
+		json_t *w = phases_measured(st->fio, st->telemetry_summary, st->target);
+
+		phases_window_measured(w, st->telemetry, st->samples, last_measured(st));
 		json_object_set(rec, "fio", st->fio);
-		json_object_set_new(rec, "witness",
-				    phases_measured(st->fio, st->telemetry_summary, st->target));
+		json_object_set_new(rec, "witness", w);
 	}
 	if (st->target)
 		json_object_set(rec, "target", st->target);
 	if (st->phase_results) {
-		json_t *p, *copy = json_deep_copy(st->phase_results);
+		json_t *p, *w, *copy = json_deep_copy(st->phase_results);
 		size_t i;
 
-		json_array_foreach (copy, i, p)
-			json_object_set_new(p, "witness",
-					    phases_measured(json_object_get(p, "fio"),
-							    json_object_get(p, "telemetry_summary"),
-							    json_object_get(p, "target")));
+		json_array_foreach (copy, i, p) {
+			w = phases_measured(json_object_get(p, "fio"),
+					    json_object_get(p, "telemetry_summary"),
+					    json_object_get(p, "target"));
+			phases_window_measured(w, st->telemetry, st->samples,
+					       json_string_value(json_object_get(p, "name")));
+			json_object_set_new(p, "witness", w);
+		}
 		json_object_set_new(rec, "phase_results", copy);
 	}
 	if (json_array_size(st->samples))

@@ -123,6 +123,14 @@ static void test_phase_results(void)
 		"\"fio\":{\"jobs\":[{\"write\":{\"io_bytes\":1048576}}]},\"telemetry_summary\":"
 		"{\"interval\":1,\"disks\":{\"d0\":{\"w_kbps\":2048}}},\"target\":\"x\",\"t\":6}",
 		"{\"v\":1,\"type\":\"phase\",\"name\":\"phase export_import\",\"t\":7}",
+		"{\"v\":1,\"type\":\"telemetry\",\"phase\":\"read\",\"interval\":1,\"disks\":"
+		"{\"d0\":{\"r_kbps\":1,\"w_kbps\":0}},\"t\":8}",
+		"{\"v\":1,\"type\":\"sample\",\"phase\":\"run\",\"read_ios\":1,\"write_ios\":0,"
+		"\"read_bytes\":1024,\"write_bytes\":0,\"layout_bytes\":0,\"t\":8}",
+		"{\"v\":1,\"type\":\"telemetry\",\"phase\":\"read\",\"interval\":1,\"disks\":"
+		"{\"d0\":{\"r_kbps\":1,\"w_kbps\":0}},\"t\":9}",
+		"{\"v\":1,\"type\":\"sample\",\"phase\":\"run\",\"read_ios\":2,\"write_ios\":0,"
+		"\"read_bytes\":2048,\"write_bytes\":0,\"layout_bytes\":0,\"t\":9}",
 		"{\"v\":1,\"type\":\"phase_result\",\"name\":\"read\",\"measured\":true,"
 		"\"fio\":{\"jobs\":[{\"read\":{\"io_bytes\":1000,\"iops\":5}}]},"
 		"\"telemetry_summary\":{\"interval\":1,\"disks\":{\"d0\":{\"r_kbps\":1}},"
@@ -152,13 +160,17 @@ static void test_phase_results(void)
 	CHECK(!json_object_get(json_array_get(pr, 0), "target")); /* not an object: left out */
 	w = json_object_get(json_array_get(pr, 0), "witness");
 	CHECK(json_real_value(json_object_get(w, "disk_write_share")) == 2.0);
+	CHECK(!json_object_get(w, "window_disk_write_share")); /* no line of its own */
 	w = json_object_get(json_array_get(pr, 1), "witness");
 	CHECK(json_real_value(json_object_get(w, "disk_read_share")) == 1.024);
+	/* its window: (7, 9], 2 KiB at the disk, 2 KiB of the engine's */
+	CHECK(json_real_value(json_object_get(w, "window_disk_read_share")) == 1.0);
 	CHECK(json_real_value(json_object_get(w, "arc_hit_ratio")) == 0.25);
 	CHECK(json_real_value(json_object_get(w, "compress_ratio")) == 1.25);
 	/* the cell's own result and witness: the last measured phase's */
 	w = json_object_get(rec, "witness");
 	CHECK(json_real_value(json_object_get(w, "disk_read_share")) == 1.024);
+	CHECK(json_real_value(json_object_get(w, "window_disk_read_share")) == 1.0);
 	CHECK(json_real_value(json_object_get(json_object_get(rec, "target"), "compressratio")) ==
 	      1.25);
 	CHECK(json_object_get(json_object_get(rec, "phases"), "phase export_import") != NULL);

@@ -290,6 +290,8 @@ static void test_lookup(void)
 	CHECK(phases_metric_known("read.read_iops"));
 	CHECK(phases_metric_known("disk_read_share"));
 	CHECK(phases_metric_known("fill.compress_ratio"));
+	CHECK(phases_metric_known("measure.window_disk_write_share"));
+	CHECK(phases_metric_known("window_disk_read_share"));
 	CHECK(!phases_metric_known("read.nope"));
 	CHECK(!phases_metric_known(".read_iops"));
 }
