@@ -205,7 +205,12 @@ static void sampler_loop(struct workload_run *run)
 		}
 		if (now >= next_status) {
 			pthread_mutex_unlock(&sync->lock);
-			status_write(run, (double)(now - t0) / 1e9, running ? "run" : "layout");
+			/* "ramp" until the timed window opens: the host's window witness starts
+			 * after the last untimed line (builder/matrix/window.c) */
+			status_write(run, (double)(now - t0) / 1e9,
+				     !running		 ? "layout"
+				     : now < count_start ? "ramp"
+							 : "run");
 			workload_sync_lock(sync);
 			next_status += NSEC_PER_SEC;
 		}
