@@ -65,13 +65,17 @@ cd "$(dirname "$0")/.."
 # randread qd16: CPU-bound). Boots VMs: run it through /work/wt/vmslot. Prints per cell both IOPS,
 # ours / fio, what the disk did (telemetry: disk IOPS over the workload) and the CPU per I/O
 # of each engine's job (usr_cpu + sys_cpu over job_runtime, per I/O), and checks that every
-# device-bound cell (the disk busy for at least half of the engine's I/Os) agrees within 5%.
+# device-bound cell (with both engines, the disks' mean data IOPS at 90% or more of the model's
+# limit, DISK_LIMIT=100 for hdd-7200) agrees within 5%.
 guest_table() {
 	jq -rs '
 		def iops: (.fio.jobs | map(.read.iops + .write.iops) | add);
 		def ios: (.fio.jobs | map(.read.total_ios + .write.total_ios) | add);
 		def cpu_us: (.fio.jobs | map((.usr_cpu + .sys_cpu) / 100 * .job_runtime * 1000) | add);
-		def disk: (.telemetry_summary.disks // {} | to_entries | map(.value.r_iops + .value.w_iops) | add // 0);
+		# the disks mean IOPS that carried data (w_data_iops leaves out the flushes, which
+		# the guest also counts as writes and the throttle does not limit; docs/results.md)
+		def disk: (.telemetry_summary.disks // {} | to_entries
+			   | map(.value.r_iops + (.value.w_data_iops // .value.w_iops)) | add / length // 0);
 		def mean(f): (map(f) | add / length);
 		# per engine, the mean over its repeats (the run shuffles engines and repeats together)
 		def side: {iops: mean(iops), disk: mean(disk), us: mean(cpu_us / ios), n: length,
@@ -103,7 +107,8 @@ guest_bench() {
 		while IFS=$'\t' read -r cell zb fio ratio dzb dfio uzb ufio ver n; do
 			printf '%-40s %9.1f %9.1f %7.3f %9.1f %9.1f %9.1f %9.1f' "$cell" "$zb" "$fio" \
 				"$ratio" "$dzb" "$dfio" "$uzb" "$ufio"
-			if awk -v d="$dzb" -v i="$zb" 'BEGIN { exit !(d >= 0.5 * i && i > 0) }'; then
+			# device-bound: both engines' disks at 90% or more of the model's limit
+			if awk -v a="$dzb" -v b="$dfio" -v l="${DISK_LIMIT:-100}" 'BEGIN { exit !(a >= 0.9 * l && b >= 0.9 * l) }'; then
 				if awk -v r="$ratio" 'BEGIN { exit !(r >= 0.95 && r <= 1.05) }'; then
 					printf '  ok\n'
 				else
