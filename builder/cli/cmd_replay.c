@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "commands.h"
 #include "results.h"
 #include "run.h"
@@ -31,6 +32,7 @@ int cmd_replay(int argc, char **argv)
 	};
 	struct run_options o = { 0 };
 	struct zb_error err = { 0 };
+	cleanup_free char *dir = NULL;
 	json_t *man, *mx, *opts, *im;
 	size_t i;
 	char *text;
@@ -90,6 +92,7 @@ int cmd_replay(int argc, char **argv)
 	text = json_dumps(json_object_get(mx, "content"), JSON_INDENT(2));
 	o.matrix_text = text;
 	o.matrix_sha256 = json_string_value(json_object_get(mx, "sha256"));
+	o.dir_out = &dir;
 	rc = run_matrix(&o, &err);
 	free(text);
 	json_decref(man);
@@ -97,5 +100,7 @@ int cmd_replay(int argc, char **argv)
 		die_message(err.msg);
 		return 2;
 	}
+	if (dir)
+		printf("%s\n", dir); /* the new run directory on stdout, as zbench run */
 	return rc;
 }

@@ -329,6 +329,8 @@ int cmd_run(int argc, char **argv)
 		die_message(err.msg);
 		return 2;
 	}
+	if (dir)
+		printf("%s\n", dir); /* the run directory on stdout: scripts take it from there */
 	if (c.report && dir && rc != 130)
 		end_of_run_report(dir);
 	free(dir);

@@ -86,8 +86,9 @@ static int run_images(struct run_ctx *ctx, struct zb_error *err)
 	return 0;
 }
 
-/* The run's last words: its state in the manifest, a line for the user, the run directory on
- * stdout (scripts take it from there), and run_matrix()'s exit code. */
+/* The run's last words: its state in the manifest, a line for the user, the run directory in
+ * *dir_out (the commands print it on stdout: run_matrix() is also a step of `zbench bisect`,
+ * whose stdout is its answer alone), and run_matrix()'s exit code. */
 static int run_finish(struct run_ctx *ctx, struct zb_error *err)
 {
 	int interrupted = run_interrupted != 0;
@@ -101,7 +102,6 @@ static int run_finish(struct run_ctx *ctx, struct zb_error *err)
 	else
 		log_info("%d of %d cells ok; results in %s/cells.jsonl", ctx->ok, ctx->ncells_total,
 			 TERM(ctx->dir));
-	printf("%s\n", ctx->dir);
 	if (ctx->o->dir_out)
 		*ctx->o->dir_out = xstrdup(ctx->dir);
 	return interrupted ? 130 : (ctx->ok == ctx->ncells_total ? 0 : 1);

@@ -39,7 +39,9 @@ struct run_options {
 	int allow_interference;	 /* -j with unthrottled disks: run anyway */
 	int shard_index, shard_count; /* run only cells whose shard is index (1-based) of count */
 	const char *resume_dir;	      /* finish this run directory instead of starting a new one */
-	char **dir_out; /* if set: the run directory (malloc'd) when the run got to its end */
+	char **dir_out; /* if set: the run directory (malloc'd) when the run got to its end (run
+			 * or interrupted); run_matrix() prints nothing on stdout, the caller
+			 * prints it if its command promises it (zbench run, replay) */
 };
 
 /* Run the matrix. Returns 0 if every cell ended ok, 1 if some did not (their records say why),
