@@ -376,11 +376,15 @@ static enum bisect_mark judge(struct bisect_job *j, const char *dir, char *what,
 
 		if (ct->gate != 0 || isnan(ct->p_adj) || (m == BISECT_BAD && !ct->gate_failed))
 			continue;
-		m = ct->gate_failed ? BISECT_BAD : BISECT_GOOD;
+		m = bisect_verdict(ct->gate_failed, j->gate.below, j->gate.pct,
+				   100 * (ct->st.ci_lo - 1), 100 * (ct->st.ci_hi - 1));
 		bprintf(what, len, "%s %+.1f%% (95%% CI %+.1f%% .. %+.1f%%, p %.3g): %s",
 			j->gate.metric->key, 100 * (ct->st.ratio - 1), 100 * (ct->st.ci_lo - 1),
 			100 * (ct->st.ci_hi - 1), ct->p_adj,
-			ct->gate_failed ? "beyond the gate" : "within the gate");
+			m == BISECT_BAD	   ? "beyond the gate"
+			: m == BISECT_GOOD ? "within the gate"
+					   : "inconclusive: the gate failed but its 95% CI reaches "
+					     "back across the threshold (skipped)");
 	}
 	if (cmp.an.n_gate_untested)
 		m = BISECT_SKIP;

@@ -1,5 +1,6 @@
 /* The search of `zbench bisect` and its state file (builder/run/bisect.h). */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,16 @@ static const char *const mark_names[] = {
 const char *bisect_mark_name(enum bisect_mark m)
 {
 	return (unsigned)m < sizeof(mark_names) / sizeof(mark_names[0]) ? mark_names[m] : "?";
+}
+
+enum bisect_mark bisect_verdict(int gate_failed, int below, double pct, double ci_lo_pct,
+				double ci_hi_pct)
+{
+	if (!gate_failed)
+		return BISECT_GOOD;
+	if (isnan(ci_lo_pct) || isnan(ci_hi_pct))
+		return BISECT_SKIP;
+	return (below ? ci_hi_pct < pct : ci_lo_pct > pct) ? BISECT_BAD : BISECT_SKIP;
 }
 
 static int object_name_ok(const char *s)

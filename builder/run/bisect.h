@@ -70,6 +70,15 @@ unsigned bisect_tests_left(const struct bisect_step *s);
 
 const char *bisect_mark_name(enum bisect_mark m);
 
+/* One test's verdict from compare's gate "change below (or above) pct %" (`gate_failed`: the
+ * change was significant and its estimate beyond pct) and the change's 95% CI in %. Bad only
+ * when the whole CI lies beyond pct: a gate that fails on its estimate while the CI reaches back
+ * across pct is skip (not shown either way), so noise on a loaded host does not name a harmless
+ * commit (one such test: -43.1%, CI -66.5% .. -3.1%, p 0.045 against a -20% gate). Good when
+ * the gate passed. */
+enum bisect_mark bisect_verdict(int gate_failed, int below, double pct, double ci_lo_pct,
+				double ci_hi_pct);
+
 /* The state as JSON: {"zbench_bisect": 1, "inputs": INPUTS, "good": .., "bad": ..,
  * "marks": {COMMIT: "good"|"bad"|"skip"}, "built": [COMMIT...]}. `inputs` is the caller's hash
  * of what the bisect is of (ends, matrix, recipe, gate). A new reference. */

@@ -1,6 +1,7 @@
 /* The search of `zbench bisect` over predicate tables (builder/run/bisect.c): every position of the
  * first bad commit is found within ceil(log2(candidates)) tests, skipped commits are stepped
  * around or make the answer ambiguous; and the state file, read back as untrusted input. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -224,8 +225,21 @@ static void test_state(void)
 	bisect_release(&c);
 }
 
+/* The verdict of one test: bad only when the whole CI is beyond the gate. */
+static void test_verdict(void)
+{
+	CHECK(bisect_verdict(0, 1, -20, -40, 10) == BISECT_GOOD);
+	CHECK(bisect_verdict(1, 1, -20, -91.0, -78.6) == BISECT_BAD); /* the planted commit */
+	CHECK(bisect_verdict(1, 1, -20, -66.5, -3.1) == BISECT_SKIP); /* the noisy harmless one */
+	CHECK(bisect_verdict(1, 1, -20, -30, -20) == BISECT_SKIP);    /* touching is not beyond */
+	CHECK(bisect_verdict(1, 0, 20, 25, 90) == BISECT_BAD);	      /* a '>' gate */
+	CHECK(bisect_verdict(1, 0, 20, 5, 90) == BISECT_SKIP);
+	CHECK(bisect_verdict(1, 1, -20, NAN, -50) == BISECT_SKIP);
+}
+
 int main(void)
 {
+	test_verdict();
 	test_every_position();
 	test_skips();
 	test_init();
