@@ -467,7 +467,7 @@ static double disk_bytes(const json_t *summary, const char *kbps)
 	return sum * json_number_value(iv) * 1024;
 }
 
-static void set_ratio(json_t *o, const char *key, double num, double den)
+void phases_set_ratio(json_t *o, const char *key, double num, double den)
 {
 	if (num >= 0 && den > 0 && isfinite(num / den))
 		json_object_set_new(o, key, json_real(num / den));
@@ -489,17 +489,17 @@ json_t *phases_measured(const json_t *fio, const json_t *summary, const json_t *
 	const json_t *arc = json_object_get(summary, "arc");
 	double hits = num_or(arc, "hits"), misses = num_or(arc, "misses");
 
-	set_ratio(o, "disk_read_share", dr, er);
-	set_ratio(o, "disk_write_share", dw, ew);
+	phases_set_ratio(o, "disk_read_share", dr, er);
+	phases_set_ratio(o, "disk_write_share", dw, ew);
 	if (hits >= 0 && misses >= 0)
-		set_ratio(o, "arc_hit_ratio", hits, hits + misses);
+		phases_set_ratio(o, "arc_hit_ratio", hits, hits + misses);
 	/* zfs's own ratio when it gave one; logical over physical otherwise */
 	if (num_or(target, "compressratio") > 0)
 		json_object_set_new(o, "compress_ratio",
 				    json_real(num_or(target, "compressratio")));
 	else
-		set_ratio(o, "compress_ratio", num_or(target, "logicalused"),
-			  num_or(target, "used"));
+		phases_set_ratio(o, "compress_ratio", num_or(target, "logicalused"),
+				 num_or(target, "used"));
 	if (er >= 0)
 		json_object_set_new(o, "engine_read_bytes", json_real(er));
 	if (ew >= 0)

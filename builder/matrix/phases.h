@@ -43,6 +43,10 @@ int phases_check_recipe(const json_t *cfg, const json_t *recipe, const char *rec
  * counts they come from. Only the figures whose inputs are there. A new object. */
 json_t *phases_measured(const json_t *fio, const json_t *summary, const json_t *target);
 
+/* Set o[key] to num / den when num >= 0, den > 0 and the quotient is finite; else leave it out
+ * (the witness's one rule for a share or ratio, whole phase and window alike). */
+void phases_set_ratio(json_t *o, const char *key, double num, double den);
+
 /* What a phase measured inside the engine's timed window only (builder/matrix/window.c), added
  * to `witness`: window_disk_read_share and window_disk_write_share (the disks' bytes over the
  * engine's, both over the part of the window the telemetry covers) and window_seconds (that

@@ -197,12 +197,6 @@ static double overlap(double a, double b, double c, double d)
 	return fmax(0, fmin(b, d) - fmax(a, c));
 }
 
-static void set_share(json_t *o, const char *key, double num, double den)
-{
-	if (den > 0 && isfinite(num / den))
-		json_object_set_new(o, key, json_real(num / den));
-}
-
 /* The shares over the part of the window the lines cover: the lines' bytes prorated to the
  * window, the engine's bytes of each sample interval prorated to the lines' cover of it. */
 static void window_shares(json_t *witness, const struct spans *tel, const struct spans *eng)
@@ -234,8 +228,8 @@ static void window_shares(json_t *witness, const struct spans *tel, const struct
 	}
 	if (!(covered >= COVER_MIN * (we - ws)) || !isfinite(dr + dw))
 		return;
-	set_share(witness, "window_disk_read_share", dr, er);
-	set_share(witness, "window_disk_write_share", dw, ew);
+	phases_set_ratio(witness, "window_disk_read_share", dr, er);
+	phases_set_ratio(witness, "window_disk_write_share", dw, ew);
 	json_object_set_new(witness, "window_seconds", json_real(covered));
 }
 
