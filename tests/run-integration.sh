@@ -1,20 +1,47 @@
 #!/bin/sh
-# Runs integration test scripts one after another (each boots its own VMs), printing each one's
-# wall time and, at the end, a table of them: the tests are most of a CI run's length, and the
+# Runs integration test scripts (each boots its own VMs), JOBS of them at a time (default 1),
+# printing each one's output in one piece when it ends, with its wall time and the load average,
+# and at the end a table of them, longest first: the tests are most of a CI run's length, and the
 # table says where it goes. Exits non-zero if any test failed; a failed test does not stop the rest.
-#   tests/run-integration.sh TEST...
-rc=0
-times=""
+#   JOBS=N tests/run-integration.sh TEST...
+# With JOBS=2 on 2 cores most of a test's VM time is one guest CPU's emulation, so two tests side
+# by side take little longer than one. Tests must then not assume they are alone: each works in
+# its own mktemp folder and daemons of its own; the image and snapshot caches are shared under
+# their locks. The tests are taken in the order given (put the long ones first).
+JOBS=${JOBS:-1}
+case $JOBS in '' | *[!0-9]* | 0) echo "run-integration: JOBS must be a positive number, not '$JOBS'" >&2; exit 2 ;; esac
+work=$(mktemp -d /tmp/zbench-integration.XXXXXX) || exit 1
+trap 'rm -rf "$work"' EXIT
+printf '%s\n' "$@" >"$work/queue"
+: >"$work/times"
 start=$(date +%s)
-for t in "$@"; do
-	echo "== $t"
-	t0=$(date +%s)
-	if "$t"; then r=ok; else r=FAILED; rc=1; fi
-	dt=$(($(date +%s) - t0))
-	echo "== $t: $r in ${dt} s (load $(cut -d' ' -f1-3 /proc/loadavg))"
-	times="$times$dt $r $t
-"
+
+# next: the first test left in the queue (empty when none), taken under the queue's lock (a
+# file of its own: sed -i replaces the queue's inode)
+next() {
+	flock "$work/queue.lock" sh -c 't=$(head -n1 "$1"); sed -i 1d "$1"; printf "%s" "$t"' - "$work/queue"
+}
+
+worker() { # N
+	while t=$(next) && [ -n "$t" ]; do
+		log="$work/log.$1"
+		t0=$(date +%s)
+		if "$t" >"$log" 2>&1 </dev/null; then r=ok; else r=FAILED; fi
+		dt=$(($(date +%s) - t0))
+		# one test's output at a time, whole, then its line in the table
+		flock "$work/out.lock" sh -c 'echo "== $1"; cat "$2"; echo "== $1: $3 in $4 s (load $(cut -d" " -f1-3 /proc/loadavg))"
+			echo "$4 $3 $1" >>"$5"' - "$t" "$log" "$r" "$dt" "$work/times"
+	done
+}
+
+i=1
+while [ "$i" -le "$JOBS" ]; do
+	worker "$i" &
+	i=$((i + 1))
 done
-echo "== integration: $(($(date +%s) - start)) s in all; the longest first:"
-printf '%s' "$times" | sort -rn | awk '{ printf "   %5d s  %-6s %s\n", $1, $2, $3 }'
-exit $rc
+wait
+echo "== integration: $(($(date +%s) - start)) s in all, $JOBS at a time; the longest first:"
+sort -rn "$work/times" | awk '{ printf "   %5d s  %-6s %s\n", $1, $2, $3 }'
+n=$(wc -l <"$work/times")
+[ "$n" -eq "$#" ] || { echo "run-integration: $n of $# tests reported" >&2; exit 1; }
+! grep -q ' FAILED ' "$work/times"
