@@ -37,8 +37,8 @@ static void put(const char *path, const char *text)
 }
 
 /* disk_check_image for disks on `buses` (NULL: the default bus) against a manifest. */
-static int check_disks(const char *const *buses, size_t n, const char *manifest,
-		       const char *recipe, const char *cache, struct zb_error *err)
+static int check_disks(const char *const *buses, size_t n, const char *manifest, const char *recipe,
+		       const char *cache, struct zb_error *err)
 {
 	json_t *config = json_pack("{s:[]}", "disks");
 	struct image img = { .manifest = json_loads(manifest, 0, NULL) };
@@ -63,7 +63,8 @@ int main(void)
 {
 	char dir[] = "/tmp/zbench-test-disk-check.XXXXXX";
 	static const char *const manifest_virtio =
-	    "{\"recipe\": {\"name\": \"virtio-only\"}, \"kernel_version\": \"6.1.0-50-cloud-amd64\", "
+	    "{\"recipe\": {\"name\": \"virtio-only\"}, \"kernel_version\": "
+	    "\"6.1.0-50-cloud-amd64\", "
 	    "\"buses\": [\"virtio-blk\", \"virtio-scsi\", \"nvme\"]}";
 	static const char *const manifest_all =
 	    "{\"recipe\": {\"name\": \"all-buses\"}, \"kernel_version\": \"6.1.0-50-amd64\", "
