@@ -172,8 +172,13 @@ $(BUILD)/libfuzzer/fuzz_%: tests/fuzz/fuzz_%.c $(LIBFUZZER_LIB)
 # Like `make run`, `make test` first installs what the machine lacks (a second or two when
 # nothing is missing), so it is the one command a new machine needs.
 ifdef SANITIZE
+# With sanitizers, the tests that boot no VM; TEST_IMAGE=1 (.ci/run) builds the default image
+# beside them, for the `make test` that follows: the guest binaries are never built with
+# sanitizers, so it is the same image (on a fresh machine the DKMS build then runs while these
+# tests keep one core busy).
 test: deps
-	$(Q)$(MAKE) --no-print-directory unit golden fuzz-corpus security
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory -j2 test-host $(if $(TEST_IMAGE),test-image)
 else
 # Two lanes first: the tests that boot no VM, and the default image the integration tests boot
 # (cached: a second; on a fresh machine its root and DKMS build, about 12 minutes, most of which

@@ -2,7 +2,8 @@
 # Runs integration test scripts (each boots its own VMs), JOBS of them at a time (default 1),
 # printing each one's output in one piece when it ends, with its wall time and the load average,
 # and at the end a table of them, longest first: the tests are most of a CI run's length, and the
-# table says where it goes. Exits non-zero if any test failed; a failed test does not stop the rest.
+# table says where it goes. Exits non-zero if any test failed (with JOBS > 1: failed again when
+# run alone, see below); a failed test does not stop the rest.
 #   JOBS=N tests/run-integration.sh TEST...
 # With JOBS=2 on 2 cores most of a test's VM time is one guest CPU's emulation, so two tests side
 # by side take little longer than one. Tests must then not assume they are alone: each works in
@@ -40,8 +41,26 @@ while [ "$i" -le "$JOBS" ]; do
 	i=$((i + 1))
 done
 wait
+
+# A test that failed beside another runs once more, alone: two tests at a time load the cores
+# (a cold boot under TCG then takes longer), and one failure under load is reported, not hidden,
+# but does not fail the suite when the test passes alone. A test that fails alone fails.
+if [ "$JOBS" -gt 1 ]; then
+	for t in $(awk '$2 == "FAILED" { print $3 }' "$work/times"); do
+		echo "== $t: FAILED beside another test; once more, alone"
+		t0=$(date +%s)
+		if "$t" </dev/null; then r=ok-alone; else r=FAILED; fi
+		dt=$(($(date +%s) - t0))
+		echo "== $t: $r in ${dt} s (load $(cut -d' ' -f1-3 /proc/loadavg))"
+		awk -v t="$t" -v r="$r" -v dt="$dt" '$3 == t { $1 = $1 "+" dt; $2 = (r == "ok-alone" ? "FLAKY" : "FAILED") } { print }' \
+			"$work/times" >"$work/times.new" && mv "$work/times.new" "$work/times"
+	done
+fi
 echo "== integration: $(($(date +%s) - start)) s in all, $JOBS at a time; the longest first:"
-sort -rn "$work/times" | awk '{ printf "   %5d s  %-6s %s\n", $1, $2, $3 }'
+sort -rn "$work/times" | awk '{ printf "   %7s s  %-6s %s\n", $1, $2, $3 }'
 n=$(wc -l <"$work/times")
 [ "$n" -eq "$#" ] || { echo "run-integration: $n of $# tests reported" >&2; exit 1; }
+if grep -q ' FLAKY ' "$work/times"; then
+	echo "run-integration: FLAKY: failed beside another test, passed alone (its first output is above)"
+fi
 ! grep -q ' FAILED ' "$work/times"
