@@ -172,12 +172,28 @@ $(BUILD)/libfuzzer/fuzz_%: tests/fuzz/fuzz_%.c $(LIBFUZZER_LIB)
 # Like `make run`, `make test` first installs what the machine lacks (a second or two when
 # nothing is missing), so it is the one command a new machine needs.
 ifdef SANITIZE
+# With sanitizers, the tests that boot no VM; TEST_IMAGE=1 (.ci/run) builds the default image
+# beside them, for the `make test` that follows: the guest binaries are never built with
+# sanitizers, so it is the same image (on a fresh machine the DKMS build then runs while these
+# tests keep one core busy).
 test: deps
-	$(Q)$(MAKE) --no-print-directory unit golden fuzz-corpus security
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory -j2 test-host $(if $(TEST_IMAGE),test-image)
 else
+# Two lanes first: the tests that boot no VM, and the default image the integration tests boot
+# (cached: a second; on a fresh machine its root and DKMS build, about 12 minutes, most of which
+# the other lane's minutes now hide). Then the integration tests.
 test: deps
-	$(Q)$(MAKE) --no-print-directory unit golden fuzz-corpus security integration
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory -j2 test-host test-image
+	$(Q)$(MAKE) --no-print-directory integration
 endif
+
+.PHONY: test-host test-image
+test-host:
+	$(Q)$(MAKE) --no-print-directory -j1 unit golden fuzz-corpus security
+test-image: all
+	$(Q)tests/build-image.sh images/debian12-zfs.json
 
 unit: $(UNIT_TESTS)
 	$(Q)tests/run-unit.sh $(UNIT_TESTS)
@@ -203,20 +219,25 @@ golden: zbench guest/zbench-agent guest/zbench-engine $(BUILD)/zbench-engine-hos
 	$(Q)GEN=$(GEN) tests/generated.sh
 
 # Real VMs: the quick matrix, every failure class, kill and resume, the configuration space.
-INTEGRATION = $(wildcard tests/integration/run.sh tests/integration/faults.sh \
-	tests/integration/resume.sh tests/integration/adaptive.sh tests/integration/engines.sh tests/integration/phases.sh tests/integration/fiojob.sh tests/integration/fio.sh \
-	tests/integration/shards.sh tests/integration/parallel.sh tests/integration/ab.sh \
-	tests/integration/config.sh tests/integration/buses.sh tests/integration/libvirt.sh \
-	tests/integration/hosts.sh tests/integration/hosts-session.sh tests/integration/hosts-ssh.sh \
-	tests/integration/cloud.sh tests/integration/import.sh tests/integration/warm.sh)
+# Longest first (docs/performance.md, "Integration suite"), INTEGRATION_JOBS at a time: most of
+# a test's time is one guest CPU's emulation, so on 2 cores two tests side by side cost little
+# more than one.
+INTEGRATION = $(wildcard tests/integration/warm.sh tests/integration/import.sh \
+	tests/integration/faults.sh tests/integration/config.sh tests/integration/libvirt.sh \
+	tests/integration/cloud.sh tests/integration/hosts.sh tests/integration/hosts-session.sh \
+	tests/integration/phases.sh tests/integration/run.sh tests/integration/hosts-ssh.sh \
+	tests/integration/resume.sh tests/integration/fio.sh tests/integration/parallel.sh \
+	tests/integration/engines.sh tests/integration/shards.sh tests/integration/adaptive.sh \
+	tests/integration/ab.sh tests/integration/buses.sh tests/integration/fiojob.sh)
+INTEGRATION_JOBS ?= 2
 integration: all
-	$(Q)tests/run-integration.sh $(INTEGRATION)
+	$(Q)JOBS=$(INTEGRATION_JOBS) tests/run-integration.sh $(INTEGRATION)
 
 # Real VMs on images built from source: a cold OpenZFS build is 10+ minutes on 2 cores, so these
 # stay out of make test and make integration (docs/compare.md, "Bisect").
 INTEGRATION_SLOW = tests/integration/bisect.sh
 integration-slow: all
-	$(Q)tests/run-integration.sh $(INTEGRATION_SLOW)
+	$(Q)JOBS=1 tests/run-integration.sh $(INTEGRATION_SLOW)
 
 # Hostile inputs (docs/security.md): run dirs, matrices, URIs, qcow2 files, devices held open.
 # No VMs; each script prints "<name>: N passed, N failed".

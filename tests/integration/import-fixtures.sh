@@ -7,7 +7,7 @@
 #   nozfs.qcow2   a small Debian root that libguestfs recognises as Linux (os-release, fstab,
 #                 /bin, a kernel and its modules.dep) but with no ZFS module and no zpool/zfs
 #
-# zfs.qcow2 is made from a COPY of the cached root of images/debian12-zfs-full.json (built
+# zfs.qcow2 is made from a COPY of the cached root of images/debian12-zfs.json (built
 # first if missing: minutes; the cache entry itself is never written): the compilers, headers,
 # DKMS sources, docs and the big driver trees (GPU, wireless, media, sound) are left out to keep
 # it small, and systemd-sysv and cloud-init are apt-get installed into the copy in a private
@@ -26,8 +26,8 @@ export LIBGUESTFS_BACKEND=${LIBGUESTFS_BACKEND:-direct}
 
 log() { echo "import-fixtures: $*" >&2; }
 
-$ZBENCH image build images/debian12-zfs-full.json >/dev/null
-img=$($ZBENCH image path images/debian12-zfs-full.json)
+$ZBENCH image build images/debian12-zfs.json >/dev/null
+img=$($ZBENCH image path images/debian12-zfs.json)
 root_hash=$(jq -r .recipe.root_hash "$img/manifest.json")
 root="$CACHE/roots/$root_hash/root"
 kver=$(jq -r .kernel_version "$img/manifest.json")

@@ -29,7 +29,7 @@ check() { # check "what" command...
 
 fx=$(tests/integration/import-fixtures.sh) || { echo "import: 0 passed, 1 failed"; exit 1; }
 zfs="$fx/zfs.qcow2" nozfs="$fx/nozfs.qcow2"
-full=$($ZBENCH image path images/debian12-zfs-full.json)
+full=$($ZBENCH image path images/debian12-zfs.json)
 kver=$(jq -r .kernel_version "$full/manifest.json")
 zfs_sha=$(sha256sum "$zfs" | cut -c1-64)
 nozfs_sha=$(sha256sum "$nozfs" | cut -c1-64)
