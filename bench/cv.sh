@@ -1,16 +1,17 @@
 #!/bin/sh
-# Repeatable throttled cells (issue 14 item 6): the coefficient of variation of repeated cells,
-# before and after workload.window "txg", from one run. Layouts of three hdd-7200 disks (100
-# IOPS each), 4k random writes with sync=always and 4k random reads of prefilled files
-# (primarycache=metadata), REPEATS repeats each, both settings in one shuffled run so they see
-# the same host:
+# Repeatable throttled cells (issue 14 item 6): the coefficient of variation of repeated cells
+# against the measured window, from one run. Layouts of three hdd-7200 disks (100 IOPS each), 4k
+# random writes with sync=always and 4k random reads of prefilled files (primarycache=metadata),
+# REPEATS repeats each, every setting in one shuffled run so they see the same host:
 #   before  a 1 s ramp and a 4 s measured window (what most matrices use)
-#   after   "window": "txg": the window rounded up to whole TXG intervals (5 s) and a ramp of one
-# Prints per cell the mean IOPS, the CV over repeats, the disks' mean IOPS (reads and writes that
-# carried data: w_data_iops, without the flushes' empty writes) as a share of their
-# limit (below ~0.9 the cell waited on the emulator's CPU, not on the disks), then per layout and
-# workload the CV ratio after/before, and the load average at the start and the end (other VMs
-# on the host's cores move TCG cells: say so beside any figure).
+#   txg     "window": "txg": the window rounded up to whole TXG intervals (5 s), a ramp of one
+#   txg30   "window": "txg" and runtime 30s: six whole TXG intervals
+# Prints per cell the mean IOPS, the CV over repeats and each repeat's disk use in the measured
+# phase: the disks' mean IOPS that carried data (reads, and writes without the flushes' empty
+# ones: w_data_iops) as a share of their limit; a cell is disk-bound when every repeat is at 0.9
+# or more (below, it waited on the emulator's CPU, and no throttle makes it repeat). Then per
+# layout and workload the CV of each setting, and the load average at the start and the end
+# (other VMs on the host's cores move TCG cells: say so beside any figure).
 #   bench/cv.sh [RUNDIR]    REPEATS=3  LAYOUTS="stripe mirror"  RWS="randwrite randread"
 set -u
 cd "$(dirname "$0")/.."
@@ -24,7 +25,7 @@ lv=$(for l in $layouts; do printf '[{"type":"%s","disks":["d0","d1","d2"]}],' "$
 rv=$(for r in $rws; do printf '"%s",' "$r"; done)
 cat >"$m" <<JSON
 { "zbench": 1, "name": "cv",
-  "description": "bench/cv.sh: CV of repeated throttled cells, before and after window txg",
+  "description": "bench/cv.sh: CV of repeated throttled cells against the measured window",
   "base": { "vm": { "memory": "512M", "cpus": 1 },
     "disks": [ { "name": "d0", "size": "256M", "model": "hdd-7200" },
                { "name": "d1", "size": "256M", "model": "hdd-7200" },
@@ -38,7 +39,8 @@ cat >"$m" <<JSON
   "axes": [ { "name": "layout", "path": "pool.vdevs", "values": [ ${lv%,} ] },
             { "name": "rw", "path": "workload.rw", "values": [ ${rv%,} ] } ],
   "cases": [ { "name": "before", "set": {} },
-             { "name": "after", "set": { "workload.window": "txg" } } ],
+             { "name": "txg", "set": { "workload.window": "txg" } },
+             { "name": "txg30", "set": { "workload.window": "txg", "workload.runtime": "30s" } } ],
   "order": "shuffled",
   "repeats": $repeats }
 JSON
@@ -49,14 +51,15 @@ jq -rs --argjson limit 100 '
   map(select(.outcome == "ok")) | group_by(.summary) | map({
     cell: .[0].summary,
     iops: map([.fio.jobs[] | .read.iops + .write.iops] | add),
-    busy: map([.telemetry_summary.disks[] | (.r_iops + (.w_data_iops // .w_iops))] | (add / length / $limit)) })
+    busy: map([(.phase_results // [.])[] | select(.measured != false) | .telemetry_summary.disks[]
+               | (.r_iops + (.w_data_iops // .w_iops))] | (add / length / $limit)) })
   | map(. + { mean: (.iops | add / length) })
   | map(. + { sd: ((.iops | map(. * .) | add / length) - .mean * .mean | if . < 0 then 0 else . end | sqrt) })
-  | map(. + { cv: (if .mean > 0 then 100 * .sd / .mean else 0 end) }) as $c
-  | ($c[] | "\(.cell): n=\(.iops | length) mean=\(.mean * 10 | round / 10) cv=\(.cv * 10 | round / 10)% iops=\(.iops | map(. * 10 | round / 10)) disk_busy=\(.busy | map(. * 100 | round / 100))"),
-    ($c | map(. + { key: (.cell | sub("case=[a-z]+,?"; "")) }) | group_by(.key)[]
-     | select(length == 2) | (map(select(.cell | startswith("case=before"))) | .[0].cv) as $b
-     | (map(select(.cell | startswith("case=after"))) | .[0].cv) as $a
-     | "\(.[0].key): cv before \($b * 10 | round / 10)% after \($a * 10 | round / 10)% ratio \(if $b > 0 then ($a / $b * 100 | round / 100) else "-" end)")
+  | map(. + { cv: (if .mean > 0 then 100 * .sd / .mean else 0 end),
+              bound: (.busy | all(. >= 0.9)) }) as $c
+  | ($c[] | "\(.cell): n=\(.iops | length) mean=\(.mean * 10 | round / 10) cv=\(.cv * 10 | round / 10)% iops=\(.iops | map(. * 10 | round / 10)) disk_busy=\(.busy | map(. * 100 | round / 100))\(if .bound then " disk-bound" else "" end)"),
+    ($c | map(. + { key: (.cell | sub("case=[a-z0-9]+,?"; "")), case: (.cell | capture("case=(?<c>[a-z0-9]+)").c) })
+     | group_by(.key)[]
+     | "\(.[0].key): " + (map("\(.case) cv \(.cv * 10 | round / 10)%\(if .bound then " (disk-bound)" else "" end)") | join(", ")))
   ' "$dir/cells.jsonl"
 echo "load average: start $load0, end $load1 (2 cores); run directory $dir"
