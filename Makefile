@@ -180,9 +180,9 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(MAKE) --no-print-directory -j2 test-host $(if $(TEST_IMAGE),test-image)
 else
-# Two lanes first: the tests that boot no VM, and the default image the integration tests boot
-# (cached: a second; on a fresh machine its root and DKMS build, about 12 minutes, most of which
-# the other lane's minutes now hide). Then the integration tests.
+# Two lanes first: the tests that boot no VM (about 2.5 minutes), and the default image the
+# integration tests boot (cached: a second; on a fresh machine its root and DKMS build, about 15
+# minutes). Then the integration tests.
 test: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(MAKE) --no-print-directory -j2 test-host test-image
