@@ -1,7 +1,9 @@
 /* `zbench matrix`: check a matrix file, print its cells, or print the schema. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "image.h"
@@ -39,8 +41,10 @@ static int load(const char *path, struct matrix **m)
 
 /* What the cells need from the image the matrix names (else the default recipe), checked
  * against the recipe file before anything is built (builder/run/image_needs.h): what `zbench
- * run` would refuse after building it, said now. A cloud image to import, or a recipe that
- * cannot be read here, is left to `zbench run`, which checks the built image's manifest. */
+ * run` would refuse after building it, said now. An image the matrix names that is nowhere
+ * `zbench run` would look is refused, as run would refuse it. A cloud image to import, or a
+ * recipe that cannot be read here for another reason, is left to `zbench run`, which checks the
+ * built image's manifest. */
 static int check_image_needs(const char *path, const struct matrix *m)
 {
 	const char *named = json_string_value(json_object_get(m->json, "image"));
@@ -50,6 +54,16 @@ static int check_image_needs(const char *path, const struct matrix *m)
 	struct recipe r;
 	int rc = 0;
 
+	if (named && access(file, F_OK) < 0 && errno == ENOENT) {
+		error_set(
+		    &err, ENOENT,
+		    "%s: image: no recipe or cloud image '%s' (looked beside zbench and beside "
+		    "the matrix; docs/matrix.md)",
+		    path, named);
+		die_message(err.msg);
+		free(file);
+		return -1;
+	}
 	if (image_file_is_qcow2(file) != 1 && recipe_load(file, &r, &err) == 0) {
 		struct image_view v = {
 			.name = r.name, .shown = shown, .recipe_path = file, .recipe = r.json
