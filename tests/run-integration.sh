@@ -23,15 +23,29 @@ next() {
 	flock "$work/queue.lock" sh -c 't=$(head -n1 "$1"); sed -i 1d "$1"; printf "%s" "$t"' - "$work/queue"
 }
 
+# run_test TEST LOG: runs TEST with its output in LOG; sets r (ok or FAILED) and dt (seconds)
+run_test() {
+	t0=$(date +%s)
+	if "$1" >"$2" 2>&1 </dev/null; then r=ok; else r=FAILED; fi
+	dt=$(($(date +%s) - t0))
+}
+
+# show TEST LOG RESULT SECONDS: the test's output, whole, then its result line
+show() {
+	echo "== $1"
+	cat "$2"
+	echo "== $1: $3 in $4 s (load $(cut -d' ' -f1-3 /proc/loadavg))"
+}
+
 worker() { # N
 	while t=$(next) && [ -n "$t" ]; do
-		log="$work/log.$1"
-		t0=$(date +%s)
-		if "$t" >"$log" 2>&1 </dev/null; then r=ok; else r=FAILED; fi
-		dt=$(($(date +%s) - t0))
-		# one test's output at a time, whole, then its line in the table
-		flock "$work/out.lock" sh -c 'echo "== $1"; cat "$2"; echo "== $1: $3 in $4 s (load $(cut -d" " -f1-3 /proc/loadavg))"
-			echo "$4 $3 $1" >>"$5"' - "$t" "$log" "$r" "$dt" "$work/times"
+		run_test "$t" "$work/log.$1"
+		# one test's output at a time, then its line in the table
+		{
+			flock 9
+			show "$t" "$work/log.$1" "$r" "$dt"
+			echo "$dt $r $t" >>"$work/times"
+		} 9>"$work/out.lock"
 	done
 }
 
@@ -48,10 +62,9 @@ wait
 if [ "$JOBS" -gt 1 ]; then
 	for t in $(awk '$2 == "FAILED" { print $3 }' "$work/times"); do
 		echo "== $t: FAILED beside another test; once more, alone"
-		t0=$(date +%s)
-		if "$t" </dev/null; then r=ok-alone; else r=FAILED; fi
-		dt=$(($(date +%s) - t0))
-		echo "== $t: $r in ${dt} s (load $(cut -d' ' -f1-3 /proc/loadavg))"
+		run_test "$t" "$work/log.alone"
+		[ "$r" = ok ] && r=ok-alone
+		show "$t" "$work/log.alone" "$r" "$dt"
 		awk -v t="$t" -v r="$r" -v dt="$dt" '$3 == t { $1 = $1 "+" dt; $2 = (r == "ok-alone" ? "FLAKY" : "FAILED") } { print }' \
 			"$work/times" >"$work/times.new" && mv "$work/times.new" "$work/times"
 	done
