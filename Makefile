@@ -1,8 +1,9 @@
 # zbench: the one build entry point.
 #
 #   make                  host program ./zbench and the static guest binaries in guest/
-#   make test             unit, golden, fuzz-corpus and integration tests (integration boots VMs;
-#                         with SANITIZE set, integration is left out)
+#   make test             unit, golden, fuzz-corpus, security and integration tests (integration
+#                         boots VMs), and the host tests again under ASan and UBSan; with
+#                         SANITIZE set, only the host tests, sanitized
 #   make fuzz             run each libFuzzer target for FUZZ_SECONDS (default 60)
 #   make integration-slow integration tests that build OpenZFS from source (tens of minutes;
 #                         not part of make test): bisect.sh
@@ -172,30 +173,40 @@ $(BUILD)/libfuzzer/fuzz_%: tests/fuzz/fuzz_%.c $(LIBFUZZER_LIB)
 	analyze clean FORCE
 
 # Like `make run`, `make test` first installs what the machine lacks (a second or two when
-# nothing is missing), so it is the one command a new machine needs.
+# nothing is missing), so it is the one command a new machine needs (.ci/run calls it).
 ifdef SANITIZE
-# With sanitizers, the tests that boot no VM; TEST_IMAGE=1 (.ci/run) builds the default image
-# beside them, for the `make test` that follows: the guest binaries are never built with
-# sanitizers, so it is the same image (on a fresh machine the DKMS build then runs while these
-# tests keep one core busy).
+# With sanitizers, the tests that boot no VM (a developer's check; `make test` runs them too, in
+# its sanitize lane).
 test: deps
 	$(Q)$(MAKE) --no-print-directory -j$(NPROC) all
-	$(Q)$(MAKE) --no-print-directory -j2 test-host $(if $(TEST_IMAGE),test-image)
+	$(Q)$(MAKE) --no-print-directory test-host
 else
-# Two lanes first: the tests that boot no VM (about 2.5 minutes), and the default image the
-# integration tests boot (cached: a second; on a fresh machine its root and DKMS build, about 15
-# minutes). Then the integration tests.
+# Two lanes first: the tests that boot no VM (about 2.5 minutes), and the images the integration
+# tests boot (cached: a second; on a fresh machine the default image's root and DKMS build, the
+# cloud flavor and the import fixtures, about 14 minutes idle). Then the integration tests,
+# with the same host tests under AddressSanitizer and UBSan beside them at the lowest priority
+# (test-sanitize: a TCG guest leaves CPU time a niced compile and test run can take).
 test: deps
 	$(Q)$(MAKE) --no-print-directory -j$(NPROC) all
 	$(Q)$(MAKE) --no-print-directory -j2 test-host test-image
-	$(Q)$(MAKE) --no-print-directory integration
+	$(Q)$(MAKE) --no-print-directory -j2 integration test-sanitize
 endif
 
-.PHONY: test-host test-image
+.PHONY: test-host test-image test-sanitize
 test-host:
 	$(Q)$(MAKE) --no-print-directory -j1 unit golden fuzz-corpus security
+# The default image, the cloud flavor (tests/integration/cloud.sh boots it) and the import
+# fixtures made from its root (tests/integration/import.sh).
 test-image: all
-	$(Q)tests/build-image.sh images/debian12-zfs.json
+	$(Q)tests/build-image.sh images/debian12-zfs.json images/debian12-zfs-cloud.json \
+		tests/integration/import-fixtures.sh
+
+# test-host with SANITIZE=address,undefined in a copy of the source tree under $(SAN_TREE), so
+# that its sanitized ./zbench and objects never replace the ones the integration tests run (the
+# guest binaries are built without sanitizers either way). Its lines are prefixed "sanitize:".
+SAN_TREE = $(BUILD)/sanitize
+test-sanitize:
+	$(Q)tests/sanitize.sh $(SAN_TREE)
 
 unit: $(UNIT_TESTS)
 	$(Q)tests/run-unit.sh $(UNIT_TESTS)
