@@ -2,8 +2,8 @@
 #
 #   make                  host program ./zbench and the static guest binaries in guest/
 #   make test             unit, golden, fuzz-corpus, security and integration tests (integration
-#                         boots VMs), and the host tests again under ASan and UBSan; with
-#                         SANITIZE set, only the host tests, sanitized
+#                         boots VMs), and the host tests again under ASan and UBSan (two lanes);
+#                         with SANITIZE set, only the host tests, sanitized
 #   make fuzz             run each libFuzzer target for FUZZ_SECONDS (default 60)
 #   make integration-slow integration tests that build OpenZFS from source (tens of minutes;
 #                         not part of make test): bisect.sh
@@ -181,25 +181,30 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory -j$(NPROC) all
 	$(Q)$(MAKE) --no-print-directory test-host
 else
-# Two lanes first: the tests that boot no VM (about 2.5 minutes), and the images the integration
-# tests boot (cached: a second; on a fresh machine the default image's root and DKMS build, the
-# cloud flavor and the import fixtures, about 14 minutes idle). Then the integration tests,
-# with the same host tests under AddressSanitizer and UBSan beside them at the lowest priority
-# (test-sanitize: a TCG guest leaves CPU time a niced compile and test run can take).
+# Two lanes: (1) the tests that boot no VM (about 2.5 minutes), then the same built with
+# AddressSanitizer and UBSan at the lowest CPU priority (test-sanitize); (2) the default image
+# (cached: a second; on a fresh machine its root and DKMS build, about 10 minutes), then the
+# integration tests, two at a time (the cloud flavor and the import fixtures are built by the
+# tests that boot them, beside the others). The niced sanitize lane takes the CPU time that the
+# single-threaded parts of lane 2 leave.
 test: deps
 	$(Q)$(MAKE) --no-print-directory -j$(NPROC) all
-	$(Q)$(MAKE) --no-print-directory -j2 test-host test-image
-	$(Q)$(MAKE) --no-print-directory -j2 integration test-sanitize
+	$(Q)$(MAKE) --no-print-directory -j2 test-lane-host test-lane-vm
 endif
+
+.PHONY: test-lane-host test-lane-vm
+test-lane-host:
+	$(Q)$(MAKE) --no-print-directory test-host
+	$(Q)$(MAKE) --no-print-directory test-sanitize
+test-lane-vm:
+	$(Q)$(MAKE) --no-print-directory test-image
+	$(Q)$(MAKE) --no-print-directory integration
 
 .PHONY: test-host test-image test-sanitize
 test-host:
 	$(Q)$(MAKE) --no-print-directory -j1 unit golden fuzz-corpus security
-# The default image, the cloud flavor (tests/integration/cloud.sh boots it) and the import
-# fixtures made from its root (tests/integration/import.sh).
 test-image: all
-	$(Q)tests/build-image.sh images/debian12-zfs.json images/debian12-zfs-cloud.json \
-		tests/integration/import-fixtures.sh
+	$(Q)tests/build-image.sh images/debian12-zfs.json
 
 # test-host with SANITIZE=address,undefined in a copy of the source tree under $(SAN_TREE), so
 # that its sanitized ./zbench and objects never replace the ones the integration tests run (the
