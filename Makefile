@@ -1,8 +1,9 @@
 # zbench: the one build entry point.
 #
 #   make                  host program ./zbench and the static guest binaries in guest/
-#   make test             unit, golden, fuzz-corpus and integration tests (integration boots VMs;
-#                         with SANITIZE set, integration is left out)
+#   make test             unit, golden, fuzz-corpus, security and integration tests (integration
+#                         boots VMs), and the host tests again under ASan and UBSan (two lanes);
+#                         with SANITIZE set, only the host tests, sanitized
 #   make fuzz             run each libFuzzer target for FUZZ_SECONDS (default 60)
 #   make integration-slow integration tests that build OpenZFS from source (tens of minutes;
 #                         not part of make test): bisect.sh
@@ -32,6 +33,8 @@ HOST_LIBS = -ljansson -lcrypto -laio -luring -lblkid -lvirt -lguestfs -lpthread 
 GUEST_REPRO = -ffile-prefix-map=$(CURDIR)=.
 GUEST_LIBS = -Wl,-Bstatic -ljansson -laio -luring -lpthread -lm
 BUILD = build
+# `make test` builds with one job per core (a clean tree: about 90 s on one of 2 cores)
+NPROC := $(shell nproc 2>/dev/null || echo 1)
 
 ifneq ($(V),1)
 Q = @
@@ -170,30 +173,45 @@ $(BUILD)/libfuzzer/fuzz_%: tests/fuzz/fuzz_%.c $(LIBFUZZER_LIB)
 	analyze clean FORCE
 
 # Like `make run`, `make test` first installs what the machine lacks (a second or two when
-# nothing is missing), so it is the one command a new machine needs.
+# nothing is missing), so it is the one command a new machine needs (.ci/run calls it).
 ifdef SANITIZE
-# With sanitizers, the tests that boot no VM; TEST_IMAGE=1 (.ci/run) builds the default image
-# beside them, for the `make test` that follows: the guest binaries are never built with
-# sanitizers, so it is the same image (on a fresh machine the DKMS build then runs while these
-# tests keep one core busy).
+# With sanitizers, the tests that boot no VM (a developer's check; `make test` runs them too, in
+# its sanitize lane).
 test: deps
-	$(Q)$(MAKE) --no-print-directory all
-	$(Q)$(MAKE) --no-print-directory -j2 test-host $(if $(TEST_IMAGE),test-image)
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) all
+	$(Q)$(MAKE) --no-print-directory test-host
 else
-# Two lanes first: the tests that boot no VM (about 2.5 minutes), and the default image the
-# integration tests boot (cached: a second; on a fresh machine its root and DKMS build, about 15
-# minutes). Then the integration tests.
+# Two lanes: (1) the tests that boot no VM (about 2.5 minutes), then the same built with
+# AddressSanitizer and UBSan at the lowest CPU priority (test-sanitize); (2) the default image
+# (cached: a second; on a fresh machine its root and DKMS build, about 10 minutes), then the
+# integration tests, two at a time (the cloud flavor and the import fixtures are built by the
+# tests that boot them, beside the others). The niced sanitize lane takes the CPU time that the
+# single-threaded parts of lane 2 leave.
 test: deps
-	$(Q)$(MAKE) --no-print-directory all
-	$(Q)$(MAKE) --no-print-directory -j2 test-host test-image
-	$(Q)$(MAKE) --no-print-directory integration
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) all
+	$(Q)$(MAKE) --no-print-directory -j2 test-lane-host test-lane-vm
 endif
 
-.PHONY: test-host test-image
+.PHONY: test-lane-host test-lane-vm
+test-lane-host:
+	$(Q)$(MAKE) --no-print-directory test-host
+	$(Q)$(MAKE) --no-print-directory test-sanitize
+test-lane-vm:
+	$(Q)$(MAKE) --no-print-directory test-image
+	$(Q)$(MAKE) --no-print-directory integration
+
+.PHONY: test-host test-image test-sanitize
 test-host:
 	$(Q)$(MAKE) --no-print-directory -j1 unit golden fuzz-corpus security
 test-image: all
 	$(Q)tests/build-image.sh images/debian12-zfs.json
+
+# test-host with SANITIZE=address,undefined in a copy of the source tree under $(SAN_TREE), so
+# that its sanitized ./zbench and objects never replace the ones the integration tests run (the
+# guest binaries are built without sanitizers either way). Its lines are prefixed "sanitize:".
+SAN_TREE = $(BUILD)/sanitize
+test-sanitize:
+	$(Q)tests/sanitize.sh $(SAN_TREE)
 
 unit: $(UNIT_TESTS)
 	$(Q)tests/run-unit.sh $(UNIT_TESTS)

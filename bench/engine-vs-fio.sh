@@ -60,8 +60,8 @@ cd "$(dirname "$0")/.."
 
 # guest: the same cells in VMs, each once with zbench-engine and once with Debian's fio in the
 # guest ("engine": "fio"), in one `zbench run` of bench/engine-vs-fio-guest.json (throttled
-# hdd-7200 disk: psync and libaio qd4, a dataset and a zvol, 4k random reads and sync writes, 4 s
-# after 1 s of ramp), then bench/engine-vs-fio-cpu.json (unthrottled, the file in the ARC, 4k
+# hdd-7200 disk: psync and libaio qd4, a dataset and a zvol; 4k random reads, one job, 4 s after
+# 1 s of ramp; 4k random sync writes, four jobs, 30 s: whole TXG intervals), then bench/engine-vs-fio-cpu.json (unthrottled, the file in the ARC, 4k
 # randread qd16: CPU-bound). Boots VMs: run it through /work/wt/vmslot. Prints per cell both IOPS,
 # ours / fio, what the disk did (telemetry: disk IOPS over the workload) and the CPU per I/O
 # of each engine's job (usr_cpu + sys_cpu over job_runtime, per I/O), and checks that every
@@ -74,8 +74,10 @@ guest_table() {
 		def cpu_us: (.fio.jobs | map((.usr_cpu + .sys_cpu) / 100 * .job_runtime * 1000) | add);
 		# the disks mean IOPS that carried data (w_data_iops leaves out the flushes, which
 		# the guest also counts as writes and the throttle does not limit; docs/results.md)
-		def disk: (.telemetry_summary.disks // {} | to_entries
-			   | map(.value.r_iops + (.value.w_data_iops // .value.w_iops)) | add / length // 0);
+		# in the measured phase (the prefill phase before it writes at full bandwidth)
+		def disk: ([(.phase_results // [.])[] | select(.measured != false)
+			    | .telemetry_summary.disks // {} | .[]
+			    | .r_iops + (.w_data_iops // .w_iops)] | add / length // 0);
 		def mean(f): (map(f) | add / length);
 		# per engine, the mean over its repeats (the run shuffles engines and repeats together)
 		def side: {iops: mean(iops), disk: mean(disk), us: mean(cpu_us / ios), n: length,

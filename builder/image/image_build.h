@@ -20,7 +20,7 @@
 #include "image.h"
 
 /* Bump when the root build steps change what ends up in a root: every cached root is rebuilt. */
-#define IMAGE_ROOT_VERSION 1
+#define IMAGE_ROOT_VERSION 2
 /* Bump when the appliance assembly changes: every cached image is reassembled (seconds). */
 #define IMAGE_APPLIANCE_VERSION 1
 
@@ -178,6 +178,10 @@ int root_nsteps(void);
 int root_derive(const struct recipe *r, const char *base_root, const char *cache, const char *dir,
 		struct build *b, struct zb_error *err);
 int root_derive_nsteps(void);
+/* Switch initramfs-tools' `update-initramfs -u` (what package triggers run) on or off in the
+ * root at `root` (its /etc/initramfs-tools/update-initramfs.conf, the update_initramfs= line);
+ * a root without initramfs-tools: nothing to do. 0, or -1 with `err`. */
+int root_initramfs_updates(const char *root, int on, struct zb_error *err);
 
 /* A host directory bound into a chroot: `src` at ROOT/`dst` (created). */
 struct root_bind {

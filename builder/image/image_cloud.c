@@ -28,7 +28,7 @@
 #include "version.h"
 
 /* Bump when the derived root's steps change (every cached cloud root is rebuilt: minutes). */
-#define CLOUD_ROOT_VERSION 1
+#define CLOUD_ROOT_VERSION 2
 /* Bump when the disk assembly changes (every cloud image is reassembled). */
 #define CLOUD_IMAGE_VERSION 2
 

@@ -254,12 +254,20 @@ static int write_apt_config(const struct recipe *r, const char *root, const char
 	return rc;
 }
 
+/* apt-get install in the root. What the packages' scripts build is never booted as it is:
+ * INITRD=No keeps the kernel's postinst from making an initrd (the appliance assembles its own
+ * initramfs; a derived root that boots the distribution's way makes one, step_initramfs), and
+ * KCFLAGS=-g0 compiles DKMS modules without debug info, which DKMS strips from the installed
+ * modules anyway (docs/performance.md, "From scratch": minutes of a cold build). */
 static int apt_install(struct build *b, const char *root, json_t *pkgs, struct zb_error *err)
 {
 	size_t n = json_array_size(pkgs), i;
-	const char **argv = xcalloc(n + 8, sizeof(*argv));
+	const char **argv = xcalloc(n + 11, sizeof(*argv));
 	int k = 0, rc;
 
+	argv[k++] = "env";
+	argv[k++] = "INITRD=No";
+	argv[k++] = "KCFLAGS=-g0";
 	argv[k++] = "chroot";
 	argv[k++] = root;
 	argv[k++] = "apt-get";
@@ -500,12 +508,42 @@ static void title_kernel(const void *ctx, char *buf, size_t len)
 	snprintf(buf, len, "install kernel (%zu packages)", json_array_size(j->r->kernel_packages));
 }
 
+int root_initramfs_updates(const char *root, int on, struct zb_error *err)
+{
+	static const char key[] = "update_initramfs=";
+	cleanup_free char *path = xasprintf("%s/etc/initramfs-tools/update-initramfs.conf", root);
+	cleanup_free char *text = NULL, *out = NULL;
+	const char *line = NULL, *value, *nl;
+	size_t len;
+
+	if (!path_exists(path))
+		return 0;
+	if (read_file(path, 1 << 16, &text, &len, err) < 0)
+		return -1;
+	/* The assignment at the start of a line (the comments above it name it too). */
+	for (const char *p = text; p && *p; p = (nl = strchr(p, '\n')) ? nl + 1 : NULL) {
+		if (!strncmp(p, key, sizeof(key) - 1)) {
+			line = p;
+			break;
+		}
+	}
+	if (!line)
+		return error_set(err, EINVAL, "'%s': no %s line", path, key);
+	value = line + sizeof(key) - 1;
+	out = xasprintf("%.*s%s%s", (int)(value - text), text, on ? "yes" : "no",
+			value + strcspn(value, "\n"));
+	return write_file_atomic(path, out, strlen(out), 0644, err);
+}
+
 static int step_kernel(void *ctx, struct build *b, struct zb_error *err)
 {
 	struct root_job *j = ctx;
+	int rc = interrupted ? -1 : apt_install(b, j->root, j->r->kernel_packages, err);
 
-	return root_result(interrupted ? -1 : apt_install(b, j->root, j->r->kernel_packages, err),
-			   err);
+	/* No initrd either when the packages after it (zfs-dkms) trigger an update. */
+	if (rc == 0)
+		rc = root_initramfs_updates(j->root, 0, err);
+	return root_result(rc, err);
 }
 
 static void title_packages(const void *ctx, char *buf, size_t len)
@@ -660,14 +698,18 @@ static int step_derive_install(void *ctx, struct build *b, struct zb_error *err)
 	return root_result(rc, err);
 }
 
-/* initramfs-tools rebuilds the initrd for what the root now holds (systemd's udev rules and
- * hooks): the one the cloud image boots with. */
+/* initramfs-tools makes the initrd for what the root now holds (systemd's udev rules and
+ * hooks): the one the cloud image boots with, and the only one made (the base root has none,
+ * apt_install). Updates are switched back on: the image then behaves as Debian's does. */
 static int step_initramfs(void *ctx, struct build *b, struct zb_error *err)
 {
 	struct root_job *j = ctx;
-	const char *argv[] = { "chroot", j->root, "update-initramfs", "-u", "-k", "all", NULL };
+	const char *argv[] = { "chroot", j->root, "update-initramfs", "-c", "-k", "all", NULL };
+	int rc = root_initramfs_updates(j->root, 1, err);
 
-	return root_result(interrupted ? -1 : build_run(b, argv, err), err);
+	if (rc == 0)
+		rc = interrupted ? -1 : build_run(b, argv, err);
+	return root_result(rc, err);
 }
 
 static const struct build_step derive_steps[] = {

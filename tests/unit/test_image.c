@@ -14,6 +14,7 @@
 #include "check.h"
 #include "elf_deps.h"
 #include "image.h"
+#include "image_build.h"
 #include "image_flavor.h"
 #include "image_stage.h"
 #include "initramfs.h"
@@ -187,6 +188,41 @@ static void test_root_resolve(void)
 	make_link("loop", "r/loop");
 	CHECK(root_resolve(root, "/loop", out, sizeof(out), &err) < 0);
 	free(root);
+}
+
+/* The base root's update-initramfs switch (image_root.c): the assignment line changes, the
+ * comments that name it and the rest of the file do not. */
+static void test_initramfs_updates(void)
+{
+	static const char conf[] = "#\n# update_initramfs [ yes | all | no ]\n#\n\n"
+				   "update_initramfs=yes\n\n#\nbackup_initramfs=no\n";
+	struct zb_error err = { 0 };
+	char *root = at("ir"), *path = at("ir/etc/initramfs-tools/update-initramfs.conf"), *text;
+
+	make_dir("ir");
+	CHECK(root_initramfs_updates(root, 0, &err) == 0); /* no initramfs-tools: nothing to do */
+	make_dir("ir/etc");
+	make_dir("ir/etc/initramfs-tools");
+	put_file("ir/etc/initramfs-tools/update-initramfs.conf", conf, 0644);
+	CHECK(root_initramfs_updates(root, 0, &err) == 0);
+	CHECK(read_file(path, 1 << 16, &text, NULL, &err) == 0);
+	CHECK_STR(text, "#\n# update_initramfs [ yes | all | no ]\n#\n\nupdate_initramfs=no\n\n#\n"
+			"backup_initramfs=no\n");
+	free(text);
+	CHECK(root_initramfs_updates(root, 1, &err) == 0);
+	CHECK(read_file(path, 1 << 16, &text, NULL, &err) == 0);
+	CHECK_STR(text, conf);
+	free(text);
+	put_file("ir/etc/initramfs-tools/update-initramfs.conf", "update_initramfs=all", 0644);
+	CHECK(root_initramfs_updates(root, 0, &err) == 0);
+	CHECK(read_file(path, 1 << 16, &text, NULL, &err) == 0);
+	CHECK_STR(text, "update_initramfs=no");
+	free(text);
+	put_file("ir/etc/initramfs-tools/update-initramfs.conf", "# update_initramfs=yes\n", 0644);
+	CHECK(root_initramfs_updates(root, 0, &err) < 0);
+	CHECK(strstr(err.msg, "update-initramfs.conf': no update_initramfs= line") != NULL);
+	free(root);
+	free(path);
 }
 
 static void le32(unsigned char *p, unsigned v)
@@ -606,6 +642,7 @@ int main(void)
 	test_elf_deps();
 	test_modinfo();
 	test_root_resolve();
+	test_initramfs_updates();
 	test_stage_path();
 	test_vmlinux_lz4();
 	test_vmlinux_xz();
