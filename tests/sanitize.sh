@@ -11,10 +11,10 @@ set -u
 cd "$(dirname "$0")/.."
 tree=${1:?usage: tests/sanitize.sh TREE}
 case $tree in /*) ;; *) tree=$PWD/$tree ;; esac
-rcfile=$(mktemp /tmp/zbench-sanitize.XXXXXX)
-trap 'rm -f "$rcfile"' EXIT
-t0=$(date +%s)
-{
+. tests/lane.inc
+
+# the copy, then the sanitized build and tests in it
+sanitize() {
 	rm -rf "$tree" && mkdir -p "$tree" &&
 		tar --exclude=./build --exclude=./.git --exclude=./runs --exclude=./zbench \
 			--exclude=./guest/zbench-agent --exclude=./guest/zbench-engine -cf - . |
@@ -22,8 +22,9 @@ t0=$(date +%s)
 		git -C "$tree" init -q && git -C "$tree" add -A &&
 		nice -n 19 make -C "$tree" --no-print-directory SANITIZE=address,undefined all &&
 		nice -n 19 make -C "$tree" --no-print-directory SANITIZE=address,undefined test-host
-	echo $? >"$rcfile"
-} 2>&1 | sed -u 's/^/sanitize: /'
-rc=$(cat "$rcfile")
-echo "sanitize: the host tests under ASan and UBSan: $([ "$rc" = 0 ] && echo ok || echo FAILED) in $(($(date +%s) - t0)) s"
-exit "$rc"
+}
+
+t0=$(date +%s)
+lane_run sanitize sanitize
+echo "sanitize: the host tests under ASan and UBSan: $([ "$lane_rc" = 0 ] && echo ok || echo FAILED) in $(($(date +%s) - t0)) s"
+exit "$lane_rc"
