@@ -7,7 +7,7 @@
  * A workload with "phases" (guest/phase.h, docs/matrix.md) runs them in order on the same pool:
  * each engine run ends with a "phase_result" message (its result, its telemetry summary and the
  * target's space figures), each action (zpool sync, export and import, drop caches, sleep) runs
- * between them, and the "result" is the last measured phase's. */
+ * between them, and the "result" is the last measured phase's. A prefill ends with a zpool sync. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -267,21 +267,29 @@ static json_t *target_space(void)
 	return o;
 }
 
+/* `zpool sync`: the pool's dirty data on its disks before the next phase starts (a cell
+ * without a pool, a workload on the raw disks: the page cache's). */
+static void pool_sync(void)
+{
+	char *const argv[] = { "/sbin/zpool", "sync", (char *)job_pool_name(), NULL };
+
+	if (argv[2])
+		free(must_run(argv));
+	else
+		sync();
+}
+
 /* An action between phases (guest/phase.h). */
 static void run_action(const json_t *phase)
 {
 	enum phase_action act = phase_action_of(phase);
-	const char *pool = job_pool_name();
 	uint64_t us = 0;
 
 	logf_console("phase action '%s'", phase_action_name(act));
 	switch (act) {
-	case PHASE_ACTION_SYNC: {
-		char *const argv[] = { "/sbin/zpool", "sync", (char *)pool, NULL };
-
-		free(must_run(argv));
+	case PHASE_ACTION_SYNC:
+		pool_sync();
 		break;
-	}
 	case PHASE_ACTION_EXPORT_IMPORT:
 		target_export_import();
 		break;
@@ -329,6 +337,12 @@ static void run_phases(const json_t *w, const json_t *phases)
 		fio = engine_run(opts, &summary);
 		phase_now = NULL;
 		json_decref(opts);
+		/* Prepared data is on the disks: without this the prefill's TXG writeback (its
+		 * fsync only logs it) would run in the next phase, a read phase's disks writing as
+		 * they read, or its reads answered from dirty data (docs/matrix.md). The space
+		 * figures below then count what was synced. */
+		if (phase_is_prefill(p))
+			pool_sync();
 		send_msg(json_pack("{s:s, s:s, s:b, s:O, s:o*, s:o}", "type", "phase_result",
 				   "name", name, "measured", measured, "fio", fio,
 				   "telemetry_summary", json_incref(summary), "target",

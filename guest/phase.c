@@ -56,7 +56,12 @@ bool phase_is_measured(const json_t *phase)
 		return true;
 	if (json_is_boolean(m))
 		return json_is_true(m);
-	return !json_is_true(json_object_get(phase, "prefill"));
+	return !phase_is_prefill(phase);
+}
+
+bool phase_is_prefill(const json_t *phase)
+{
+	return json_is_true(json_object_get(phase, "prefill"));
 }
 
 /* What a prefill takes from the workload's options: what the data is and where it goes. */
@@ -82,7 +87,7 @@ static bool prefill_keeps(const char *key, int target_is_dev)
 
 json_t *phase_engine_options(const json_t *workload, const json_t *phase, int target_is_dev)
 {
-	int prefill = json_is_true(json_object_get(phase, "prefill"));
+	int prefill = phase_is_prefill(phase);
 	json_t *out = json_object(), *v;
 	const char *k;
 

@@ -40,6 +40,9 @@ bool phase_key_is_zbench(const char *key, int in_phase);
  * else false for a prefill and true otherwise. NULL (the single workload) is measured. */
 bool phase_is_measured(const json_t *phase);
 
+/* Whether a phase is a prefill ("prefill": true): the agent ends it with a `zpool sync`. */
+bool phase_is_prefill(const json_t *phase);
+
 /* The engine options (a new object, zbench's keys left out) of `phase` of `workload`; NULL
  * phase: the single workload. The workload's options first, then the phase's own. A prefill
  * phase keeps of the workload's options only the buffer contents and the region

@@ -226,6 +226,10 @@ static void test_engine_options(void)
 	CHECK(phase_is_measured(read));
 	json_object_set_new(fill, "measured", json_true());
 	CHECK(phase_is_measured(fill));
+	/* a measured prefill is still a prefill (the agent syncs after it); "prefill": 1 is not */
+	CHECK(phase_is_prefill(fill) && !phase_is_prefill(read) && !phase_is_prefill(NULL));
+	json_object_set_new(read, "prefill", json_integer(1));
+	CHECK(!phase_is_prefill(read));
 	json_decref(w);
 	json_decref(fill);
 	json_decref(read);
