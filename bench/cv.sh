@@ -1,6 +1,6 @@
 #!/bin/sh
 # Repeatable throttled cells (issue 14 item 6): the coefficient of variation of repeated cells
-# against the measured window, from one run. Layouts of three hdd-7200 disks (100 IOPS each), 4k
+# against the measured window, from one run. Layouts of three MODEL disks (hdd-7200: 100 IOPS), 4k
 # random writes with sync=always and 4k random reads of prefilled files (primarycache=metadata),
 # REPEATS repeats each, every setting in one shuffled run so they see the same host:
 #   before  a 1 s ramp and a 4 s measured window (what most matrices use)
@@ -8,17 +8,20 @@
 #   txg30   "window": "txg" and runtime 30s: six whole TXG intervals
 # Prints per cell the mean IOPS, the CV over repeats and each repeat's disk use in the measured
 # phase: the disks' mean IOPS that carried data (reads, and writes without the flushes' empty
-# ones: w_data_iops) as a share of their limit; a cell is disk-bound when every repeat is at 0.9
+# ones: w_data_iops) as a share of their limit (the record's throttle.iops); a cell is
+# disk-bound when every repeat is at 0.9
 # or more (below, it waited on the emulator's CPU, and no throttle makes it repeat). Then per
 # layout and workload the CV of each setting, and the load average at the start and the end
 # (other VMs on the host's cores move TCG cells: say so beside any figure).
 #   bench/cv.sh [RUNDIR]    REPEATS=3  LAYOUTS="stripe mirror"  RWS="randwrite randread"
+#                           MODEL=hdd-7200 (a slower one, hdd-5400, asks less of the guest's CPU)
 set -u
 cd "$(dirname "$0")/.."
 dir=${1:-runs/cv-$(date -u +%Y%m%dT%H%M%S)}
 repeats=${REPEATS:-3}
 layouts=${LAYOUTS:-stripe mirror}
 rws=${RWS:-randwrite randread}
+model=${MODEL:-hdd-7200}
 m=$(mktemp /tmp/zbench-cv.XXXXXX.json)
 trap 'rm -f "$m"' EXIT
 lv=$(for l in $layouts; do printf '[{"type":"%s","disks":["d0","d1","d2"]}],' "$l"; done)
@@ -27,9 +30,9 @@ cat >"$m" <<JSON
 { "zbench": 1, "name": "cv",
   "description": "bench/cv.sh: CV of repeated throttled cells against the measured window",
   "base": { "vm": { "memory": "512M", "cpus": 1 },
-    "disks": [ { "name": "d0", "size": "256M", "model": "hdd-7200" },
-               { "name": "d1", "size": "256M", "model": "hdd-7200" },
-               { "name": "d2", "size": "256M", "model": "hdd-7200" } ],
+    "disks": [ { "name": "d0", "size": "256M", "model": "$model" },
+               { "name": "d1", "size": "256M", "model": "$model" },
+               { "name": "d2", "size": "256M", "model": "$model" } ],
     "pool": { "vdevs": [ { "type": "stripe", "disks": ["d0", "d1", "d2"] } ], "properties": { "ashift": 12 } },
     "datasets": [ { "name": "ds", "properties": { "recordsize": "4k", "compression": "off",
                     "primarycache": "metadata", "sync": "always" } } ],
@@ -47,12 +50,13 @@ JSON
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 ./zbench run -o "$dir" "$m" >/dev/null 2>&1
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
-jq -rs --argjson limit 100 '
+jq -rs '
   map(select(.outcome == "ok")) | group_by(.summary) | map({
     cell: .[0].summary,
     iops: map([.fio.jobs[] | .read.iops + .write.iops] | add),
-    busy: map([(.phase_results // [.])[] | select(.measured != false) | .telemetry_summary.disks[]
-               | (.r_iops + (.w_data_iops // .w_iops))] | (add / length / $limit)) })
+    busy: map(.config.disks[0].throttle.iops as $limit
+              | [(.phase_results // [.])[] | select(.measured != false) | .telemetry_summary.disks[]
+                 | (.r_iops + (.w_data_iops // .w_iops))] | (add / length / $limit)) })
   | map(. + { mean: (.iops | add / length) })
   | map(. + { sd: ((.iops | map(. * .) | add / length) - .mean * .mean | if . < 0 then 0 else . end | sqrt) })
   | map(. + { cv: (if .mean > 0 then 100 * .sd / .mean else 0 end),
@@ -62,4 +66,4 @@ jq -rs --argjson limit 100 '
      | group_by(.key)[]
      | "\(.[0].key): " + (map("\(.case) cv \(.cv * 10 | round / 10)%\(if .bound then " (disk-bound)" else "" end)") | join(", ")))
   ' "$dir/cells.jsonl"
-echo "load average: start $load0, end $load1 (2 cores); run directory $dir"
+echo "disks: $model; load average: start $load0, end $load1 (2 cores); run directory $dir"
