@@ -108,6 +108,10 @@ void read_faults(void);
 int send_msg(json_t *msg);
 /* The "hello" message (agent, kernel, machine). */
 void send_hello(void);
+/* Before the first phase that is not an unmeasured prefill: ask the host for the disks' I/O
+ * limits, which it lifts while the guest sets up (pool, datasets, prefills: docs/disks.md), and
+ * wait until it says they are in place (a step failure after LIMITS_WAIT_SEC). Once per job. */
+void await_disk_limits(void);
 /* The job's config.KEY (borrowed), or NULL. */
 json_t *job_config(const char *key);
 /* The job's config.pool.name and config.workload.target, or NULL. */

@@ -1,8 +1,9 @@
 /* The agent's channel to the host: the virtio-serial port "org.zbench.0" and the messages on it
  * (docs/protocol.md). The guest speaks first ("hello"), then waits for the one "job" message;
  * from then on a heartbeat thread says which step runs every HEARTBEAT_SEC and a control thread
- * serves the host's requests ("dump"). Everything the host sends is checked here: frames by the
- * bounded decoder (guest/proto.c), the job's type, and control messages by type. */
+ * serves the host's requests ("dump") and answers ("limits"). Everything the host sends is
+ * checked here: frames by the bounded decoder (guest/proto.c), the job's type, and control
+ * messages by type. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,13 +12,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent.h"
 #include "proto.h"
 
-#define HEARTBEAT_SEC 2
-#define JOB_WAIT_SEC  120
+#define HEARTBEAT_SEC	2
+#define JOB_WAIT_SEC	120
+#define LIMITS_WAIT_SEC 60
+
+/* The host's answer to our "limits" (await_disk_limits), set by the control thread. */
+static pthread_mutex_t limits_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t limits_cond = PTHREAD_COND_INITIALIZER;
+static int limits_asked, limits_set;
 
 int send_msg(json_t *msg)
 {
@@ -156,7 +164,12 @@ static int control_frame(void *arg, const char *payload, size_t len)
 	json_t *msg = json_loadb(payload, len, 0, NULL);
 	const char *type = json_string_value(json_object_get(msg, "type"));
 
-	if (type && !strcmp(type, "dump")) {
+	if (type && !strcmp(type, "limits")) {
+		pthread_mutex_lock(&limits_lock);
+		limits_set = 1;
+		pthread_cond_signal(&limits_cond);
+		pthread_mutex_unlock(&limits_lock);
+	} else if (type && !strcmp(type, "dump")) {
 		int fd = open("/proc/sys/kernel/printk", O_WRONLY);
 
 		/* sysrq output is printed at the console's level: raise it so it is seen */
@@ -199,6 +212,29 @@ static void *control_main(void *arg)
 	}
 	proto_decoder_release(&dec);
 	return NULL;
+}
+
+void await_disk_limits(void)
+{
+	struct timespec until;
+	double t0 = mono_now();
+	int rc = 0;
+
+	if (limits_asked)
+		return;
+	limits_asked = 1;
+	if (send_msg(json_pack("{s:s}", "type", "limits")) < 0)
+		fail_step(NULL, "asking the host for the disks' limits: the port is gone");
+	clock_gettime(CLOCK_REALTIME, &until); /* pthread_cond_timedwait's clock */
+	until.tv_sec += LIMITS_WAIT_SEC;
+	pthread_mutex_lock(&limits_lock);
+	while (!limits_set && rc == 0)
+		rc = pthread_cond_timedwait(&limits_cond, &limits_lock, &until);
+	pthread_mutex_unlock(&limits_lock);
+	if (!limits_set)
+		fail_step(NULL, "the host did not give the disks their limits within %d s",
+			  LIMITS_WAIT_SEC);
+	logf_console("the disks have their limits (%.3f s)", mono_now() - t0);
 }
 
 /* Wait for the job (JOB_WAIT_SEC at most); from then on the control thread reads the port. */

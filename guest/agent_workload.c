@@ -331,6 +331,8 @@ static void run_phases(const json_t *w, const json_t *phases)
 			run_action(p);
 			continue;
 		}
+		if (measured || !phase_is_prefill(p))
+			await_disk_limits(); /* setup ends here: the disks get their limits */
 		logf_console("phase '%s'%s", name, measured ? "" : " (not measured)");
 		opts = phase_engine_options(w, p, agent.target_is_dev);
 		phase_now = name;
@@ -378,6 +380,7 @@ void step_workload(void)
 		run_phases(w, phases);
 		return;
 	}
+	await_disk_limits();
 	opts = phase_engine_options(w, NULL, agent.target_is_dev);
 	fio = engine_run(opts, &summary);
 	json_decref(opts);

@@ -84,6 +84,7 @@ int cmd_replay(int argc, char **argv)
 	o.keep_disks = json_is_true(json_object_get(opts, "keep_disks"));
 	o.cold = json_is_true(json_object_get(opts, "cold")); /* a cold run replays cold */
 	o.warm = json_is_true(json_object_get(opts, "warm"));
+	o.limits_from_start = json_is_true(json_object_get(opts, "limits_from_start"));
 	if (json_string_value(json_object_get(man, "backend")))
 		o.backend = json_string_value(json_object_get(man, "backend"));
 	/* run_matrix resolves the image once and says if it is not the one the run used */

@@ -54,6 +54,11 @@ static void usage(FILE *f)
 	    "                       the cache); a cell that cannot be restored boots, and\n"
 	    "                       its record says why (docs/performance.md)\n"
 	    "      --cold, --no-snapshot  boot every cell\n"
+	    "      --limits-from-start  keep the disks' I/O limits (throttle) while the\n"
+	    "                       guest sets up too; by default they are lifted for the\n"
+	    "                       pool, the datasets and prefill phases and given back\n"
+	    "                       before the first phase that is not an unmeasured\n"
+	    "                       prefill (qemu backend; docs/disks.md)\n"
 	    "      --allow-device PATH  let disks[].device use this host block device\n"
 	    "                       (repeatable); its contents are destroyed. Devices that\n"
 	    "                       are mounted, held, open or in a host pool are refused\n"
@@ -177,6 +182,12 @@ static int set_cold(struct run_cli *c, const char *arg)
 	return 0;
 }
 
+static int set_limits_from_start(struct run_cli *c, const char *arg)
+{
+	c->o.limits_from_start = 1;
+	return 0;
+}
+
 static int set_warm(struct run_cli *c, const char *arg)
 {
 	c->o.warm = 1;
@@ -255,6 +266,7 @@ static const struct run_flag {
 	{ "warm", 0, 0, set_warm },
 	{ "cold", 0, 0, set_cold },
 	{ "no-snapshot", 0, 0, set_cold },
+	{ "limits-from-start", 0, 0, set_limits_from_start },
 	{ "allow-device", 0, 1, set_allow_device },
 	{ "jobs", 'j', 1, set_jobs },
 	{ "allow-interference", 0, 0, set_allow_interference },

@@ -425,6 +425,23 @@ static int on_error(struct channel *ch, json_t *msg, size_t cost, double now)
 	return 0;
 }
 
+/* The guest's setup is over: its disks get their limits before it measures. Asked once; a
+ * second ask is answered again (the limits stay as they are). */
+static int on_limits(struct channel *ch, json_t *msg, size_t cost, double now)
+{
+	struct cell_state *st = ch->st;
+
+	if (!st->t_limits) {
+		st->t_limits = now;
+		json_object_set_new(st->phases, "limits", json_real(now - st->t_start));
+	}
+	if (ch->on_limits && ch->on_limits(ch->arg, ch->err) < 0) {
+		ch->fatal = 1;
+		return -1;
+	}
+	return 0;
+}
+
 static int on_bye(struct channel *ch, json_t *msg, size_t cost, double now)
 {
 	ch->st->got_bye = 1;
@@ -470,6 +487,7 @@ static const struct msg_type msg_types[] = {
 	{ "result", { { "fio", FIELD_OBJECT } }, on_result },
 	{ "phase_result", { { "name", FIELD_STRING }, { "fio", FIELD_OBJECT } }, on_phase_result },
 	{ "error", { { "step", FIELD_STRING }, { "message", FIELD_STRING } }, on_error },
+	{ "limits", { { NULL } }, on_limits },
 	{ "bye", { { NULL } }, on_bye },
 };
 

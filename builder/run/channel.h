@@ -58,6 +58,7 @@ struct cell_state {
 	double live_t, live_ios[2];
 	int live_have;
 	int said_hello, got_bye;
+	double t_limits;   /* the guest asked for its disks' limits (0: not yet) */
 	json_t *phases;	   /* name -> seconds since VM start (host clock) */
 	json_t *effective; /* the "effective" message */
 	json_t *hello;	   /* the hello's agent and kernel */
@@ -95,6 +96,9 @@ struct channel {
 	/* Called once, on the guest's hello: the runner answers with the job. Returns < 0 with
 	 * err set for a host-side failure (the channel then sets `fatal` and stops). */
 	int (*on_hello)(void *arg, struct zb_error *err);
+	/* Called on the guest's first "limits" (its setup is over, docs/disks.md): the runner
+	 * gives the disks their I/O limits back and answers "limits". Same return as on_hello. */
+	int (*on_limits)(void *arg, struct zb_error *err);
 	void *arg;
 	struct zb_error *err;
 	int fatal; /* a host-side failure while handling a frame */

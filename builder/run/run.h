@@ -35,6 +35,9 @@ struct run_options {
 	int keep_disks;		 /* keep each cell's disk images (debugging) */
 	int cold;		 /* --cold: boot every cell, no warm snapshot (vm_snapshot.h) */
 	int warm;		 /* --warm: restore cells from a warm snapshot where they can be */
+	int limits_from_start;	 /* --limits-from-start: the disks' I/O limits during setup too
+				  * (default: lifted until the first phase that is not an
+				  * unmeasured prefill, on backends that can; docs/disks.md) */
 	int jobs;		 /* cells at once (-j); <= 1: one at a time */
 	int allow_interference;	 /* -j with unthrottled disks: run anyway */
 	int shard_index, shard_count; /* run only cells whose shard is index (1-based) of count */

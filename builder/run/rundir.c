@@ -214,10 +214,11 @@ static void manifest_new(struct run_ctx *ctx)
 	json_object_set_new(man, "host", host_info());
 	json_object_set_new(man, "backend", json_string(ctx->vm_ops->name));
 	json_object_set_new(man, "options",
-			    json_pack("{s:s?, s:b, s:s?, s:s?, s:b, s:b, s:b}", "accel", o->accel,
-				      "keep_disks", o->keep_disks, "libvirt_uri", ctx->uri, "hosts",
-				      o->hosts, "shared_paths", o->shared_paths, "cold", o->cold,
-				      "warm", o->warm));
+			    json_pack("{s:s?, s:b, s:s?, s:s?, s:b, s:b, s:b, s:b}", "accel",
+				      o->accel, "keep_disks", o->keep_disks, "libvirt_uri",
+				      ctx->uri, "hosts", o->hosts, "shared_paths", o->shared_paths,
+				      "cold", o->cold, "warm", o->warm, "limits_from_start",
+				      o->limits_from_start));
 	if (ctx->nhosts) {
 		json_t *hosts = json_array();
 

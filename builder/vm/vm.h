@@ -120,6 +120,13 @@ struct vm_ops {
 	void (*free)(struct vm *vm);
 	/* Optional: how the VM came up (NULL: every start is a cold boot). */
 	const struct vm_boot *(*boot)(struct vm *vm);
+	/* Optional: in the running VM, take the I/O limits off the disks (`on` 0) or give them
+	 * their vm_disk.throttle back (`on` 1); `disks` are the spec's, in its order. The runner
+	 * takes them off while the guest sets up (pool, datasets, prefills) and gives them back
+	 * before the guest's first phase that is not an unmeasured prefill (docs/disks.md).
+	 * NULL: the disks keep their limits from the start. */
+	int (*disk_limits)(struct vm *vm, const struct vm_disk *disks, int ndisks, int on,
+			   struct zb_error *err);
 };
 
 /* ---- the qemu backend's QEMU process (vm_qemu.c, docs/security.md) ---- */

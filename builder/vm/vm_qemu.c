@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "disk_bus.h"
+#include "qmp.h"
 #include "util.h"
 #include "vm.h"
 #include "vm_machine.h"
@@ -351,6 +352,34 @@ static pid_t qemu_pid(struct vm *vm)
 	return vm->pid;
 }
 
+/* Each throttled disk's group, through QMP: qom-set /objects/tg<i> limits (QEMU applies a
+ * group's new limits to the requests that follow). */
+static int qemu_disk_limits(struct vm *vm, const struct vm_disk *disks, int ndisks, int on,
+			    struct zb_error *err)
+{
+	struct qmp *q = xmalloc(sizeof(*q)); /* its line buffer is 64 KiB */
+	int rc = 0;
+
+	qmp_init(q, vm->qmp);
+	for (int i = 0; i < ndisks && rc == 0; i++) {
+		const struct vm_throttle *t = &disks[i].throttle;
+		char path[32];
+
+		if (!t->iops && !t->bps) /* no throttle node (vm_qemu_args.c) */
+			continue;
+		snprintf(path, sizeof(path), "/objects/tg%d", i);
+		rc = qmp_call(q, "qom-set",
+			      json_pack("{s:s, s:s, s:o}", "path", path, "property", "limits",
+					"value", on ? vm_qemu_throttle_limits(t) : json_object()),
+			      NULL, QEMU_QMP_WAIT_S, err);
+		if (rc < 0)
+			error_wrap(err, "%s the limits of disk '%s'", on ? "setting" : "lifting",
+				   disks[i].name);
+	}
+	free(q);
+	return rc;
+}
+
 const struct vm_ops vm_qemu_ops = {
 	.name = "qemu",
 	.caps = VM_CAP_CLOUD_DISK,
@@ -363,4 +392,5 @@ const struct vm_ops vm_qemu_ops = {
 	.pid = qemu_pid,
 	.free = qemu_free,
 	.boot = qemu_boot,
+	.disk_limits = qemu_disk_limits,
 };

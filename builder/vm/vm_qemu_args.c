@@ -300,13 +300,9 @@ static void disk_port(struct launch *l, const struct disk_bus *b, int i, char *p
 	used[k]++;
 }
 
-/* A throttle-group tg<i> with the disk's limits and a throttle node t<i> on node `below`, which
- * becomes t<i>. */
-static void throttle_args(struct args *a, const struct vm_throttle *t, int i, char *below,
-			  size_t len)
+json_t *vm_qemu_throttle_limits(const struct vm_throttle *t)
 {
 	json_t *lim = json_object();
-	char id[32], tnode[32];
 
 	if (t->iops)
 		json_object_set_new(lim, "iops-total", json_integer((json_int_t)t->iops));
@@ -322,6 +318,17 @@ static void throttle_args(struct args *a, const struct vm_throttle *t, int i, ch
 	if (t->bps_burst && t->burst_length)
 		json_object_set_new(lim, "bps-total-max-length",
 				    json_integer((json_int_t)t->burst_length));
+	return lim;
+}
+
+/* A throttle-group tg<i> with the disk's limits and a throttle node t<i> on node `below`, which
+ * becomes t<i>. */
+static void throttle_args(struct args *a, const struct vm_throttle *t, int i, char *below,
+			  size_t len)
+{
+	json_t *lim = vm_qemu_throttle_limits(t);
+	char id[32], tnode[32];
+
 	snprintf(id, sizeof(id), "tg%d", i);
 	snprintf(tnode, sizeof(tnode), "t%d", i);
 	args_add_json(

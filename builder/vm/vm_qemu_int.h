@@ -13,6 +13,7 @@
 #define QEMU_CHAIN_MAX	  16  /* files in the cloud root's backing chain */
 #define QEMU_USER_DEFAULT "zbench-qemu"
 #define QEMU_START_WAIT_S 30
+#define QEMU_QMP_WAIT_S	  30 /* one QMP command in the running VM */
 
 struct args {
 	char *v[QEMU_MAX_ARGS];
@@ -36,5 +37,9 @@ struct launch {
 int launch_build(struct launch *l, const struct vm_spec *s, const char *console,
 		 struct zb_error *err);
 void launch_release(struct launch *l);
+
+/* A disk's limits as a throttle-group's "limits" object (new); {} is no limit. The group of
+ * disk i is "tg<i>" (vm_qemu_args.c), which qom-set changes in the running VM (vm_qemu.c). */
+json_t *vm_qemu_throttle_limits(const struct vm_throttle *t);
 
 #endif

@@ -5,8 +5,8 @@
  * limit are reached within a fuzzer's inputs.
  *
  * Input: byte 0 picks the chunk size (1..64), byte 1 the limits (bits 0-2: the largest frame,
- * 512 << n bytes; bits 3-6: the budgets, 1 KiB << n; bit 7: answering the hello fails, as a
- * host whose channel broke), then the bytes the guest sent.
+ * 512 << n bytes; bits 3-6: the budgets, 1 KiB << n; bit 7: answering the hello and "limits"
+ * fails, as a host whose channel broke), then the bytes the guest sent.
  *
  * Beyond "no crash, no leak", it checks what the channel promises: a stream never holds more
  * than its budget, the record is valid JSON, a broken stream has a verdict, the detail is valid
@@ -115,6 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		st.budget[s] = budget;
 	channel_init(&ch, &st, (size_t)512 << (data[1] & 7));
 	ch.on_hello = data[1] & 0x80 ? hello_fails : hello_ok;
+	ch.on_limits = ch.on_hello;
 	ch.err = &err;
 	data += 2;
 	size -= 2;

@@ -11,11 +11,17 @@
 #include "check.h"
 #include "outcome.h"
 
-static int hellos;
+static int hellos, limits;
 
 static int count_hello(void *arg, struct zb_error *err)
 {
 	hellos++;
+	return 0;
+}
+
+static int count_limits(void *arg, struct zb_error *err)
+{
+	limits++;
 	return 0;
 }
 
@@ -50,6 +56,7 @@ static void session_start(struct session *s)
 	cell_state_init(&s->st);
 	channel_init(&s->ch, &s->st, PROTO_MAX_PAYLOAD);
 	s->ch.on_hello = count_hello;
+	s->ch.on_limits = count_limits;
 	s->ch.err = &s->err;
 }
 
@@ -70,6 +77,7 @@ static void test_session(void)
 		"{\"v\":1,\"type\":\"heartbeat\",\"step\":\"pool\",\"t\":2}",
 		"{\"v\":1,\"type\":\"effective\",\"pool\":{},\"target\":{},\"t\":3}",
 		"{\"v\":1,\"type\":\"phase\",\"name\":\"workload\",\"t\":4}",
+		"{\"v\":1,\"type\":\"limits\",\"t\":4.1}",
 		"{\"v\":1,\"type\":\"sample\",\"t\":5,\"phase\":\"run\",\"read_ios\":10,"
 		"\"write_ios\":5,\"read_bytes\":40960,\"write_bytes\":20480,\"errors\":0,"
 		"\"layout_bytes\":0}",
@@ -81,11 +89,15 @@ static void test_session(void)
 	struct session s;
 	json_t *rec = json_object();
 
-	hellos = 0;
+	hellos = limits = 0;
 	session_start(&s);
 	for (size_t i = 0; i < sizeof(msgs) / sizeof(msgs[0]); i++)
 		CHECK(send(&s.ch, msgs[i]) == 0);
 	CHECK(hellos == 1);
+	/* "limits": the runner's hook runs (it answers), the time is kept, once */
+	CHECK(limits == 1 && s.st.t_limits > 0);
+	CHECK(send(&s.ch, "{\"v\":1,\"type\":\"limits\",\"t\":4.2}") == 0);
+	CHECK(limits == 2 && json_object_get(s.st.phases, "limits"));
 	CHECK(s.st.said_hello && s.st.got_bye && !s.st.broken);
 	CHECK(s.st.outcome == OUTCOME_NONE);
 	CHECK(s.st.fio && json_array_size(s.st.samples) == 1);
@@ -319,6 +331,14 @@ static void test_hello_hook_fails(void)
 	CHECK(send(&s.ch, HELLO) < 0);
 	CHECK(s.ch.fatal && !s.st.broken && s.st.outcome == OUTCOME_NONE);
 	CHECK(strstr(s.err.msg, "broken pipe") != NULL);
+	session_end(&s);
+
+	/* so does a failing "limits" hook (the disks' limits could not be given back) */
+	session_start(&s);
+	s.ch.on_limits = fail_hello;
+	CHECK(send(&s.ch, HELLO) == 0);
+	CHECK(send(&s.ch, "{\"v\":1,\"type\":\"limits\"}") < 0);
+	CHECK(s.ch.fatal && !s.st.broken);
 	session_end(&s);
 }
 
