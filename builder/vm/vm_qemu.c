@@ -352,8 +352,24 @@ static pid_t qemu_pid(struct vm *vm)
 	return vm->pid;
 }
 
+/* What the group of one disk should hold: every limit a disk can set (zero: none), so that the
+ * qom-set replaces them all, with the disk's own values when `on`. */
+static json_t *limits_wanted(const struct vm_throttle *t, int on)
+{
+	json_t *lim = vm_qemu_throttle_limits(NULL);
+
+	if (on) {
+		json_t *own = vm_qemu_throttle_limits(t);
+
+		json_object_update(lim, own);
+		json_decref(own);
+	}
+	return lim;
+}
+
 /* Each throttled disk's group, through QMP: qom-set /objects/tg<i> limits (QEMU applies a
- * group's new limits to the requests that follow). */
+ * group's new limits to the requests that follow), then read back: the group must hold what was
+ * set (a qom-set that changed nothing was once taken for one that lifted the limits). */
 static int qemu_disk_limits(struct vm *vm, const struct vm_disk *disks, int ndisks, int on,
 			    struct zb_error *err)
 {
@@ -363,15 +379,34 @@ static int qemu_disk_limits(struct vm *vm, const struct vm_disk *disks, int ndis
 	qmp_init(q, vm->qmp);
 	for (int i = 0; i < ndisks && rc == 0; i++) {
 		const struct vm_throttle *t = &disks[i].throttle;
+		json_t *want, *got = NULL, *v;
+		const char *k;
 		char path[32];
 
 		if (!t->iops && !t->bps) /* no throttle node (vm_qemu_args.c) */
 			continue;
 		snprintf(path, sizeof(path), "/objects/tg%d", i);
-		rc = qmp_call(q, "qom-set",
-			      json_pack("{s:s, s:s, s:o}", "path", path, "property", "limits",
-					"value", on ? vm_qemu_throttle_limits(t) : json_object()),
-			      NULL, QEMU_QMP_WAIT_S, err);
+		want = limits_wanted(t, on);
+		rc = qmp_call(
+		    q, "qom-set",
+		    json_pack("{s:s, s:s, s:O}", "path", path, "property", "limits", "value", want),
+		    NULL, QEMU_QMP_WAIT_S, err);
+		if (rc == 0)
+			rc = qmp_call(q, "qom-get",
+				      json_pack("{s:s, s:s}", "path", path, "property", "limits"),
+				      &got, QEMU_QMP_WAIT_S, err);
+		json_object_foreach (want, k, v) {
+			json_t *g = json_object_get(got, k);
+
+			if (rc == 0 &&
+			    !(json_is_integer(g) && json_integer_value(g) == json_integer_value(v)))
+				rc = error_set(
+				    err, EIO, "qemu's group %s holds %s %lld, not %lld", path, k,
+				    json_is_integer(g) ? (long long)json_integer_value(g) : -1LL,
+				    (long long)json_integer_value(v));
+		}
+		json_decref(want);
+		json_decref(got);
 		if (rc < 0)
 			error_wrap(err, "%s the limits of disk '%s'", on ? "setting" : "lifting",
 				   disks[i].name);

@@ -304,6 +304,16 @@ json_t *vm_qemu_throttle_limits(const struct vm_throttle *t)
 {
 	json_t *lim = json_object();
 
+	if (!t) { /* every limit the disks use, zero: a qom-set changes only what it names */
+		static const char *const keys[] = { "iops-total", "iops-total-max", "bps-total",
+						    "bps-total-max" };
+
+		for (size_t k = 0; k < ARRAY_SIZE(keys); k++)
+			json_object_set_new(lim, keys[k], json_integer(0));
+		json_object_set_new(lim, "iops-total-max-length", json_integer(1));
+		json_object_set_new(lim, "bps-total-max-length", json_integer(1));
+		return lim;
+	}
 	if (t->iops)
 		json_object_set_new(lim, "iops-total", json_integer((json_int_t)t->iops));
 	if (t->iops_burst)

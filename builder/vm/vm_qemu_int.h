@@ -38,8 +38,10 @@ int launch_build(struct launch *l, const struct vm_spec *s, const char *console,
 		 struct zb_error *err);
 void launch_release(struct launch *l);
 
-/* A disk's limits as a throttle-group's "limits" object (new); {} is no limit. The group of
- * disk i is "tg<i>" (vm_qemu_args.c), which qom-set changes in the running VM (vm_qemu.c). */
+/* A disk's limits as a throttle-group's "limits" object (new): the ones it sets; NULL: every
+ * limit a disk can set, zero (no limit). The group of disk i is "tg<i>" (vm_qemu_args.c),
+ * which qom-set changes in the running VM (vm_qemu.c); a qom-set leaves what it does not name
+ * as it was. */
 json_t *vm_qemu_throttle_limits(const struct vm_throttle *t);
 
 #endif
