@@ -146,6 +146,13 @@ static void cell_lift_limits(struct run_ctx *ctx, struct attempt *cr, struct vm 
 		snprintf(cr->limits_kept, sizeof(cr->limits_kept), "--limits-from-start");
 		return;
 	}
+	/* cells at once share the host's disks: one's unthrottled setup must not disturb
+	 * another's measured phase (the reason -j wants throttled disks at all) */
+	if (ctx->o->jobs > 1 || ctx->nhosts) {
+		snprintf(cr->limits_kept, sizeof(cr->limits_kept),
+			 "cells run at once (-j or --hosts) and share the host's disks");
+		return;
+	}
 	if (!ctx->vm_ops->disk_limits) {
 		snprintf(cr->limits_kept, sizeof(cr->limits_kept),
 			 "the %s backend cannot change them in a running VM", ctx->vm_ops->name);
