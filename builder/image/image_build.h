@@ -182,6 +182,10 @@ int root_derive_nsteps(void);
  * root at `root` (its /etc/initramfs-tools/update-initramfs.conf, the update_initramfs= line);
  * a root without initramfs-tools: nothing to do. 0, or -1 with `err`. */
 int root_initramfs_updates(const char *root, int on, struct zb_error *err);
+/* Whether the root's kernel headers (ROOT/usr/src/linux-headers-NAME/vmlinux) carry the vmlinux
+ * that kbuild makes each module's BTF against, from the module's debug info: DKMS modules are
+ * then built with it (else KCFLAGS=-g0, image_root.c). */
+int root_kernel_builds_btf(const char *root);
 
 /* A host directory bound into a chroot: `src` at ROOT/`dst` (created). */
 struct root_bind {

@@ -254,11 +254,27 @@ static int write_apt_config(const struct recipe *r, const char *root, const char
 	return rc;
 }
 
+/* Debian's 6.12 headers carry vmlinux, 6.1's do not. Without debug info such a kernel's module
+ * fails to link (no BTF), and OpenZFS's configure takes that for a kernel without module
+ * support. */
+int root_kernel_builds_btf(const char *root)
+{
+	char *pat = xasprintf("%s/usr/src/linux-headers-*/vmlinux", root);
+	glob_t g;
+	int rc = glob(pat, 0, NULL, &g), found = rc == 0 && g.gl_pathc > 0;
+
+	if (rc == 0)
+		globfree(&g);
+	free(pat);
+	return found;
+}
+
 /* apt-get install in the root. What the packages' scripts build is never booted as it is:
  * INITRD=No keeps the kernel's postinst from making an initrd (the appliance assembles its own
  * initramfs; a derived root that boots the distribution's way makes one, step_initramfs), and
  * KCFLAGS=-g0 compiles DKMS modules without debug info, which DKMS strips from the installed
- * modules anyway (docs/performance.md, "From scratch": minutes of a cold build). */
+ * modules anyway (docs/performance.md, "From scratch": minutes of a cold build), unless the
+ * kernel makes BTF for its modules from that debug info (root_kernel_builds_btf). */
 static int apt_install(struct build *b, const char *root, json_t *pkgs, struct zb_error *err)
 {
 	size_t n = json_array_size(pkgs), i;
@@ -267,7 +283,8 @@ static int apt_install(struct build *b, const char *root, json_t *pkgs, struct z
 
 	argv[k++] = "env";
 	argv[k++] = "INITRD=No";
-	argv[k++] = "KCFLAGS=-g0";
+	if (!root_kernel_builds_btf(root))
+		argv[k++] = "KCFLAGS=-g0";
 	argv[k++] = "chroot";
 	argv[k++] = root;
 	argv[k++] = "apt-get";

@@ -190,6 +190,25 @@ static void test_root_resolve(void)
 	free(root);
 }
 
+/* DKMS modules keep their debug info where the kernel makes BTF from it (its headers carry
+ * vmlinux: Debian's 6.12), and are built with -g0 where it does not (6.1). */
+static void test_kernel_builds_btf(void)
+{
+	char *root = at("btf");
+
+	make_dir("btf");
+	CHECK(!root_kernel_builds_btf(root)); /* no headers at all */
+	make_dir("btf/usr");
+	make_dir("btf/usr/src");
+	make_dir("btf/usr/src/linux-headers-6.1.0-50-amd64");
+	put_file("btf/usr/src/linux-headers-6.1.0-50-amd64/Module.symvers", "", 0644);
+	CHECK(!root_kernel_builds_btf(root));
+	make_dir("btf/usr/src/linux-headers-6.12.95+deb12-cloud-amd64");
+	put_file("btf/usr/src/linux-headers-6.12.95+deb12-cloud-amd64/vmlinux", "\177ELF", 0644);
+	CHECK(root_kernel_builds_btf(root));
+	free(root);
+}
+
 /* The base root's update-initramfs switch (image_root.c): the assignment line changes, the
  * comments that name it and the rest of the file do not. */
 static void test_initramfs_updates(void)
@@ -643,6 +662,7 @@ int main(void)
 	test_modinfo();
 	test_root_resolve();
 	test_initramfs_updates();
+	test_kernel_builds_btf();
 	test_stage_path();
 	test_vmlinux_lz4();
 	test_vmlinux_xz();
