@@ -244,15 +244,11 @@ static void capture_stacks(struct run_ctx *ctx, struct vm *vm)
 {
 	static const char dump[] = "{\"v\":1,\"type\":\"dump\"}";
 	int fd = ctx->vm_ops->channel_fd(vm);
-	int flags = fcntl(fd, F_GETFL);
+	struct zb_error ignored = { 0 };
 	char sink[4096];
 
-	fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
-	if (proto_write_frame(fd, dump, sizeof(dump) - 1) < 0) {
-		fcntl(fd, F_SETFL, flags);
+	if (send_control(vm, ctx->vm_ops, dump, &ignored) < 0)
 		return;
-	}
-	fcntl(fd, F_SETFL, flags);
 	for (double end = now_monotonic() + 4; now_monotonic() < end;) {
 		/* keep the channel drained so the guest never blocks writing to it */
 		while (read(fd, sink, sizeof(sink)) > 0)
