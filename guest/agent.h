@@ -147,6 +147,7 @@ struct bg_cmd {
 	pid_t pid; /* 0: not started (or waited for) */
 	char log[64];
 	char what[256]; /* the command line, for messages */
+	double t0;	/* when it started (mono_now) */
 };
 
 /* Start argv with its output in `log`; the step fails if it cannot be started. */

@@ -35,6 +35,7 @@ int run_cmd(char *const argv[], char **out)
 	char *buf = malloc(CMD_OUTPUT_MAX + 1);
 	size_t n = 0;
 	int fds[2], status;
+	double t0 = mono_now();
 	pid_t pid;
 	ssize_t r;
 
@@ -78,6 +79,13 @@ int run_cmd(char *const argv[], char **out)
 	buf[n] = '\0';
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	{
+		char cmd[160];
+
+		/* what each command of a step cost, for the console log (docs/performance.md) */
+		argv_join(cmd, sizeof(cmd), argv);
+		logf_console("ran '%s' in %.3f s", cmd, mono_now() - t0);
+	}
 	if (out)
 		*out = buf;
 	else
@@ -125,6 +133,7 @@ void bg_start(struct bg_cmd *c, char *const argv[], const char *log)
 
 	snprintf(c->log, sizeof(c->log), "%s", log);
 	argv_join(c->what, sizeof(c->what), argv);
+	c->t0 = mono_now();
 	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		fail_step(NULL, "creating '%s': %s", log, strerror(errno));
@@ -147,6 +156,7 @@ char *bg_wait(struct bg_cmd *c)
 
 	while (waitpid(c->pid, &status, 0) < 0 && errno == EINTR)
 		;
+	logf_console("'%.100s' ended %.3f s after it started", c->what, mono_now() - c->t0);
 	c->pid = 0;
 	if (!out)
 		fail_step(NULL, "'%s': out of memory", c->what);

@@ -135,27 +135,48 @@ static json_t *wait_wake(void)
 	return wake;
 }
 
+/* The pools the kernel has imported, comma-separated (static buffer; "none" without any): the
+ * directories of /proc/spl/kstat/zfs that have a "state" file, one per imported pool. Read here
+ * rather than with `zpool list`, whose start (libzfs and its libraries linked under TCG) cost
+ * the restored cell a few tenths of a second before its hello. */
+static const char *imported_pools(void)
+{
+	static char names[512];
+	DIR *d = opendir("/proc/spl/kstat/zfs");
+	struct dirent *de;
+
+	names[0] = '\0';
+	while (d && (de = readdir(d))) {
+		char path[320];
+
+		snprintf(path, sizeof(path), "/proc/spl/kstat/zfs/%s/state", de->d_name);
+		if (de->d_name[0] == '.' || access(path, F_OK) < 0)
+			continue;
+		if (strlen(names) + strlen(de->d_name) + 2 >= sizeof(names))
+			break;
+		if (names[0])
+			strcat(names, ",");
+		strcat(names, de->d_name);
+	}
+	if (d)
+		closedir(d);
+	else
+		return "(no /proc/spl/kstat/zfs)";
+	return names[0] ? names : "none";
+}
+
 /* One console line for tests/integration/warm.sh: the boot id (the same in every cell restored
  * from one snapshot: their memory is the same bytes), a UUID drawn after the reseed (different
  * in each), and the pools the guest knows of before the job (none: the disks are the cell's). */
 static void witness(void)
 {
-	static char *const list[] = { "/sbin/zpool", "list", "-H", "-o", "name", NULL };
 	char *boot_id = read_small("/proc/sys/kernel/random/boot_id");
 	char *uuid = read_small("/proc/sys/kernel/random/uuid");
-	char *pools = NULL;
-	int rc = run_cmd(list, &pools);
 
-	if (pools)
-		pools[strcspn(pools, "\n")] = '\0';
 	logf_console("woken from a warm snapshot: boot_id %s, random uuid %s, pools at start: %s",
-		     boot_id ? boot_id : "?", uuid ? uuid : "?",
-		     rc != 0	       ? "(zpool list failed)"
-		     : pools && *pools ? pools
-				       : "none");
+		     boot_id ? boot_id : "?", uuid ? uuid : "?", imported_pools());
 	free(boot_id);
 	free(uuid);
-	free(pools);
 }
 
 void warm_set_params(json_t *params)

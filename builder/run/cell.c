@@ -48,6 +48,7 @@ struct attempt {
 	int repeat, attempt;
 	char *dir;
 	const char *accel;
+	int probing;	     /* auto accel, KVM tried for the first time in this run */
 	double t_task;	     /* the task's start (its first attempt's), for the progress board */
 	int posted_start;    /* the board has this attempt's head */
 	double t_first_byte; /* the first byte from the guest, console or channel */
@@ -399,6 +400,9 @@ static void cell_warm(struct run_ctx *ctx, struct attempt *cr, struct vm_spec *s
 	 * (its manifest's options), boots every cell. */
 	if (ctx->o->cold || json_is_true(json_object_get(opts, "cold")))
 		spec->cold_reason = "--cold";
+	else if (cr->probing)
+		/* a snapshot made under a KVM that hangs would wait for its park, not the probe */
+		spec->cold_reason = "the run's first cell tries KVM, booting cold";
 	else if (kargs && *kargs)
 		spec->cold_reason = "vm.kernel_args change the kernel command line";
 }
@@ -474,13 +478,13 @@ static void boot_record(const struct vm_boot *b, json_t *rec)
 /* Boot the VM for one attempt and drive it to the end. Returns < 0 only for host failures that
  * leave no verdict (err set); every guest-side failure is an outcome. */
 static int cell_drive(struct run_ctx *ctx, struct attempt *cr, struct disk_set *ds,
-		      const struct cloud_cell *cc, double probe_s, struct zb_error *err)
+		      const struct cloud_cell *cc, struct zb_error *err)
 {
 	json_t *timeouts = json_object_get(cr->cell->config, "timeouts");
 	json_t *wl = json_object_get(cr->cell->config, "workload");
 	double runtime = phases_seconds(wl); /* every phase's runtime and sleep */
 	struct deadlines dl = {
-		.probe = probe_s,
+		.probe = cr->probing ? KVM_PROBE_SECONDS : 0,
 		.boot = json_duration(json_object_get(timeouts, "boot"), 120),
 		.heartbeat = json_duration(json_object_get(timeouts, "heartbeat"), 60),
 	};
@@ -542,6 +546,12 @@ static int cell_drive(struct run_ctx *ctx, struct attempt *cr, struct disk_set *
 		if ((st->fio || st->error || st->outcome != OUTCOME_NONE) && !t_exit_wait)
 			t_exit_wait = now;
 		if (t_exit_wait && now - t_exit_wait > EXIT_GRACE_SECONDS)
+			break;
+		/* After its bye the guest has nothing left to say, only its sync() and power-off:
+		 * a sync of every pool, on disks given back their limits, that no one reads (the
+		 * disks are removed next). Stop it now; keep waiting for a clean power-off only
+		 * when the disks are kept for the user to look at. */
+		if (st->got_bye && !ctx->o->keep_disks)
 			break;
 		/* the board decides what to print of it (progress.c) */
 		if (now - last_progress >= 1.0) {
@@ -668,7 +678,7 @@ static int attempt_boot(struct run_ctx *ctx, struct attempt *cr, const struct ce
 		: json_string_value(json_object_get(json_object_get(cfg, "vm"), "accel"));
 	struct disk_set ds;
 	struct cloud_cell cc = { 0 };
-	int probing, rc;
+	int rc;
 
 	if (!want)
 		want = "auto";
@@ -680,10 +690,9 @@ static int attempt_boot(struct run_ctx *ctx, struct attempt *cr, const struct ce
 		cr->attempt = attempt;
 		cr->t_task = t_task;
 		cell_state_init(&cr->st);
-		probing = 0;
 		if (!strcmp(want, "auto")) {
 			if (!ctx->accel[0] && cell_kvm_openable()) {
-				probing = 1;
+				cr->probing = 1;
 				cr->accel = "kvm";
 			} else {
 				cr->accel = ctx->accel[0] ? ctx->accel : "tcg";
@@ -705,17 +714,28 @@ static int attempt_boot(struct run_ctx *ctx, struct attempt *cr, const struct ce
 		if (img->disk && cloud_seed_create(img, cell->id, cfg, cr->dir, &cc, err) < 0)
 			rc = -1;
 		if (rc == 0)
-			rc = cell_drive(ctx, cr, &ds, img->disk ? &cc : NULL,
-					probing ? KVM_PROBE_SECONDS : 0, err);
+			rc = cell_drive(ctx, cr, &ds, img->disk ? &cc : NULL, err);
 		if (!ctx->o->keep_disks || cr->st.outcome == OUTCOME_INTERRUPTED) {
 			disk_set_remove(&ds);
 			cloud_seed_remove(&cc);
 		}
 		disk_set_release(&ds);
 		cloud_seed_release(&cc);
+		if (rc < 0 && cr->probing) {
+			/* KVM opened but QEMU could not start a guest on it (a nested KVM that
+			 * refuses the CPU's MSRs aborts QEMU at once): as below, TCG from here. */
+			log_warn("KVM opened but the VM did not start on it (%s); using TCG for "
+				 "this run",
+				 err->msg);
+			error_clear(err);
+			snprintf(ctx->accel, sizeof(ctx->accel), "tcg");
+			remove_tree(cr->dir, err);
+			cell_run_release(cr);
+			continue;
+		}
 		if (rc < 0)
 			return error_wrap(err, "cell %s", cell->id);
-		if (probing && cr->st.outcome == OUTCOME_BOOT_FAIL && !cr->t_first_byte) {
+		if (cr->probing && cr->st.outcome == OUTCOME_BOOT_FAIL && !cr->t_first_byte) {
 			/* KVM opened but the guest never spoke: it does not work on this host
 			 * (DESIGN.md field notes). Everything from here runs under TCG. */
 			log_warn("KVM opened but the guest printed nothing in %d s; using TCG "
@@ -726,7 +746,7 @@ static int attempt_boot(struct run_ctx *ctx, struct attempt *cr, const struct ce
 			cell_run_release(cr);
 			continue;
 		}
-		if (probing || (!ctx->accel[0] && cr->st.said_hello))
+		if (cr->probing || (!ctx->accel[0] && cr->st.said_hello))
 			snprintf(ctx->accel, sizeof(ctx->accel), "%s", cr->accel);
 		return 0;
 	}

@@ -52,6 +52,8 @@ static void args_free(struct args *a)
 {
 	for (int i = 0; i < a->n; i++)
 		free(a->v[i]);
+	a->n = 0; /* launch_release() may run twice: after the fork, then on a failed start */
+	a->v[0] = NULL;
 }
 
 char *vm_qemu_opt_quote(const char *value)
