@@ -48,7 +48,7 @@ void report_section_environment(struct report_doc *d, const struct report_run *r
 	ROW("host", "%s: %s %s, %lld CPUs, /dev/kvm %s", report_kv(host, "hostname"),
 	    report_kv(host, "kernel"), report_kv(host, "machine"),
 	    (long long)json_integer_value(json_object_get(host, "cpus")),
-	    json_is_true(json_object_get(host, "kvm_openable")) ? "works" : "not usable");
+	    json_is_true(json_object_get(host, "kvm_openable")) ? "opens" : "cannot be opened");
 	ROW("QEMU", "%s", report_kv(host, "qemu"));
 	ROW("accelerator", "%s (backend %s)", report_kv(man, "accel"), report_kv(man, "backend"));
 	ROW("image", "%s", report_kv(image, "hash"));
