@@ -137,8 +137,8 @@ static json_t *wait_wake(void)
 
 /* The pools the kernel has imported, comma-separated (static buffer; "none" without any): the
  * directories of /proc/spl/kstat/zfs that have a "state" file, one per imported pool. Read here
- * rather than with `zpool list`, whose start (libzfs and its libraries linked under TCG) cost
- * the restored cell a few tenths of a second before its hello. */
+ * rather than with `zpool list`, whose start (libzfs and its libraries linked under TCG) the
+ * restored cell waited for before its hello. */
 static const char *imported_pools(void)
 {
 	static char names[512];
