@@ -721,12 +721,21 @@ static int attempt_boot(struct run_ctx *ctx, struct attempt *cr, const struct ce
 		}
 		disk_set_release(&ds);
 		cloud_seed_release(&cc);
-		if (rc < 0 && cr->probing) {
-			/* KVM opened but QEMU could not start a guest on it (a nested KVM that
-			 * refuses the CPU's MSRs aborts QEMU at once): as below, TCG from here. */
-			log_warn("KVM opened but the VM did not start on it (%s); using TCG for "
-				 "this run",
-				 err->msg);
+		if (cr->probing &&
+		    (rc < 0 || (cr->st.outcome == OUTCOME_BOOT_FAIL && !cr->t_first_byte))) {
+			/* KVM opened but does not work on this host: QEMU could not start on it (a
+			 * nested KVM that refuses the CPU's MSRs aborts QEMU at once), or the guest
+			 * never spoke (DESIGN.md field notes). Everything from here runs under TCG.
+			 */
+			char why[ZB_ERROR_MAX + 64];
+
+			if (rc < 0)
+				snprintf(why, sizeof(why), "the VM did not start on it (%s)",
+					 err->msg);
+			else
+				snprintf(why, sizeof(why), "the guest printed nothing in %d s",
+					 KVM_PROBE_SECONDS);
+			log_warn("KVM opened but %s; using TCG for this run", why);
 			error_clear(err);
 			snprintf(ctx->accel, sizeof(ctx->accel), "tcg");
 			remove_tree(cr->dir, err);
@@ -735,17 +744,6 @@ static int attempt_boot(struct run_ctx *ctx, struct attempt *cr, const struct ce
 		}
 		if (rc < 0)
 			return error_wrap(err, "cell %s", cell->id);
-		if (cr->probing && cr->st.outcome == OUTCOME_BOOT_FAIL && !cr->t_first_byte) {
-			/* KVM opened but the guest never spoke: it does not work on this host
-			 * (DESIGN.md field notes). Everything from here runs under TCG. */
-			log_warn("KVM opened but the guest printed nothing in %d s; using TCG "
-				 "for this run",
-				 KVM_PROBE_SECONDS);
-			snprintf(ctx->accel, sizeof(ctx->accel), "tcg");
-			remove_tree(cr->dir, err);
-			cell_run_release(cr);
-			continue;
-		}
 		if (cr->probing || (!ctx->accel[0] && cr->st.said_hello))
 			snprintf(ctx->accel, sizeof(ctx->accel), "%s", cr->accel);
 		return 0;
