@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 ZBENCH=${ZBENCH:-./zbench}
 case $ZBENCH in /*) ;; *) ZBENCH=$(pwd)/$ZBENCH ;; esac
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 db=$tmp/h.db
 
 python3 - tests/golden/compare-gate/tiers-fail/a "$tmp" <<'PY'
@@ -68,6 +68,21 @@ check "it is marked on the 6th run's line" sh -c "grep -n '<- change' '$tmp/show
 check "a flat metric has no change point" sh -c "grep -q 'no change point' '$tmp/flat.out' && ! grep -q 'change point before' '$tmp/flat.out'"
 check "a count metric over time" sh -c "'$ZBENCH' history show --db '$db' --metric disk_flushes --cell cccc000000000009 | grep -q 'no change point'"
 check "the page has a plot and the change marked" sh -c "grep -q '<svg' '$tmp/page/history.html' && grep -q 'class=\"change\"' '$tmp/page/history.html'"
+# the page in a real browser (Debian's chromium, headless): the plot is drawn, the change as
+# a red line; the flat metric's page has no red at all (the check can fail)
+"$ZBENCH" history show --db "$db" --metric write_iops -o "$tmp/flat" >/dev/null 2>&1
+shot() { # HTML PNG
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
+		--user-data-dir="$tmp/chromium" --window-size=800,900 --screenshot="$2" "file://$1" \
+		>/dev/null 2>&1 && [ -s "$2" ]
+}
+check "chromium renders the page (install-deps installs chromium)" shot "$tmp/page/history.html" "$tmp/page.png"
+check "chromium renders the flat page" shot "$tmp/flat/history.html" "$tmp/flat.png"
+colors=$(python3 tests/png-colors.py "$tmp/page.png" dd0000 3366cc 2>&1 | tr '\n' ' ')
+flat=$(python3 tests/png-colors.py "$tmp/flat.png" dd0000 3366cc 2>&1 | tr '\n' ' ')
+check "the browser drew the series (blue) and the change (red): $colors" sh -c \
+	"set -- $colors; [ \"\${1:-0}\" -gt 100 ] && [ \"\${2:-0}\" -gt 100 ]"
+check "no red on the flat page: $flat" sh -c "set -- $flat; [ \"\${1:-1}\" -eq 0 ] && [ \"\${2:-0}\" -gt 100 ]"
 check "an unknown metric is an error (2)" sh -c "'$ZBENCH' history show --db '$db' --metric nosuch >/dev/null 2>&1; [ \$? -eq 2 ]"
 
 # databases that are not ours: refused, left byte for byte as they were
