@@ -11,11 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "canon.h"
 #include "commands.h"
-#include "outdir.h"
-#include "results.h"
-#include "util.h"
+#include "core/outdir.h"
+#include "core/util.h"
+#include "matrix/canon.h"
+#include "run/results.h"
 
 static void usage(FILE *f)
 {

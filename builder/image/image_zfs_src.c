@@ -8,9 +8,9 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "core/cleanup.h"
+#include "core/util.h"
 #include "image_zfs_src.h"
-#include "util.h"
 
 #define ZFS_DIFF_MAX (64u << 20) /* bytes of a dirty tree's diff */
 
