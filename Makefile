@@ -233,6 +233,7 @@ golden: zbench guest/zbench-agent guest/zbench-engine $(BUILD)/zbench-engine-hos
 	$(Q)tests/exit-status.sh
 	$(Q)tests/json-output.sh
 	$(Q)tests/merge-canon.sh
+	$(Q)tests/merge-shards.sh
 	$(Q)tests/workflow.sh
 	$(Q)GEN=$(GEN) tests/generated.sh
 
