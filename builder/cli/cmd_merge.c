@@ -100,13 +100,13 @@ static void shards_cover(const struct shard *sh, int n, int count, int *complete
 	for (int i = 0; i < n; i++) {
 		json_t *m = sh[i].manifest;
 		const char *st = json_string_value(json_object_get(m, "status")) ?: "?";
-		int idx = (int)json_integer_value(
-		    json_object_get(json_object_get(m, "shard"), "index"));
+		int idx =
+		    (int)json_integer_value(json_object_get(json_object_get(m, "shard"), "index"));
 
 		have[idx] = 1; /* checked: 1 <= idx <= count */
 		if (strcmp(st, "complete")) {
-			fprintf(stderr, "zbench merge: shard %d ('%s') is %s\n", idx, TERM(sh[i].dir),
-				TERM(st));
+			fprintf(stderr, "zbench merge: shard %d ('%s') is %s\n", idx,
+				TERM(sh[i].dir), TERM(st));
 			*complete = 0;
 		}
 	}
@@ -143,8 +143,10 @@ static int shard_identity(const struct shard *sh, const char **ms, const char **
 		return 0;
 	if (!json_is_integer(json_object_get(s, "index")) ||
 	    !json_is_integer(json_object_get(s, "count")))
-		return error_set(err, EINVAL, "'%s/manifest.json': its \"shard\" is not an index "
-				 "and a count", sh->dir);
+		return error_set(err, EINVAL,
+				 "'%s/manifest.json': its \"shard\" is not an index "
+				 "and a count",
+				 sh->dir);
 	*idx = (int)json_integer_value(json_object_get(s, "index"));
 	*cnt = (int)json_integer_value(json_object_get(s, "count"));
 	if (*cnt < 1 || *cnt > MATRIX_CELLS_MAX || *idx < 1 || *idx > *cnt)
@@ -177,16 +179,17 @@ static int shards_open(struct shard *sh, int n, json_t *from, int *complete, str
 					 "%.12s, image %.12s vs %.12s, shards of %d vs %d",
 					 sh[0].dir, sh[i].dir, ms0, ms, ih0, ih, count, cnt);
 		}
-		json_array_append_new(from, json_pack("{s:s, s:O?, s:O?}", "dir", sh[i].dir,
-						      "shard", json_object_get(sh[i].manifest, "shard"),
-						      "status",
-						      json_object_get(sh[i].manifest, "status")));
+		json_array_append_new(from,
+				      json_pack("{s:s, s:O?, s:O?}", "dir", sh[i].dir, "shard",
+						json_object_get(sh[i].manifest, "shard"), "status",
+						json_object_get(sh[i].manifest, "status")));
 	}
 	if (count > 0) {
 		shards_cover(sh, n, count, complete);
 	} else {
 		for (int i = 0; i < n; i++)
-			if (strcmp(json_string_value(json_object_get(sh[i].manifest, "status")) ?: "",
+			if (strcmp(json_string_value(json_object_get(sh[i].manifest, "status"))
+				       ?: "",
 				   "complete"))
 				*complete = 0;
 	}
