@@ -240,7 +240,7 @@ static int submit(struct slurm_plan *p, struct argv_buf *a, const char *what, ch
 	}
 	rc = run_capture(a->v, NULL, 4096, &out, err);
 	if (rc < 0)
-		return error_wrap(err, "submitting the %s job (is Slurm's sbatch in PATH?)", what);
+		return error_wrap(err, "submitting the %s job", what);
 	if (rc != 0)
 		return error_set(err, EIO,
 				 "sbatch refused the %s job (exit status %d; its message "
