@@ -6,7 +6,7 @@
 #                         with SANITIZE set, only the host tests, sanitized
 #   make fuzz             run each libFuzzer target for FUZZ_SECONDS (default 60)
 #   make integration-slow integration tests that build OpenZFS from source (tens of minutes;
-#                         not part of make test): bisect.sh
+#                         not part of make test): bisect.sh; and slurm.sh (a Slurm of its own)
 #   make run              install what is missing, build, build or reuse the image, run quick.json
 #   make check-format     clang-format check;  make analyze: clang-tidy/cppcheck
 #   DEVELOPER=1           -Werror and the strict warning list
@@ -253,6 +253,8 @@ golden: zbench guest/zbench-agent guest/zbench-engine $(BUILD)/zbench-engine-hos
 	$(Q)tests/exit-status.sh
 	$(Q)tests/json-output.sh
 	$(Q)tests/merge-canon.sh
+	$(Q)tests/merge-shards.sh
+	$(Q)tests/slurm-submit.sh
 	$(Q)tests/workflow.sh
 	$(Q)GEN=$(GEN) tests/generated.sh
 	$(Q)tests/includes.sh
@@ -274,8 +276,11 @@ integration: all
 
 # Real VMs on images built from source: a cold OpenZFS build is 10+ minutes on 2 cores, so these
 # stay out of make test and make integration (docs/compare.md, "Bisect").
-INTEGRATION_SLOW = tests/integration/bisect.sh
+# slurm.sh starts a Slurm of its own (slurmctld, slurmd, munge: installed by install-deps.sh
+# --slurm, which only this target asks for) and runs a 4-cell array through it (docs/scale-out.md).
+INTEGRATION_SLOW = tests/integration/bisect.sh tests/integration/slurm.sh
 integration-slow: all
+	$(Q)builder/install-deps.sh --slurm
 	$(Q)JOBS=1 tests/run-integration.sh $(INTEGRATION_SLOW)
 
 # Hostile inputs (docs/security.md): run dirs, matrices, URIs, qcow2 files, devices held open.
