@@ -7,11 +7,11 @@
 #include <string.h>
 
 #include "commands.h"
-#include "compare.h"
-#include "compare_sides.h"
-#include "compare_verdict.h"
-#include "run.h"
-#include "util.h"
+#include "core/util.h"
+#include "report/compare.h"
+#include "report/compare_sides.h"
+#include "report/compare_verdict.h"
+#include "run/run.h"
 
 #define COMPARE_GATES_MAX 32
 

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "commands.h"
-#include "history.h"
-#include "util.h"
+#include "report/history.h"
+#include "core/util.h"
 
 static void usage(FILE *f)
 {

@@ -3,9 +3,9 @@
 #ifndef ZB_COMPARE_H
 #define ZB_COMPARE_H
 
-#include "metrics.h"
+#include "core/stats.h"
+#include "matrix/metrics.h"
 #include "report.h"
-#include "stats.h"
 
 struct count_def;
 struct compare_tiers;

@@ -10,9 +10,9 @@
 
 #include "compare.h"
 #include "compare_verdict.h"
+#include "core/util.h"
 #include "counts.h"
-#include "results.h"
-#include "util.h"
+#include "run/results.h"
 
 /* --- gates ------------------------------------------------------------------------------- */
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "report.h"
-#include "util.h"
+#include "core/util.h"
 
 const char *verdict_name(enum verdict v)
 {

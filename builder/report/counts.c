@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "util.h"
+#include "core/util.h"
 
 const struct count_def count_table[COUNT_N] = {
 	[COUNT_DISK_READS] = { "disk_reads", "disk reads", "I/Os" },

@@ -14,10 +14,10 @@
 
 #include "counts.h"
 #include "export.h"
-#include "metrics.h"
+#include "matrix/metrics.h"
 #include "report.h"
-#include "stats.h"
-#include "util.h"
+#include "core/stats.h"
+#include "core/util.h"
 
 /* Bencher's documented limits: a benchmark name of at most 1024 characters, a measure slug of
  * at most 64. Our names are far shorter; record text is cut to stay within them. */

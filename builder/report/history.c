@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "counts.h"
-#include "metrics.h"
+#include "matrix/metrics.h"
 #include "report.h"
-#include "util.h"
+#include "core/util.h"
 
 #define BUSY_MS 3000 /* how long to wait for another writer before saying it holds the file */
 

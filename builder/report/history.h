@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "error.h"
+#include "core/error.h"
 
 #define HISTORY_DEFAULT_DB "runs/history.db"
 #define HISTORY_APP_ID	   0x7a626869 /* "zbhi": PRAGMA application_id of our files */

@@ -10,9 +10,9 @@
 
 #include "counts.h"
 #include "history.h"
-#include "metrics.h"
-#include "outdir.h"
-#include "util.h"
+#include "matrix/metrics.h"
+#include "core/outdir.h"
+#include "core/util.h"
 
 #define CP_ALPHA 0.01
 #define CP_PERMS 999

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats.h"
-#include "util.h"
+#include "core/stats.h"
+#include "core/util.h"
 
 size_t perm_min_pairs(double alpha)
 {

@@ -5,8 +5,8 @@
 #include <math.h>
 
 #include "check.h"
-#include "compare_verdict.h"
-#include "perm.h"
+#include "report/compare_verdict.h"
+#include "report/perm.h"
 
 #define MAXP 24
 
