@@ -23,9 +23,9 @@ hash=${img##* }
 check "image job: exclusive, builds the recipe, names the hash" \
 	sh -c 'case $1 in *" --exclusive "*"/job.sh image "*"/images/debian12-zfs.json "[0-9a-f]*) exit 0;; esac; exit 1' - "$img"
 check "array: 1-2%1, requeue, after the image, partition, time, resume.json" \
-	sh -c 'case $1 in *--partition=bench*--array=1-2%1" --requeue --time=30 --dependency=afterok:<image> "*" task "*" 2 "*/tests/integration/resume.json*) exit 0;; esac; exit 1' - "$task"
+	sh -c 'case $1 in *--partition=bench*--array=1-2%1" --requeue --time=30 --dependency=afterok:IMAGEJOB "*" task "*" 2 "*/tests/integration/resume.json*) exit 0;; esac; exit 1' - "$task"
 check "merge: afterany on the array" \
-	sh -c 'case $1 in *"--dependency=afterany:<array> "*" merge "*" 2") exit 0;; esac; exit 1' - "$merge"
+	sh -c 'case $1 in *"--dependency=afterany:ARRAYJOB "*" merge "*" 2") exit 0;; esac; exit 1' - "$merge"
 check "the shards' cells printed (3 + 1)" grep -q "4 cells x 1 repeats in 2 shards: 3 1" "$tmp/dry.err"
 "$ZBENCH" slurm -n 2 --one-per-node --no-image-job --dry-run -o "$tmp/r2" "$m" >"$tmp/dry2.out" 2>/dev/null
 check "--one-per-node: the array is --exclusive; --no-image-job: two jobs, no afterok" \

@@ -83,9 +83,20 @@ stop_slurm() {
 		[ -z "$(squeue -h -t R,CG 2>/dev/null)" ] && break
 		sleep 0.5
 	done
+	pids=
 	for d in slurmd slurmctld munged; do
-		[ -s "$S/$d.pid" ] && kill "$(cat "$S/$d.pid")" 2>/dev/null
+		[ -s "$S/$d.pid" ] && pids="$pids $(cat "$S/$d.pid")"
 	done
+	# shellcheck disable=SC2086 # a list of pids
+	[ -n "$pids" ] && kill $pids 2>/dev/null
+	# until they have exited (munged writes its seed file on the way out)
+	for _ in $(seq 1 40); do
+		alive=
+		for p in $pids; do kill -0 "$p" 2>/dev/null && alive=yes; done
+		[ -z "$alive" ] && return 0
+		sleep 0.5
+	done
+	echo "slurm: a daemon did not stop:$pids"
 }
 trap stop_slurm EXIT
 
