@@ -11,13 +11,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "canon.h"
 #include "commands.h"
-#include "matrix.h"
-#include "outdir.h"
-#include "results.h"
-#include "term.h"
-#include "util.h"
+#include "core/outdir.h"
+#include "core/term.h"
+#include "core/util.h"
+#include "matrix/canon.h"
+#include "matrix/matrix.h"
+#include "run/results.h"
 
 static void usage(FILE *f)
 {

@@ -20,9 +20,9 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "schema.h"
-#include "util.h"
-#include "version.h"
+#include "core/util.h"
+#include "core/version.h"
+#include "matrix/schema.h"
 
 /* What the positional argument of a command (and subcommand) is, for file completion: file
  * extensions, or "/" for a directory. The one table the generator keeps itself. */

@@ -8,7 +8,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "error.h"
+#include "core/error.h"
 #include "schema.h"
 
 /* ---- schema.c: lists of choices ("a|b|c") ---------------------------------------------------- */

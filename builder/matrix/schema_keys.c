@@ -1,11 +1,11 @@
 /* The matrix schema's two key tables (schema.h): the top level of a matrix file and one cell's
  * configuration. Each entry is a key's path, type, bounds, check, default and one line of help;
  * validation, defaults, `zbench matrix keys` and docs/matrix.md all read these. */
-#include "claims.h"
-#include "disk.h"
-#include "phase.h"
+#include "core/util.h"
+#include "guest/phase.h"
+#include "report/claims.h"
 #include "schema_int.h"
-#include "util.h"
+#include "vm/disk.h"
 
 /* The attributes a disk and a disk model share (disks[].X and disk_models.NAME.X). */
 #define DISK_ATTR_KEYS(P, BUSDEF)                                                                  \

@@ -9,7 +9,7 @@
 
 #include <jansson.h>
 
-#include "error.h"
+#include "core/error.h"
 
 /* The references and claims of matrix `root` (schema-valid) name axes, cases and values the
  * matrix has: every axis named exists, every value is one of its axis's values, a reference

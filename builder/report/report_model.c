@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "phases.h"
+#include "core/util.h"
+#include "matrix/phases.h"
 #include "report.h"
 #include "report_int.h"
-#include "results.h"
-#include "util.h"
+#include "run/results.h"
 
 /* ---- metrics ----------------------------------------------------------------------------------
  */

@@ -16,14 +16,15 @@
 #include <unistd.h>
 
 #include "cell.h"
-#include "disk.h"
-#include "error.h"
-#include "log.h"
+#include "core/error.h"
+#include "core/log.h"
+#include "core/stats.h"
+#include "core/term.h"
+#include "core/util.h"
+#include "devices.h"
 #include "progress.h"
 #include "rundir.h"
-#include "stats.h"
-#include "term.h"
-#include "util.h"
+#include "vm/disk.h"
 
 /* ---- where: backend, hosts, and what must hold before anything is created ------------------ */
 
