@@ -15,15 +15,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/cleanup.h"
 #include "commands.h"
+#include "core/cleanup.h"
+#include "core/outdir.h"
+#include "core/util.h"
 #include "image/image.h"
 #include "image/image_flavor.h"
 #include "matrix/matrix.h"
-#include "core/outdir.h"
 #include "run/run.h"
 #include "run/schedule.h"
-#include "core/util.h"
 
 static void usage(FILE *f)
 {

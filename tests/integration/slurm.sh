@@ -92,7 +92,9 @@ stop_slurm() {
 	# until they have exited (munged writes its seed file on the way out)
 	for _ in $(seq 1 40); do
 		alive=
-		for p in $pids; do kill -0 "$p" 2>/dev/null && alive=yes; done
+		for p in $pids; do
+			case $(ps -o stat= -p "$p" 2>/dev/null) in '' | Z*) ;; *) alive=yes ;; esac
+		done
 		[ -z "$alive" ] && return 0
 		sleep 0.5
 	done
