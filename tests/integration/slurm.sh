@@ -181,6 +181,11 @@ check "the merge job wrote the report" [ -s "$m/report.md" -a -s "$m/report.html
 check "zbench report accepts the merged run" [ $? -eq 0 ]
 check "no QEMU process left" [ "$(qemus)" -eq 0 ]
 t_array=$(($(date +%s) - t_start))
+# where the time went: each job's run time as Slurm counts it, the accelerator the cells had
+for j in "$img" "${arr}_1" "${arr}_2" "$mrg"; do
+	scontrol show job -o "$j" | sed -n 's/^JobId=\([0-9]*\) .*JobName=\([^ ]*\) .*RunTime=\([^ ]*\) .*/    job \1 \2 ran \3/p'
+done
+echo "    accel: $(jq -r .accel "$m/manifest.json"), cells: $(jq -r '"\(.boot) \(.wall_seconds | floor) s"' "$m/cells.jsonl" | paste -sd, -)"
 
 # --- 2. what must fail -----------------------------------------------------------------------
 # The task script of run 1, submitted by hand as an array of 3 for its 2 shards.
