@@ -55,6 +55,23 @@ mkdir "$tmp/exists"
 "$ZBENCH" slurm -n 2 --max-at-once 1 --dry-run -o "$tmp/exists" "$m" >/dev/null 2>"$tmp/exists.err"
 check "an -o that exists: refused" [ $? -eq 2 ] && grep -q "exists" "$tmp/exists.err"
 
+# sbatch refusing the second job: the first is cancelled (stand-ins for sbatch and scancel that
+# write down how they were called)
+mkdir "$tmp/bin"
+cat >"$tmp/bin/sbatch" <<EOF
+#!/bin/sh
+n=\$(( \$(cat "$tmp/calls" 2>/dev/null || echo 0) + 1 ))
+echo \$n >"$tmp/calls"
+[ \$n -eq 2 ] && { echo "sbatch: error: Batch job submission failed: Invalid partition name specified" >&2; exit 1; }
+echo \$((40 + n))
+EOF
+printf '#!/bin/sh\necho "$*" >>"%s/scancel.args"\n' "$tmp" >"$tmp/bin/scancel"
+chmod +x "$tmp/bin/sbatch" "$tmp/bin/scancel"
+PATH="$tmp/bin:$PATH" "$ZBENCH" slurm -n 2 --max-at-once 1 -o "$tmp/half" "$m" >/dev/null 2>"$tmp/half.err"
+check "sbatch refusing the array: exit 2, said" \
+	[ $? -eq 2 ] && grep -q "sbatch refused the array job" "$tmp/half.err"
+check "... the image job (41) already queued is cancelled" [ "$(cat "$tmp/scancel.args")" = 41 ]
+
 # the job script, with what Slurm sets
 job="$tmp/r/slurm/job.sh"
 zb=$(pwd)/zbench

@@ -316,13 +316,34 @@ static void args_add_all(struct argv_buf *a, const char *const *v)
 		argv_add(a, *v);
 }
 
+/* A submission that failed half-way: the jobs already queued are cancelled, so no image build
+ * or array runs for a run that has no merge job (said on stderr; a failed scancel too). */
+static void cancel_submitted(const struct slurm_opts *o, const char *img, const char *arr)
+{
+	char *argv[] = { "scancel", (char *)img, (char *)arr, NULL };
+	struct zb_error e = { 0 };
+
+	if (o->dry_run || (!*img && !*arr))
+		return;
+	if (!*img) { /* the array alone */
+		argv[1] = (char *)arr;
+		argv[2] = NULL;
+	} else if (!*arr) {
+		argv[2] = NULL;
+	}
+	fprintf(stderr, "zbench slurm: cancelling what was submitted: %s %s\n", img, arr);
+	if (run_command(argv, NULL, &e) != 0)
+		fprintf(stderr, "zbench slurm: warning: scancel %s %s failed%s%s\n", img, arr,
+			e.msg[0] ? ": " : "", e.msg);
+}
+
 /* The image job, the array after it (afterok: without the image no task could run), the merge
  * after the array (afterany: a shard that failed is named missing or incomplete, the others are
  * still merged and reported). */
 static int submit_all(struct slurm_plan *p, struct zb_error *err)
 {
 	const struct slurm_opts *o = p->o;
-	char img[32] = "", arr[32], mrg[32], n[16];
+	char img[32] = "", arr[32] = "", mrg[32], n[16];
 	struct argv_buf a = { 0 }, t = { 0 }, m = { 0 };
 	int rc = -1;
 
@@ -366,6 +387,8 @@ static int submit_all(struct slurm_plan *p, struct zb_error *err)
 		p->runs, mrg, p->runs);
 	rc = 0;
 out:
+	if (rc < 0)
+		cancel_submitted(o, img, arr);
 	argv_release(&a);
 	argv_release(&t);
 	argv_release(&m);
