@@ -251,6 +251,10 @@ $(VM_GOLDEN): tests/golden/vm/print.c $(HOSTLIB) $(BUILD)/.flags
 golden: zbench guest/zbench-agent guest/zbench-engine $(BUILD)/zbench-engine-host $(VM_GOLDEN) $(GEN)
 	$(Q)VM_GOLDEN=$(VM_GOLDEN) tests/golden/run.sh
 	$(Q)ENGINE=$(BUILD)/zbench-engine-host tests/engine-fsync.sh
+ifndef SANITIZE
+	@# our engine against fio per I/O (issue 31; about 20-30 s); not sanitized: its floors are costs
+	$(Q)ENGINE=$(BUILD)/zbench-engine-host tests/engine-vs-fio-short.sh
+endif
 	$(Q)tests/matrices.sh
 	$(Q)tests/fio-examples.sh
 	$(Q)tests/export.sh
