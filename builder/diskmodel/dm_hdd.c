@@ -357,7 +357,7 @@ static int hdd_init(struct dm_disk *d, char *why, size_t whylen)
 	h->flush_ns = dm_us(v[DM_P_FLUSH_US]);
 	h->ra_bytes = (uint64_t)(v[DM_P_READAHEAD_KB] * 1024);
 	h->nseg = (int)v[DM_P_RA_SEGMENTS];
-	h->cache_bytes = (uint64_t)(v[DM_P_CACHE_MB] * MiB);
+	h->cache_bytes = dm_cache_bytes(d, v[DM_P_CACHE_MB]);
 	h->wce = v[DM_P_WRITE_CACHE] != 0;
 	h->pb = (uint64_t)v[DM_P_PHYSICAL_BLOCK];
 	h->dcap = h->cache_bytes / 4096 + 64;

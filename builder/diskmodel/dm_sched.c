@@ -16,8 +16,9 @@
 
 #include "dm_int.h"
 
-/* an older request that waited this long goes first (drives age their queues similarly) */
-#define DM_STARVE_NS 200000000ull
+/* an older request that waited this long goes first (drives age their queues; with 32 commands
+ * reordered, waits of a few hundred ms are normal, so the bound is well above that) */
+#define DM_STARVE_NS 1500000000ull
 
 static const struct dm_class_ops *const class_ops[DM_CLASS_COUNT] = {
 	[DM_CLASS_HDD] = &dm_hdd_ops,
