@@ -41,7 +41,7 @@ enum dm_class {
 	X(CMD_US, "cmd_us", "us", 0, 100000, DM_ALL, 0,                                             \
 	  "controller overhead per command")                                                      \
 	X(FLUSH_US, "flush_us", "us", 0, 1000000, DM_ALL, 0,                                        \
-	  "fixed cost of a FLUSH besides the destage of what the cache holds")                    \
+	  "cost of a FLUSH besides the destage of what the cache holds (SSD: the FTL's commit)")  \
 	X(PHYSICAL_BLOCK, "physical_block", "bytes", 512, 65536, DM_ALL, 1,                        \
 	  "physical sector: a write covering part of one costs a read-modify-write")              \
 	X(RPM, "rpm", "rev/min", 1000, 20000, DM_HDD, 0, "spindle speed")                         \
@@ -67,7 +67,7 @@ enum dm_class {
 	X(CHANNELS, "channels", "channels", 1, 64, DM_SSD, 1, "flash channels")                   \
 	X(DIES, "dies", "dies/channel", 1, 64, DM_SSD, 1, "dies per channel")                     \
 	X(PLP, "plp", "0/1", 0, 1, DM_SSD, 1,                                                      \
-	  "power-loss protection: a FLUSH need not wait for the cache to reach NAND")             \
+	  "power-loss protection: a FLUSH costs only its command")                                \
 	X(STEADY_WA, "steady_wa", "x", 1, 20, DM_SSD, 0,                                          \
 	  "write amplification once the drive has been written over (1: fresh-out-of-box)")      \
 	X(WRITE_MBS, "write_mbs", "MB/s", 0.1, 10000, DM_SSD | DM_USB, 0,                          \

@@ -175,8 +175,10 @@ int dm_disk_submit(struct dm_disk *d, struct dm_req *r)
 	d->last_arrival = r->arrival;
 	r->done_set = 0;
 	count(d, r);
-	/* everything that starts before this arrival is decided first */
+	/* everything that starts before this arrival is decided first; background work the
+	 * drive does later on account of this request starts no earlier than it */
 	dm_disk_advance(d, r->arrival);
+	d->t_free = dm_max(d->t_free, r->arrival);
 	if (!d->ops->serial || !flush_pending(d)) {
 		done = d->ops->fast ? d->ops->fast(d, r, r->arrival) : 0;
 		if (done) {
