@@ -2,7 +2,8 @@
  * loads bench/disk-models.sh runs with fio, closed-loop, with the host's turnaround between a
  * completion and the next request set to HOST_GAP_NS. Every row with a published figure must be
  * within 15% of it. Deterministic: no clock, no host noise. `test_dm_calib -v` prints the
- * table (docs/disks.md, "Calibration"). */
+ * table (docs/disks.md, "Calibration"); `-p` prints it as tab-separated lines for
+ * bench/disk-models.sh (model, load, unit, virtual-time figure, published, target, source). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,20 +29,20 @@ enum load_id {
 };
 
 static const struct {
-	const char *name, *unit;
+	const char *key, *name, *unit;
 	struct dm_sim_load l;
 	int wc; /* -1: the model's; 0/1: forced (HDD and SSD) */
 } loads[LOAD_COUNT] = {
-	[RR1] = { "4k rand read QD1", "IOPS", { DM_OP_READ, 1, 0, 4096, 1, 0, 4000 }, -1 },
-	[RR32] = { "4k rand read QD32", "IOPS", { DM_OP_READ, 1, 0, 4096, 32, 0, 20000 }, -1 },
-	[RW1] = { "4k rand write QD1", "IOPS", { DM_OP_WRITE, 1, 0, 4096, 1, 0, 4000 }, -1 },
-	[RW32] = { "4k rand write QD32", "IOPS", { DM_OP_WRITE, 1, 0, 4096, 32, 0, 20000 }, -1 },
-	[SR] = { "1M seq read QD1", "MB/s", { DM_OP_READ, 0, 0, 1 << 20, 1, 0, 400 }, -1 },
-	[SW] = { "1M seq write QD1", "MB/s", { DM_OP_WRITE, 0, 0, 1 << 20, 1, 0, 400 }, -1 },
-	[SYNC1] = { "4k sync write, cache on", "IOPS", { DM_OP_WRITE, 0, 1, 4096, 1, 0, 2000 }, 1 },
-	[SYNC0] = { "4k sync write, cache off", "IOPS", { DM_OP_WRITE, 0, 1, 4096, 1, 0, 2000 }, 0 },
-	[FLUSH1] = { "flush latency, cache on", "us", { DM_OP_WRITE, 0, 1, 4096, 1, 0, 2000 }, 1 },
-	[RW256] = { "256k rand write QD1", "MB/s", { DM_OP_WRITE, 1, 0, 256 << 10, 1, 0, 200 }, -1 },
+	[RR1] = { "rr1", "4k rand read QD1", "IOPS", { DM_OP_READ, 1, 0, 4096, 1, 0, 4000 }, -1 },
+	[RR32] = { "rr32", "4k rand read QD32", "IOPS", { DM_OP_READ, 1, 0, 4096, 32, 0, 20000 }, -1 },
+	[RW1] = { "rw1", "4k rand write QD1", "IOPS", { DM_OP_WRITE, 1, 0, 4096, 1, 0, 4000 }, -1 },
+	[RW32] = { "rw32", "4k rand write QD32", "IOPS", { DM_OP_WRITE, 1, 0, 4096, 32, 0, 20000 }, -1 },
+	[SR] = { "sr", "1M seq read QD1", "MB/s", { DM_OP_READ, 0, 0, 1 << 20, 1, 0, 400 }, -1 },
+	[SW] = { "sw", "1M seq write QD1", "MB/s", { DM_OP_WRITE, 0, 0, 1 << 20, 1, 0, 400 }, -1 },
+	[SYNC1] = { "sync1", "4k sync write, cache on", "IOPS", { DM_OP_WRITE, 0, 1, 4096, 1, 0, 2000 }, 1 },
+	[SYNC0] = { "sync0", "4k sync write, cache off", "IOPS", { DM_OP_WRITE, 0, 1, 4096, 1, 0, 2000 }, 0 },
+	[FLUSH1] = { "flush1", "flush latency, cache on", "us", { DM_OP_WRITE, 0, 1, 4096, 1, 0, 2000 }, 1 },
+	[RW256] = { "rw256", "256k rand write QD1", "MB/s", { DM_OP_WRITE, 1, 0, 256 << 10, 1, 0, 200 }, -1 },
 };
 
 /* published figures of drives of each class; 0: none */
@@ -140,6 +141,7 @@ static const char *source_of(const char *model, enum load_id id, double *pub, in
 int main(int argc, char **argv)
 {
 	int verbose = argc > 1 && !strcmp(argv[1], "-v");
+	int tsv = argc > 1 && !strcmp(argv[1], "-p");
 
 	if (verbose)
 		printf("| model | load | model (virtual time) | published | ratio | source |\n"
@@ -159,6 +161,9 @@ int main(int argc, char **argv)
 						loads[id].name, got, pub);
 				CHECK(fabs(got / pub - 1) <= 0.15);
 			}
+			if (tsv)
+				printf("%s\t%s\t%s\t%.6g\t%.6g\t%d\t%s\n", m->name, loads[id].key,
+				       loads[id].unit, got, pub, target, src ? src : "");
 			if (!verbose)
 				continue;
 			if (pub)
@@ -169,5 +174,7 @@ int main(int argc, char **argv)
 				       got, loads[id].unit);
 		}
 	}
+	if (tsv)
+		return check_failed ? 1 : 0;
 	return check_summary("test_dm_calib");
 }
