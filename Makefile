@@ -132,13 +132,18 @@ $(GEN_OUT): $(GEN)
 	@mkdir -p $(BUILD)/gen
 	$(Q)$(foreach g,$(GENERATED),$(GEN) $(word 1,$(subst :, ,$(g))) >$(BUILD)/gen/$(notdir $(word 2,$(subst :, ,$(g)))) &&) true
 
+# $(call splice,COMMAND,MARK,FILE): COMMAND's output replaces what FILE holds between its lines
+# <!-- BEGIN MARK --> and <!-- END MARK --> (tests/generated.sh checks the same span).
+splice = $(1) >$(BUILD)/gen/splice.in && awk -v f=$(BUILD)/gen/splice.in \
+	'/<!-- END $(2) -->/ {skip=0} !skip {print} \
+	 /<!-- BEGIN $(2) -->/ {while ((getline l <f) > 0) print l; skip=1}' \
+	$(3) >$(BUILD)/gen/splice.out && cp $(BUILD)/gen/splice.out $(3)
+
 # Copy the freshly generated files over the committed ones (review the diff, then commit).
 generated: $(GEN_OUT) zbench
 	$(Q)$(foreach g,$(GENERATED),mkdir -p $(dir $(word 2,$(subst :, ,$(g)))) && cp $(BUILD)/gen/$(notdir $(word 2,$(subst :, ,$(g)))) $(word 2,$(subst :, ,$(g))) &&) true
-	$(Q)./zbench matrix keys >$(BUILD)/gen/keys.md && awk -v f=$(BUILD)/gen/keys.md \
-		'/<!-- END zbench matrix keys -->/ {skip=0} !skip {print} \
-		 /<!-- BEGIN zbench matrix keys -->/ {while ((getline l <f) > 0) print l; skip=1}' \
-		docs/matrix.md >$(BUILD)/gen/matrix.md && cp $(BUILD)/gen/matrix.md docs/matrix.md
+	$(Q)$(call splice,./zbench matrix keys,zbench matrix keys,docs/matrix.md)
+	$(Q)$(call splice,$(GEN) disks,zbench-gen disks,docs/disks.md)
 
 $(BUILD)/zbench-engine-host: $(ENGINE_HOST_OBJS)
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ $^ $(HOST_LIBS)
@@ -246,6 +251,10 @@ $(VM_GOLDEN): tests/golden/vm/print.c $(HOSTLIB) $(BUILD)/.flags
 golden: zbench guest/zbench-agent guest/zbench-engine $(BUILD)/zbench-engine-host $(VM_GOLDEN) $(GEN)
 	$(Q)VM_GOLDEN=$(VM_GOLDEN) tests/golden/run.sh
 	$(Q)ENGINE=$(BUILD)/zbench-engine-host tests/engine-fsync.sh
+ifndef SANITIZE
+	@# our engine against fio per I/O (issue 31; about 20-30 s); not sanitized: its floors are costs
+	$(Q)ENGINE=$(BUILD)/zbench-engine-host tests/engine-vs-fio-short.sh
+endif
 	$(Q)tests/matrices.sh
 	$(Q)tests/fio-examples.sh
 	$(Q)tests/export.sh
@@ -259,6 +268,7 @@ golden: zbench guest/zbench-agent guest/zbench-engine $(BUILD)/zbench-engine-hos
 	$(Q)tests/workflow.sh
 	$(Q)GEN=$(GEN) tests/generated.sh
 	$(Q)tests/includes.sh
+	$(Q)tests/paths.sh
 
 # Real VMs: the quick matrix, every failure class, kill and resume, the configuration space.
 # Longest first (docs/performance.md, "Integration suite"), INTEGRATION_JOBS at a time: most of

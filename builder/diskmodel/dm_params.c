@@ -52,6 +52,7 @@ void dm_params_from_model(struct dm_params *p, const struct dm_model *m)
 {
 	p->cls = m->cls;
 	memcpy(p->v, m->v, sizeof(p->v));
+	p->set = 0;
 }
 
 int dm_params_set(struct dm_params *p, const char *name, const char *value, char *why,
@@ -87,6 +88,7 @@ int dm_params_set(struct dm_params *p, const char *name, const char *value, char
 		return -1;
 	}
 	p->v[id] = v;
+	p->set |= 1ull << id;
 	return 0;
 }
 
@@ -122,7 +124,8 @@ int dm_params_check(const struct dm_params *p, uint64_t disk_bytes, char *why, s
 		snprintf(why, whylen, "\"physical_block\": %g is not a power of two from 512", pb);
 		return -1;
 	}
-	if (disk_bytes && v[DM_P_CACHE_MB] * 1048576.0 > (double)disk_bytes) {
+	if (disk_bytes && (p->set & (1ull << DM_P_CACHE_MB)) &&
+	    v[DM_P_CACHE_MB] * 1048576.0 > (double)disk_bytes) {
 		snprintf(why, whylen, "\"cache_mb\": a %g MiB cache is larger than the %llu-byte disk",
 			 v[DM_P_CACHE_MB], (unsigned long long)disk_bytes);
 		return -1;
@@ -145,6 +148,7 @@ int dm_params_check(const struct dm_params *p, uint64_t disk_bytes, char *why, s
 		}
 	}
 	if (p->cls == DM_CLASS_USB && disk_bytes &&
+	    (p->set & (1ull << DM_P_ERASE_BLOCK_KB | 1ull << DM_P_OPEN_BLOCKS)) &&
 	    v[DM_P_ERASE_BLOCK_KB] * 1024.0 * v[DM_P_OPEN_BLOCKS] > (double)disk_bytes) {
 		snprintf(why, whylen, "\"erase_block_kb\": %g KiB x %g open blocks is larger than the "
 				      "%llu-byte disk",

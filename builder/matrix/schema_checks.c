@@ -8,7 +8,6 @@
 #include "core/util.h"
 #include "guest/engine/options.h"
 #include "guest/phase.h"
-#include "phases.h"
 #include "schema_int.h"
 #include "vm/libvirt_uri.h"
 

@@ -89,7 +89,7 @@ static int row_value(const json_t *rec, int is_count, size_t m, double *v)
 		return -1;
 	if (is_count)
 		return count_value(rec, (enum count_id)m, v);
-	if (report_fio_metric(json_object_get(rec, "fio"), (int)m, v) < 0 || !isfinite(*v))
+	if (metric_read(json_object_get(rec, "fio"), (enum metric_id)m, v) < 0 || !isfinite(*v))
 		return -1;
 	return 0;
 }

@@ -272,7 +272,7 @@ static void export_rows(struct exporter *X, const struct unit *u)
 	for (int m = 0; m < METRIC_COUNT; m++) {
 		double v;
 
-		if (report_fio_metric(u->fio, m, &v) < 0 || !isfinite(v))
+		if (metric_read(u->fio, (enum metric_id)m, &v) < 0 || !isfinite(v))
 			continue;
 		json_object_set_new(metrics, metric_table[m].key, json_real(v));
 		if (!X->rows)

@@ -60,7 +60,7 @@ static void acc_add(struct bench_acc *A, const json_t *rec, const char *phase, c
 		double v;
 		json_t *list;
 
-		if (m < METRIC_COUNT ? report_fio_metric(fio, m, &v) < 0
+		if (m < METRIC_COUNT ? metric_read(fio, (enum metric_id)m, &v) < 0
 				     : count_value(res, (enum count_id)(m - METRIC_COUNT), &v) < 0)
 			continue;
 		if (!isfinite(v))

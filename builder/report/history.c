@@ -239,7 +239,7 @@ static int add_result(struct adder *A, const json_t *rec, const char *phase, con
 	for (int m = 0; m < METRIC_COUNT; m++) {
 		double v;
 
-		if (report_fio_metric(fio, m, &v) == 0 &&
+		if (metric_read(fio, (enum metric_id)m, &v) == 0 &&
 		    add_value(A, rec, phase, metric_table[m].key, v, err) < 0)
 			return -1;
 	}

@@ -69,7 +69,7 @@ size_t history_change_point(const double *x, size_t n, size_t min_seg, double al
 			    unsigned perms, double *p);
 
 /* Print the series as a table on `f`, and write DIR/history.html (an inline SVG plot per
- * series, the change point marked) through builder/outdir.h. */
+ * series, the change point marked) through builder/core/outdir.h. */
 struct outdir;
 int history_show(struct history_series *s, size_t n, const char *metric, FILE *f,
 		 const char *outdir, struct zb_error *err);

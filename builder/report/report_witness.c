@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "core/util.h"
-#include "matrix/phases.h"
 #include "report_int.h"
 
 /* The measured phases of a cell's first ok record with witness figures: their names (borrowed)

@@ -28,6 +28,7 @@
 #include "guest/proto.h"
 #include "guest/units.h"
 #include "image/image_zfs_src.h"
+#include "matrix/metrics.h"
 #include "matrix/phases.h"
 #include "matrix/workload_engine.h"
 #include "outcome.h"
@@ -225,10 +226,13 @@ static void progress(struct run_ctx *ctx, struct attempt *cr, int final)
 		return;
 	}
 	format_duration(now_monotonic() - st->t_start, el, sizeof(el));
-	if (st->fio)
-		snprintf(what, sizeof(what), ", read %.0f IOPS, write %.0f IOPS",
-			 results_fio_iops(st->fio, "read"), results_fio_iops(st->fio, "write"));
-	else if (st->detail)
+	if (st->fio) {
+		double r = 0, w = 0;
+
+		metric_read(st->fio, METRIC_READ_IOPS, &r);
+		metric_read(st->fio, METRIC_WRITE_IOPS, &w);
+		snprintf(what, sizeof(what), ", read %.0f IOPS, write %.0f IOPS", r, w);
+	} else if (st->detail)
 		snprintf(what, sizeof(what), ": %.300s", st->detail);
 	else
 		what[0] = '\0';

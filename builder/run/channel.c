@@ -34,11 +34,6 @@ static const struct {
 	[STREAM_CONSOLE] = { "console", GUEST_BUDGET_CONSOLE, 0 },
 };
 
-const char *guest_stream_name(enum guest_stream s)
-{
-	return (unsigned)s < STREAM_COUNT ? streams[s].name : "?";
-}
-
 void cell_state_init(struct cell_state *st)
 {
 	memset(st, 0, sizeof(*st));

@@ -29,7 +29,6 @@
 #include "run_int.h"
 #include "rundir.h"
 #include "schedule.h"
-#include "vm/disk.h"
 
 volatile sig_atomic_t run_interrupted;
 volatile pid_t run_vm_pid = -1;

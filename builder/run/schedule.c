@@ -22,9 +22,9 @@
 #include "core/term.h"
 #include "core/util.h"
 #include "devices.h"
+#include "matrix/metrics.h"
 #include "progress.h"
 #include "rundir.h"
-#include "vm/disk.h"
 
 /* ---- where: backend, hosts, and what must hold before anything is created ------------------ */
 
@@ -42,6 +42,8 @@ static int choose_backend(struct run_ctx *ctx, struct zb_error *err)
 	int shared = o->shared_paths || json_is_true(json_object_get(opts, "shared_paths"));
 	/* a URI from a manifest or a matrix may not choose a connection that runs a program */
 	enum libvirt_uri_source src = LIBVIRT_URI_COMMAND_LINE;
+	/* --hosts and --libvirt-uri mean the backend that runs VMs on hosts */
+	const char *hosts_backend = vm_backend_with(VM_CAP_HOSTS)->name;
 
 	if (man && !hosts && !uri) {
 		hosts = json_string_value(json_object_get(opts, "hosts"));
@@ -50,19 +52,22 @@ static int choose_backend(struct run_ctx *ctx, struct zb_error *err)
 	}
 	if (!name && (o->hosts || o->libvirt_uri) && o->backend &&
 	    !vm_backend_has(o->backend, VM_CAP_HOSTS))
-		return error_set(err, EINVAL, "%s is for the libvirt backend, not --backend %s",
-				 o->hosts ? "--hosts" : "--libvirt-uri", o->backend);
+		return error_set(err, EINVAL,
+				 "%s is for a backend that runs VMs on hosts (%s), not "
+				 "--backend %s",
+				 o->hosts ? "--hosts" : "--libvirt-uri", hosts_backend, o->backend);
 	if (!name)
 		name = o->backend;
 	if (!name && (hosts || o->libvirt_uri))
-		name = "libvirt";
+		name = hosts_backend;
 	if (!name)
 		name = json_string_value(json_object_get(ctx->m->json, "backend"));
 	if (!name)
-		name = "qemu";
+		name = VM_BACKEND_DEFAULT;
 	ctx->vm_ops = vm_backend(name);
 	if (!ctx->vm_ops)
-		return error_set(err, EINVAL, "unknown backend '%s' (qemu or libvirt)", name);
+		return error_set(err, EINVAL, "unknown backend '%s' (%s)", name,
+				 VM_BACKEND_CHOICES);
 	if (vm_ops_check(ctx->vm_ops, err) < 0)
 		return -1;
 	if (!(ctx->vm_ops->caps & VM_CAP_HOSTS)) {
@@ -249,6 +254,7 @@ static double side_cv(const json_t *records, const struct cell *cell, const char
 		      const char *metric, size_t *n)
 {
 	double *v = xcalloc(json_array_size(records) + 1, sizeof(*v));
+	const struct metric_def *def = metric_find(metric);
 	struct stats_summary st;
 	size_t i;
 	json_t *rec;
@@ -263,8 +269,8 @@ static double side_cv(const json_t *records, const struct cell *cell, const char
 		if (!id || strcmp(id, cell->id) || !oc || strcmp(oc, "ok") ||
 		    strcmp(side ? side : "A", label))
 			continue;
-		x = results_fio_metric(json_object_get(rec, "fio"), metric);
-		if (!isnan(x))
+		if (def && metric_read(json_object_get(rec, "fio"),
+				       (enum metric_id)(def - metric_table), &x) == 0)
 			v[(*n)++] = x;
 	}
 	stats_summarize(v, *n, &st);
