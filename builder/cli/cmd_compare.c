@@ -82,8 +82,8 @@ static int number_option(int c, const char *arg, struct compare_opts *o)
 	v = strtod(arg, &end);
 	if ((c == 'N' || c == 'T') && *end == '%')
 		end++;
-	if (errno || end == arg || *end || !isfinite(v) ||
-	    (c == 'A' && !(v > 0 && v < 0.5)) || ((c == 'N' || c == 'T') && v < 0) ||
+	if (errno || end == arg || *end || !isfinite(v) || (c == 'A' && !(v > 0 && v < 0.5)) ||
+	    ((c == 'N' || c == 'T') && v < 0) ||
 	    ((c == 'S' || c == 'R') && (v != floor(v) || v < 0 || v > 1e9)) ||
 	    (c == 'R' && v < 2) || (c == 'M' && !(v > 0))) {
 		fprintf(stderr, "zbench: compare: bad value '%s' for --%s\n", arg,
@@ -311,10 +311,11 @@ static int adaptive_round(const char *dir, const struct compare_opts *o, const s
 		if (t->n_gate_unjudged || compare_tiers_cell_undecided(t, i))
 			ids[n++] = cmp->pairs[i].a->id;
 	if (have >= o->max_repeats || minutes >= o->max_minutes) {
-		fprintf(stderr,
-			"zbench: compare: adaptive: %zu cell(s) undecided after %d repeats and %.1f "
-			"minutes: the budget (--max-repeats %d, --max-minutes %g) is spent\n",
-			n, have, minutes, o->max_repeats, o->max_minutes);
+		fprintf(
+		    stderr,
+		    "zbench: compare: adaptive: %zu cell(s) undecided after %d repeats and %.1f "
+		    "minutes: the budget (--max-repeats %d, --max-minutes %g) is spent\n",
+		    n, have, minutes, o->max_repeats, o->max_minutes);
 		free(ids);
 		return 1;
 	}
@@ -345,9 +346,8 @@ int cmd_compare(int argc, char **argv)
 	if (rc)
 		goto out;
 	rc = load_analyse(argc, argv, &o, &a, &b, &cmp, &tiers);
-	for (int round = 1; rc == 0 && o.adaptive &&
-			    compare_tiers_status(&tiers) == COMPARE_UNDECIDED;
-	     round++) {
+	for (int round = 1;
+	     rc == 0 && o.adaptive && compare_tiers_status(&tiers) == COMPARE_UNDECIDED; round++) {
 		int r = adaptive_round(argv[optind], &o, &cmp, &tiers, round, t0);
 
 		if (r == 1)

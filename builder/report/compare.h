@@ -24,7 +24,7 @@ struct compare_pair {
 struct compare_gate {
 	const struct metric_def *metric; /* a timing metric, or NULL for a count */
 	const struct count_def *count;	 /* a count metric (builder/report/counts.h), or NULL */
-	int below; /* '<': fail on a change below pct; '>': above */
+	int below;			 /* '<': fail on a change below pct; '>': above */
 	double pct;
 	char *text; /* as given, for messages and JUnit */
 };
