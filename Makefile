@@ -31,7 +31,7 @@ ifdef SANITIZE
 SANFLAGS = -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 ALL_CFLAGS = $(CFLAGS) $(WARN) $(SANFLAGS) -MMD -MP
-HOST_LIBS = -ljansson -lcrypto -laio -luring -lblkid -lvirt -lguestfs -lpthread -lm
+HOST_LIBS = -ljansson -lsqlite3 -lcrypto -laio -luring -lblkid -lvirt -lguestfs -lpthread -lm
 # The guest binaries go into the image and so into its cache key: the same source must give the
 # same bytes in any checkout directory (no build path in the debug info).
 GUEST_REPRO = -ffile-prefix-map=$(CURDIR)=.
@@ -258,6 +258,7 @@ endif
 	$(Q)tests/matrices.sh
 	$(Q)tests/fio-examples.sh
 	$(Q)tests/export.sh
+	$(Q)tests/history.sh
 	$(Q)tests/reproducible.sh
 	$(Q)tests/exit-status.sh
 	$(Q)tests/json-output.sh

@@ -5,7 +5,7 @@ _zbench() {
 	local opts= subs=
 	[ "$COMP_CWORD" -gt 2 ] && sub=${COMP_WORDS[2]}
 	if [ "$COMP_CWORD" -eq 1 ]; then
-		COMPREPLY=($(compgen -W "run replay slurm merge image matrix doctor report compare export bisect -V --version --help" -- "$cur"))
+		COMPREPLY=($(compgen -W "run replay slurm merge image matrix doctor report compare export history bisect -V --version --help" -- "$cur"))
 		return
 	fi
 	case $cmd in
@@ -17,8 +17,9 @@ _zbench() {
 	matrix) opts="" subs="check expand keys" ;;
 	doctor) opts="--json" subs="" ;;
 	report) opts="-o --junit --json --phase --output" subs="" ;;
-	compare) opts="-o --fail-if --json --output --junit --summary --phase" subs="" ;;
+	compare) opts="-o --fail-if --json --adaptive --max-repeats --max-minutes --output --junit --summary --phase --alpha --noise --tolerance --seed" subs="" ;;
 	export) opts="--format -o -f --output" subs="" ;;
+	history) opts="--db --metric --cell -o" subs="add show" ;;
 	bisect) opts="--repo --good --bad --metric --threshold -i --image -o --output --cache-dir --accel -q --quiet -h --help" subs="" ;;
 	*) return ;;
 	esac
