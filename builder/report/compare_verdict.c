@@ -1,6 +1,7 @@
 /* `zbench compare`'s verdicts in tiers (builder/report/compare_verdict.h, docs/compare.md
  * "Verdicts"): count metrics against a tolerance, timing metrics by the paired permutation test
  * with a noise threshold, and the gates judged on them. */
+#include "matrix/metrics.h"
 #include "compare_verdict.h"
 
 #include <math.h>
