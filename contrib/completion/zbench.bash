@@ -9,7 +9,7 @@ _zbench() {
 		return
 	fi
 	case $cmd in
-	run) opts="--resume -o --output -i --image --cache-dir --accel --backend --libvirt-uri --hosts --shared-paths --keep-disks --warm --cold --no-snapshot --limits-from-start --allow-device -j --jobs --allow-interference --shard -q --quiet --no-report -h --help" subs="" ;;
+	run) opts="--resume -o --output -i --image --cache-dir --accel --backend --libvirt-uri --hosts --shared-paths --keep-disks --warm --cold --no-snapshot --limits-from-start --allow-device -j --jobs --allow-interference --shard -q --quiet --no-report --strict -h --help" subs="" ;;
 	replay) opts="-o --cache-dir" subs="" ;;
 	merge) opts="-o" subs="" ;;
 	image) opts="--cache-dir --rebuild --rebuild-root --overlay --json" subs="build import path list" ;;
