@@ -35,6 +35,7 @@ static const struct arg_kind {
 	{ "run", NULL, "json" },
 	{ "replay", NULL, "json" },
 	{ "merge", NULL, "/" },
+	{ "slurm", NULL, "json" },
 	{ "report", NULL, "/" },
 	{ "compare", NULL, "/" },
 	{ "matrix", "check", "json" },

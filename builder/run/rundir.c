@@ -55,8 +55,12 @@ static int load_resumed(struct run_ctx *ctx, struct zb_error *err)
 		return error_set(err, EINVAL, "'%s/manifest.json' lacks the matrix or image",
 				 ctx->dir);
 	ctx->matrix_text = json_dumps(json_object_get(mm, "content"), JSON_INDENT(2));
-	return matrix_load_buffer(ctx->matrix_path, ctx->matrix_text, strlen(ctx->matrix_text),
-				  &ctx->m, err);
+	if (matrix_load_buffer(ctx->matrix_path, ctx->matrix_text, strlen(ctx->matrix_text),
+			       &ctx->m, err) < 0)
+		return -1;
+	if (ctx->o->repeats_total > ctx->m->repeats)
+		ctx->m->repeats = ctx->o->repeats_total;
+	return 0;
 }
 
 /* The options a resumed run keeps from its manifest unless the command line says otherwise. */
