@@ -20,10 +20,10 @@
  * nbdkit's --threads bounds the queue depth the model can see (default 16: pass 64). */
 #include <errno.h>
 #include <pthread.h>
-#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 #define NBDKIT_API_VERSION 2
@@ -99,8 +99,8 @@ static int dm_config_complete(nbdkit_next_config_complete *next, nbdkit_backend 
 	}
 	dm_params_from_model(&dm.params, m);
 	for (int i = 0; i < dm.nover; i++) {
-		if (dm_params_set(&dm.params, dm.over[i].name, dm.over[i].value, why,
-				  sizeof(why)) < 0) {
+		if (dm_params_set(&dm.params, dm.over[i].name, dm.over[i].value, why, sizeof(why)) <
+		    0) {
 			nbdkit_error("dm_%s: %s", dm.over[i].name, why);
 			return -1;
 		}
@@ -329,8 +329,8 @@ static int dm_flush(nbdkit_next *next, void *handle, uint32_t flags, int *err)
 	return 0;
 }
 
-static int dm_trim(nbdkit_next *next, void *handle, uint32_t count, uint64_t offset,
-		   uint32_t flags, int *err)
+static int dm_trim(nbdkit_next *next, void *handle, uint32_t count, uint64_t offset, uint32_t flags,
+		   int *err)
 {
 	uint64_t deadline;
 	int rc;
@@ -342,8 +342,8 @@ static int dm_trim(nbdkit_next *next, void *handle, uint32_t count, uint64_t off
 	return rc;
 }
 
-static int dm_zero(nbdkit_next *next, void *handle, uint32_t count, uint64_t offset,
-		   uint32_t flags, int *err)
+static int dm_zero(nbdkit_next *next, void *handle, uint32_t count, uint64_t offset, uint32_t flags,
+		   int *err)
 {
 	uint64_t deadline;
 	int rc;
