@@ -6,7 +6,7 @@
 #                         with SANITIZE set, only the host tests, sanitized
 #   make fuzz             run each libFuzzer target for FUZZ_SECONDS (default 60)
 #   make integration-slow integration tests that build OpenZFS from source (tens of minutes;
-#                         not part of make test): bisect.sh
+#                         not part of make test): bisect.sh; and slurm.sh (a Slurm of its own)
 #   make run              install what is missing, build, build or reuse the image, run quick.json
 #   make check-format     clang-format check;  make analyze: clang-tidy/cppcheck
 #   DEVELOPER=1           -Werror and the strict warning list
@@ -15,9 +15,13 @@
 
 CC ?= cc
 CFLAGS ?= -O2 -g
-# the host's stages, in the order data flows (docs/architecture.md); headers found by folder
-HOST_DIRS = builder/core builder/matrix builder/image builder/diskmodel builder/vm builder/run builder/report builder/cli
-CPPFLAGS += -D_GNU_SOURCE -Ibuilder $(addprefix -I,$(HOST_DIRS)) -Iguest -Iguest/engine
+# The host's stages as floors, from the ground up: each may include the ones before it, never
+# one after it (docs/architecture.md names the exceptions; tests/includes.sh checks both).
+# A header of another folder is written with it ("run/channel.h", "guest/units.h"): -Ibuilder
+# and -I. find it, so no -I order can pick between two headers of one name. The guest's own
+# sources find theirs with -Iguest -Iguest/engine.
+HOST_DIRS = builder/core builder/diskmodel builder/image builder/vm builder/matrix builder/run builder/report builder/cli
+CPPFLAGS += -D_GNU_SOURCE -Ibuilder -I. -Iguest -Iguest/engine
 WARN = -Wall -Wextra -Wformat=2 -Wshadow -Wpointer-arith -Wstrict-prototypes \
        -Wmissing-prototypes -Wno-unused-parameter -Wvla
 ifdef DEVELOPER
@@ -27,7 +31,7 @@ ifdef SANITIZE
 SANFLAGS = -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 ALL_CFLAGS = $(CFLAGS) $(WARN) $(SANFLAGS) -MMD -MP
-HOST_LIBS = -ljansson -lcrypto -laio -luring -lblkid -lvirt -lguestfs -lpthread -lm
+HOST_LIBS = -ljansson -lsqlite3 -lcrypto -laio -luring -lblkid -lvirt -lguestfs -lpthread -lm
 # The guest binaries go into the image and so into its cache key: the same source must give the
 # same bytes in any checkout directory (no build path in the debug info).
 GUEST_REPRO = -ffile-prefix-map=$(CURDIR)=.
@@ -128,13 +132,18 @@ $(GEN_OUT): $(GEN)
 	@mkdir -p $(BUILD)/gen
 	$(Q)$(foreach g,$(GENERATED),$(GEN) $(word 1,$(subst :, ,$(g))) >$(BUILD)/gen/$(notdir $(word 2,$(subst :, ,$(g)))) &&) true
 
+# $(call splice,COMMAND,MARK,FILE): COMMAND's output replaces what FILE holds between its lines
+# <!-- BEGIN MARK --> and <!-- END MARK --> (tests/generated.sh checks the same span).
+splice = $(1) >$(BUILD)/gen/splice.in && awk -v f=$(BUILD)/gen/splice.in \
+	'/<!-- END $(2) -->/ {skip=0} !skip {print} \
+	 /<!-- BEGIN $(2) -->/ {while ((getline l <f) > 0) print l; skip=1}' \
+	$(3) >$(BUILD)/gen/splice.out && cp $(BUILD)/gen/splice.out $(3)
+
 # Copy the freshly generated files over the committed ones (review the diff, then commit).
 generated: $(GEN_OUT) zbench
 	$(Q)$(foreach g,$(GENERATED),mkdir -p $(dir $(word 2,$(subst :, ,$(g)))) && cp $(BUILD)/gen/$(notdir $(word 2,$(subst :, ,$(g)))) $(word 2,$(subst :, ,$(g))) &&) true
-	$(Q)./zbench matrix keys >$(BUILD)/gen/keys.md && awk -v f=$(BUILD)/gen/keys.md \
-		'/<!-- END zbench matrix keys -->/ {skip=0} !skip {print} \
-		 /<!-- BEGIN zbench matrix keys -->/ {while ((getline l <f) > 0) print l; skip=1}' \
-		docs/matrix.md >$(BUILD)/gen/matrix.md && cp $(BUILD)/gen/matrix.md docs/matrix.md
+	$(Q)$(call splice,./zbench matrix keys,zbench matrix keys,docs/matrix.md)
+	$(Q)$(call splice,$(GEN) disks,zbench-gen disks,docs/disks.md)
 
 $(BUILD)/zbench-engine-host: $(ENGINE_HOST_OBJS)
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ $^ $(HOST_LIBS)
@@ -242,15 +251,24 @@ $(VM_GOLDEN): tests/golden/vm/print.c $(HOSTLIB) $(BUILD)/.flags
 golden: zbench guest/zbench-agent guest/zbench-engine $(BUILD)/zbench-engine-host $(VM_GOLDEN) $(GEN)
 	$(Q)VM_GOLDEN=$(VM_GOLDEN) tests/golden/run.sh
 	$(Q)ENGINE=$(BUILD)/zbench-engine-host tests/engine-fsync.sh
+ifndef SANITIZE
+	@# our engine against fio per I/O (issue 31; about 20-30 s); not sanitized: its floors are costs
+	$(Q)ENGINE=$(BUILD)/zbench-engine-host tests/engine-vs-fio-short.sh
+endif
 	$(Q)tests/matrices.sh
 	$(Q)tests/fio-examples.sh
 	$(Q)tests/export.sh
+	$(Q)tests/history.sh
 	$(Q)tests/reproducible.sh
 	$(Q)tests/exit-status.sh
 	$(Q)tests/json-output.sh
 	$(Q)tests/merge-canon.sh
+	$(Q)tests/merge-shards.sh
+	$(Q)tests/slurm-submit.sh
 	$(Q)tests/workflow.sh
 	$(Q)GEN=$(GEN) tests/generated.sh
+	$(Q)tests/includes.sh
+	$(Q)tests/paths.sh
 
 # Real VMs: the quick matrix, every failure class, kill and resume, the configuration space.
 # Longest first (docs/performance.md, "Integration suite"), INTEGRATION_JOBS at a time: most of
@@ -269,8 +287,11 @@ integration: all
 
 # Real VMs on images built from source: a cold OpenZFS build is 10+ minutes on 2 cores, so these
 # stay out of make test and make integration (docs/compare.md, "Bisect").
-INTEGRATION_SLOW = tests/integration/bisect.sh
+# slurm.sh starts a Slurm of its own (slurmctld, slurmd, munge: installed by install-deps.sh
+# --slurm, which only this target asks for) and runs a 4-cell array through it (docs/scale-out.md).
+INTEGRATION_SLOW = tests/integration/bisect.sh tests/integration/slurm.sh
 integration-slow: all
+	$(Q)builder/install-deps.sh --slurm
 	$(Q)JOBS=1 tests/run-integration.sh $(INTEGRATION_SLOW)
 
 # Hostile inputs (docs/security.md): run dirs, matrices, URIs, qcow2 files, devices held open.
