@@ -17,7 +17,8 @@
  *
  * The filter advertises FLUSH and native FUA and models them; it does not pass them to the file
  * (the cell's disk file is scratch: a host fsync would only add the host's disk to the model).
- * nbdkit's --threads bounds the queue depth the model can see (default 16: pass 64). */
+ * nbdkit's --threads bounds the queue depth the model can see (default 16: pass 64). The unix
+ * socket appears a moment before nbdkit accepts on it: wait for --pidfile, or retry connect(). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
