@@ -119,6 +119,8 @@ generated: $(GEN_OUT) zbench
 		'/<!-- END zbench matrix keys -->/ {skip=0} !skip {print} \
 		 /<!-- BEGIN zbench matrix keys -->/ {while ((getline l <f) > 0) print l; skip=1}' \
 		docs/matrix.md >$(BUILD)/gen/matrix.md && cp $(BUILD)/gen/matrix.md docs/matrix.md
+	$(Q)./zbench matrix ledger --markdown $(sort $(wildcard matrices/*.ledger.json)) >$(BUILD)/gen/seeds.md && \
+		cp $(BUILD)/gen/seeds.md docs/seeds.md
 
 $(BUILD)/zbench-engine-host: $(ENGINE_HOST_OBJS)
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ $^ $(HOST_LIBS)

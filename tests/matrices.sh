@@ -1,12 +1,14 @@
 #!/bin/sh
 # Every study file under matrices/ (the seeds' full and CI variants, quick.json, ...) must load
-# and expand without booting anything: `zbench matrix check` on each. Prints
+# and expand without booting anything: `zbench matrix check` on each; every seed's findings
+# ledger (matrices/seedNNN.ledger.json) must load against them, and every seed has one. Prints
 # "matrices: N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
 ZBENCH=${ZBENCH:-./zbench}
 passed=0 failed=0
 for f in matrices/*.json; do
+	case "$f" in *.ledger.json) continue ;; esac
 	if out=$("$ZBENCH" matrix check "$f" 2>&1); then
 		passed=$((passed + 1))
 	else
@@ -15,8 +17,21 @@ for f in matrices/*.json; do
 		echo "$out" | sed 's/^/    /'
 	fi
 done
-# Each seed has a full study and a CI-scale variant.
+for f in matrices/*.ledger.json; do
+	if out=$("$ZBENCH" matrix ledger "$f" 2>&1); then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		echo "FAIL $f"
+		echo "$out" | sed 's/^/    /'
+	fi
+done
+# Each seed has a full study, a CI-scale variant and a findings ledger.
 for n in 000 001 002 003 004; do
+	if [ ! -f matrices/seed$n.ledger.json ]; then
+		failed=$((failed + 1))
+		echo "FAIL no matrices/seed$n.ledger.json"
+	fi
 	for v in "" -ci; do
 		if ! ls matrices/seed$n-*$v.json >/dev/null 2>&1; then
 			failed=$((failed + 1))

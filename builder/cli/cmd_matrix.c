@@ -9,21 +9,27 @@
 #include "image.h"
 #include "image_build.h"
 #include "image_needs.h"
+#include "ledger.h"
 #include "matrix.h"
 #include "run.h"
 #include "schema.h"
+#include "util.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: zbench matrix check FILE    validate FILE; list its cells\n"
 		   "       zbench matrix expand FILE   print each cell as one JSON line\n"
 		   "       zbench matrix keys          print the schema as Markdown\n"
+		   "       zbench matrix ledger [--markdown] LEDGER...\n"
+		   "                                   check findings ledgers; or print docs/seeds.md\n"
 		   "\n"
 		   "check prints \"FILE: N cells\" then one line per cell: index, id, summary.\n"
 		   "expand prints {\"index\",\"id\",\"summary\",\"config\"} per line, config fully "
 		   "resolved.\n"
 		   "A fio job file (FILE.fio or FILE.job) is checked as the workload of a small\n"
 		   "matrix of its own (docs/matrix.md, \"fio job files\").\n"
+		   "ledger checks each study's findings ledger against the matrices beside it\n"
+		   "and prints its counts per status (docs/ledger.md).\n"
 		   "Errors: \"FILE:LINE:COL: PATH: message\", exit status 2. The format: "
 		   "docs/matrix.md.\n");
 }
@@ -123,6 +129,46 @@ static int matrix_expand(const char *path)
 	return rc;
 }
 
+/* `matrix ledger [--markdown] LEDGER...`: load every ledger (all must load); print the counts,
+ * or docs/seeds.md. */
+static int matrix_ledger(int argc, char **argv)
+{
+	int markdown = argc > 0 && !strcmp(argv[0], "--markdown");
+	struct ledger *ls;
+	struct zb_error err = { 0 };
+	int n = 0, rc = 0;
+
+	argv += markdown;
+	argc -= markdown;
+	if (argc < 1 || argv[0][0] == '-') {
+		usage(stderr);
+		return 2;
+	}
+	ls = xcalloc((size_t)argc, sizeof(*ls));
+	for (; n < argc; n++) {
+		if (ledger_load(argv[n], &ls[n], &err) < 0) {
+			die_message(err.msg);
+			rc = 2;
+			break;
+		}
+	}
+	if (rc == 0 && markdown)
+		ledger_markdown(stdout, ls, (size_t)n);
+	for (int i = 0; rc == 0 && !markdown && i < n; i++) {
+		printf("%s: %zu findings:", ls[i].path,
+		       json_array_size(json_object_get(ls[i].json, "findings")));
+		printf(" %zu held, %zu unconfirmed, %zu not held, %zu not expressible, %zu not "
+		       "run at this scale\n",
+		       ledger_count(&ls[i], "held"), ledger_count(&ls[i], "unconfirmed"),
+		       ledger_count(&ls[i], "not held"), ledger_count(&ls[i], "not expressible"),
+		       ledger_count(&ls[i], "not run at this scale"));
+	}
+	for (int i = 0; i < n; i++)
+		ledger_release(&ls[i]);
+	free(ls);
+	return rc;
+}
+
 int cmd_matrix(int argc, char **argv)
 {
 	const char *sub = argc > 1 ? argv[1] : NULL;
@@ -139,6 +185,8 @@ int cmd_matrix(int argc, char **argv)
 		schema_print_markdown(stdout);
 		return 0;
 	}
+	if (!strcmp(sub, "ledger"))
+		return matrix_ledger(argc - 2, argv + 2);
 	if ((!strcmp(sub, "check") || !strcmp(sub, "expand")) && argc == 3 && argv[2][0] != '-')
 		return !strcmp(sub, "check") ? matrix_check(argv[2]) : matrix_expand(argv[2]);
 	usage(stderr);
