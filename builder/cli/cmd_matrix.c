@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "claim_controls.h"
 #include "commands.h"
 #include "image.h"
 #include "image_build.h"
@@ -18,6 +19,9 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: zbench matrix check FILE    validate FILE; list its cells\n"
+		   "       zbench matrix check --controls FILE\n"
+		   "                                   run each claim's and reference's negative "
+		   "controls\n"
 		   "       zbench matrix expand FILE   print each cell as one JSON line\n"
 		   "       zbench matrix keys          print the schema as Markdown\n"
 		   "       zbench matrix ledger [--markdown] LEDGER...\n"
@@ -28,6 +32,9 @@ static void usage(FILE *f)
 		   "resolved.\n"
 		   "A fio job file (FILE.fio or FILE.job) is checked as the workload of a small\n"
 		   "matrix of its own (docs/matrix.md, \"fio job files\").\n"
+		   "--controls judges every claim and reference verdict against synthetic records\n"
+		   "of the claim's shape (must hold), the opposite shape, just short of the bound\n"
+		   "and a null model (each must fail); exit status 1 if one does not.\n"
 		   "ledger checks each study's findings ledger against the matrices beside it\n"
 		   "and prints its counts per status (docs/ledger.md).\n"
 		   "Errors: \"FILE:LINE:COL: PATH: message\", exit status 2. The format: "
@@ -129,6 +136,36 @@ static int matrix_expand(const char *path)
 	return rc;
 }
 
+/* `matrix check --controls FILE`: each claim's and reference's controls, one line each. */
+static int matrix_controls(const char *path)
+{
+	struct claim_controls *cs;
+	struct zb_error err = { 0 };
+	struct matrix *m;
+	size_t n, bad = 0;
+
+	if (load(path, &m) < 0)
+		return 2;
+	if (claim_controls_run(m, &cs, &n, &err) < 0) {
+		die_message(err.msg);
+		matrix_free(m);
+		return 2;
+	}
+	for (size_t i = 0; i < n; i++) {
+		bad += !cs[i].passed;
+		printf("%s \"%s\": %s\n", cs[i].kind, cs[i].name,
+		       cs[i].passed ? "every control as it must be" : "A CONTROL FAILED");
+		for (size_t k = 0; k < cs[i].n; k++)
+			printf("  %s %s: %s: %s\n", cs[i].c[k].held == cs[i].c[k].want_held ? "ok  " : "FAIL",
+			       cs[i].c[k].name, cs[i].c[k].held ? "held" : "not held", cs[i].c[k].detail);
+	}
+	printf("%s: %zu of %zu claims and references fail their negative controls as they must\n",
+	       path, n - bad, n);
+	claim_controls_release(cs, n);
+	matrix_free(m);
+	return bad ? 1 : 0;
+}
+
 /* `matrix ledger [--markdown] LEDGER...`: load every ledger (all must load); print the counts,
  * or docs/seeds.md. */
 static int matrix_ledger(int argc, char **argv)
@@ -187,6 +224,8 @@ int cmd_matrix(int argc, char **argv)
 	}
 	if (!strcmp(sub, "ledger"))
 		return matrix_ledger(argc - 2, argv + 2);
+	if (!strcmp(sub, "check") && argc == 4 && !strcmp(argv[2], "--controls"))
+		return matrix_controls(argv[3]);
 	if ((!strcmp(sub, "check") || !strcmp(sub, "expand")) && argc == 3 && argv[2][0] != '-')
 		return !strcmp(sub, "check") ? matrix_check(argv[2]) : matrix_expand(argv[2]);
 	usage(stderr);

@@ -323,6 +323,31 @@ static int check_expect(struct claim_ctx *cc, json_t *claims, struct zb_error *e
 				return error_path(err, fp, JSON_POS_VALUE,
 						  "a ranking needs at least 2 values");
 			}
+			/* a peak over two values is a compare: say it as one */
+			if (!strcmp(fname, "peak") &&
+			    (list ? json_array_size(list) : json_array_size(values)) < 3) {
+				bprintf(fp, sizeof(fp), "%s%s", sub, list ? ".values" : ".axis");
+				return error_path(err, fp, JSON_POS_VALUE,
+						  "a peak needs at least 3 values (over two it is a "
+						  "compare)");
+			}
+			if (!strcmp(fname, "peak") && list) {
+				char *at = claim_key(json_object_get(form, "at"));
+				int in = 0;
+
+				for (j = 0; j < json_array_size(list); j++) {
+					char *k = claim_key(json_array_get(list, j));
+
+					in |= !strcmp(k, at);
+					free(k);
+				}
+				free(at);
+				if (!in) {
+					bprintf(fp, sizeof(fp), "%s.at", sub);
+					return error_path(err, fp, JSON_POS_VALUE,
+							  "not one of the peak's \"values\"");
+				}
+			}
 		}
 	}
 	return 0;
@@ -630,7 +655,8 @@ static void axis_judge_peak(const struct axis_claim *ac, const double *y,
 			ac->at);
 		return;
 	}
-	if (best != at_i && y[best] != y[at_i])
+	/* strictly: a tie with the next best is no peak (a flat curve would hold any peak) */
+	if (!(want_min ? y[at_i] < y[second] : y[at_i] > y[second]))
 		(*ac->failed)++;
 	fprintf(ac->f, "%s at %s=%s (%s), next best %s=", want_min ? "lowest" : "highest",
 		ac->ax->name, cs[best]->axis_label[k], report_fmt_num(y[best], a, sizeof(a)),
@@ -642,7 +668,7 @@ static void axis_judge_peak(const struct axis_claim *ac, const double *y,
 /* The axis values a claim ranks over, in order: its own list, or the matrix order. */
 static void axis_labels(struct axis_claim *ac)
 {
-	const json_t *list = json_object_get(ac->rank, "values");
+	const json_t *list = json_object_get(ac->rank ? ac->rank : ac->peak, "values");
 
 	if (json_array_size(list) > 0) {
 		const json_t *v;
