@@ -435,6 +435,8 @@ const char *const phases_measured_keys[] = { "disk_read_share",
 					     "compress_ratio",
 					     "window_disk_read_share",
 					     "window_disk_write_share",
+					     "l2arc_hit_ratio",
+					     "flushes_per_write",
 					     NULL };
 
 /* Bytes the engine moved in direction `dir`, summed over its jobs; -1 if none say. */
@@ -451,6 +453,38 @@ static double fio_bytes(const json_t *fio, const char *dir)
 			sum = (sum < 0 ? 0 : sum) + json_number_value(b);
 	}
 	return sum;
+}
+
+/* Write I/Os the engine completed, summed over its jobs (fio's total_ios counts the syncs
+ * apart, under "sync"); -1 if none say. */
+static double fio_writes(const json_t *fio)
+{
+	const json_t *jobs = json_object_get(fio, "jobs"), *j;
+	double sum = -1;
+	size_t i;
+
+	json_array_foreach (jobs, i, j) {
+		const json_t *n = json_object_get(json_object_get(j, "write"), "total_ios");
+
+		if (json_is_number(n))
+			sum = (sum < 0 ? 0 : sum) + json_number_value(n);
+	}
+	return sum;
+}
+
+/* Cache flushes the cell's disks did over the summary's interval (each a device's; a ZIL
+ * commit flushes every device it wrote, a txg sync every vdev); -1 if the summary cannot say. */
+static double disk_flushes(const json_t *summary)
+{
+	const json_t *iv = json_object_get(summary, "interval"), *d;
+	const char *k;
+	double sum = 0;
+
+	if (!json_is_number(iv))
+		return -1;
+	json_object_foreach ((json_t *)json_object_get(summary, "disks"), k, d)
+		sum += json_number_value(json_object_get(d, "flush_per_s"));
+	return sum * json_number_value(iv);
 }
 
 /* Bytes the cell's disks moved over the summary's interval (kB/s figures: 1024 bytes). */
@@ -491,8 +525,15 @@ json_t *phases_measured(const json_t *fio, const json_t *summary, const json_t *
 
 	phases_set_ratio(o, "disk_read_share", dr, er);
 	phases_set_ratio(o, "disk_write_share", dw, ew);
+	double l2h = num_or(arc, "l2_hits"), l2m = num_or(arc, "l2_misses");
+
 	if (hits >= 0 && misses >= 0)
 		phases_set_ratio(o, "arc_hit_ratio", hits, hits + misses);
+	/* of the reads that missed the ARC and went to the L2ARC's lookup, how many it answered */
+	if (l2h >= 0 && l2m >= 0)
+		phases_set_ratio(o, "l2arc_hit_ratio", l2h, l2h + l2m);
+	if (summary)
+		phases_set_ratio(o, "flushes_per_write", disk_flushes(summary), fio_writes(fio));
 	/* zfs's own ratio when it gave one; logical over physical otherwise */
 	if (num_or(target, "compressratio") > 0)
 		json_object_set_new(o, "compress_ratio",

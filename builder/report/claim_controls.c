@@ -106,8 +106,9 @@ static double null_value(const struct report_cell *c, const char *name)
 	if (!strncmp(metric, "iozone:", 7))
 		return NULL_IOPS * bs;
 	if (!d)
-		return !strcmp(metric, "arc_hit_ratio") || !strcmp(metric, "l2arc_hit_ratio") ? 0.5
-											     : 1.0;
+		return !strcmp(metric, "arc_hit_ratio")	    ? 0.5
+		       : !strcmp(metric, "l2arc_hit_ratio") ? 0 /* no cache answers */
+							    : 1.0;
 	if (d->how != METRIC_SUM)
 		return 1.0; /* ms: every request takes as long */
 	return !strcmp(d->field, "bw") ? iops * bs : iops;
@@ -123,6 +124,7 @@ struct claim_shape {
 	char **labels;	     /* their values in order */
 	size_t n_labels, at; /* peak: at's position */
 	int decreasing, want_min;
+	int threshold; /* a: the cells judged, each on its own against [lo, hi] */
 	double lo, hi, margin;
 	const char *op;
 };
@@ -132,6 +134,8 @@ static int cell_role(const struct report_run *run, const struct claim_shape *sh,
 {
 	if (sh->where && !report_cell_matches(run, c, sh->where))
 		return 0;
+	if (sh->threshold)
+		return report_cell_matches(run, c, sh->a);
 	if (sh->a)
 		return report_cell_matches(run, c, sh->a)   ? 1
 		       : report_cell_matches(run, c, sh->b) ? 2
@@ -146,7 +150,8 @@ static int cell_role(const struct report_run *run, const struct claim_shape *sh,
 
 static void shape_init(const struct report_run *run, const json_t *claim, struct claim_shape *sh)
 {
-	const json_t *cmp = json_object_get(claim, "compare"), *ratio = json_object_get(claim, "ratio");
+	const json_t *cmp = json_object_get(claim, "compare"), *ratio = json_object_get(claim, "ratio"),
+		     *thr = json_object_get(claim, "threshold");
 	const json_t *list, *v;
 	size_t j;
 
@@ -155,6 +160,14 @@ static void shape_init(const struct report_run *run, const json_t *claim, struct
 	sh->where = json_object_get(claim, "where");
 	sh->lo = sh->hi = NAN;
 	sh->axis = -1;
+	if (thr) {
+		sh->form = thr;
+		sh->a = json_object_get(thr, "cells");
+		sh->threshold = 1;
+		report_num_get(thr, "min", &sh->lo);
+		report_num_get(thr, "max", &sh->hi);
+		return;
+	}
 	if (cmp || ratio) {
 		sh->form = cmp ? cmp : ratio;
 		sh->a = json_object_get(sh->form, cmp ? "lhs" : "num");
@@ -216,6 +229,8 @@ static double control_value(const struct claim_shape *sh, enum control_kind k, i
 
 	if (role == 0)
 		return NAN;
+	if (sh->threshold)
+		base = 1; /* a threshold's bounds are the values themselves */
 	if (sh->a) {
 		if (role == 2)
 			return base;
@@ -256,7 +271,7 @@ static double control_value(const struct claim_shape *sh, enum control_kind k, i
 /* A claim that states no difference (a ratio band around 1): the null model passes it. */
 static int claim_is_equivalence(const struct claim_shape *sh)
 {
-	return sh->a && !sh->op && !isnan(sh->lo) && !isnan(sh->hi) && sh->lo <= 1 && sh->hi >= 1;
+	return sh->a && !sh->op && !sh->threshold && !isnan(sh->lo) && !isnan(sh->hi) && sh->lo <= 1 && sh->hi >= 1;
 }
 
 static void judge(struct report_run *run, const struct claim_shape *sh, enum control_kind k,
@@ -294,7 +309,7 @@ static void claim_controls_one(struct report_run *run, const json_t *claim,
 	out->name = xstrdup(report_str_get(claim, "claim") ? report_str_get(claim, "claim") : "?");
 	out->passed = 1;
 	judge(run, &sh, CTL_CLAIMED, "the claim's own shape (must hold)", 1, out);
-	if (sh.a && !sh.op && !isnan(sh.lo) && !isnan(sh.hi)) {
+	if (sh.a && !sh.op && !isnan(sh.lo) && !isnan(sh.hi) && sh.lo > 0) {
 		judge(run, &sh, CTL_SHORT, "just under the band", 0, out);
 		judge(run, &sh, CTL_SHORT_HIGH, "just over the band", 0, out);
 	} else {

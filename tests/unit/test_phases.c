@@ -268,6 +268,32 @@ static void test_measured(void)
 	json_decref(target);
 }
 
+/* The mechanism witnesses: L2ARC hits over its lookups, flushes per write. */
+static void test_measured_mechanism(void)
+{
+	json_t *fio = json_loads("{\"jobs\": [ {\"write\": {\"io_bytes\": 4096, \"total_ios\": 10}}, "
+				 "{\"write\": {\"io_bytes\": 4096, \"total_ios\": 30}} ]}",
+				 0, NULL);
+	json_t *sum = json_loads("{\"interval\": 4, \"disks\": {\"d0\": {\"flush_per_s\": 5}, "
+				 "\"d1\": {\"flush_per_s\": 5}}, \"arc\": {\"hits\": 1, "
+				 "\"misses\": 3, \"l2_hits\": 979, \"l2_misses\": 739}}",
+				 0, NULL);
+	json_t *m = phases_measured(fio, sum, NULL);
+
+	CHECK(fabs(json_real_value(json_object_get(m, "l2arc_hit_ratio")) - 979.0 / 1718) < 1e-9);
+	/* 10 flushes a second over 4 s for 40 writes */
+	CHECK(fabs(json_real_value(json_object_get(m, "flushes_per_write")) - 1) < 1e-9);
+	json_decref(m);
+	/* no cache device: no L2ARC lookups, no ratio (not 0) */
+	json_object_set_new(json_object_get(sum, "arc"), "l2_hits", json_integer(0));
+	json_object_set_new(json_object_get(sum, "arc"), "l2_misses", json_integer(0));
+	m = phases_measured(fio, sum, NULL);
+	CHECK(!json_object_get(m, "l2arc_hit_ratio"));
+	json_decref(m);
+	json_decref(fio);
+	json_decref(sum);
+}
+
 static void test_lookup(void)
 {
 	json_t *rec = json_loads("{\"fio\": {\"a\": 1}, \"witness\": {\"m\": 1}, "
@@ -355,6 +381,7 @@ int main(void)
 	test_cases();
 	test_engine_options();
 	test_measured();
+	test_measured_mechanism();
 	test_lookup();
 	test_select();
 	test_recipe();
