@@ -17,6 +17,27 @@ for f in matrices/*.json; do
 		echo "$out" | sed 's/^/    /'
 	fi
 done
+# What each would cost, before it runs: every estimate prints, and no cell writes more than its
+# disks hold; a full-scale seed matrix says what machine it needs.
+for f in matrices/*.json; do
+	case "$f" in *.ledger.json) continue ;; esac
+	if out=$("$ZBENCH" matrix check --estimate "$f" 2>&1) && ! echo "$out" | grep -q "do not fit"; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		echo "FAIL $f: zbench matrix check --estimate"
+		echo "$out" | sed 's/^/    /'
+	fi
+done
+for f in matrices/seed00?-*.json; do
+	case "$f" in *-ci.json | *-medium.json | *-ab.json) continue ;; esac
+	if "$ZBENCH" matrix check --estimate "$f" | grep -q "the matrix says it needs"; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		echo "FAIL $f: a full-scale matrix states the machine it needs (\"machine\")"
+	fi
+done
 for f in matrices/*.ledger.json; do
 	if out=$("$ZBENCH" matrix ledger "$f" 2>&1); then
 		passed=$((passed + 1))

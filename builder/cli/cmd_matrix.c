@@ -7,6 +7,7 @@
 
 #include "claim_controls.h"
 #include "commands.h"
+#include "estimate.h"
 #include "image.h"
 #include "image_build.h"
 #include "image_needs.h"
@@ -20,6 +21,9 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: zbench matrix check FILE    validate FILE; list its cells\n"
 		   "       zbench matrix check --controls FILE\n"
+		   "       zbench matrix check --estimate FILE\n"
+		   "                                   run time and disk space before anything "
+		   "runs\n"
 		   "                                   run each claim's and reference's negative "
 		   "controls\n"
 		   "       zbench matrix expand FILE   print each cell as one JSON line\n"
@@ -136,6 +140,20 @@ static int matrix_expand(const char *path)
 	return rc;
 }
 
+/* `matrix check --estimate FILE`: what the matrix will cost (builder/matrix/estimate.h). */
+static int matrix_estimate_cmd(const char *path)
+{
+	struct matrix_estimate e;
+	struct matrix *m;
+
+	if (load(path, &m) < 0)
+		return 2;
+	matrix_estimate(m, &e);
+	matrix_estimate_print(stdout, m, &e);
+	matrix_free(m);
+	return 0;
+}
+
 /* `matrix check --controls FILE`: each claim's and reference's controls, one line each. */
 static int matrix_controls(const char *path)
 {
@@ -226,6 +244,8 @@ int cmd_matrix(int argc, char **argv)
 		return matrix_ledger(argc - 2, argv + 2);
 	if (!strcmp(sub, "check") && argc == 4 && !strcmp(argv[2], "--controls"))
 		return matrix_controls(argv[3]);
+	if (!strcmp(sub, "check") && argc == 4 && !strcmp(argv[2], "--estimate"))
+		return matrix_estimate_cmd(argv[3]);
 	if ((!strcmp(sub, "check") || !strcmp(sub, "expand")) && argc == 3 && argv[2][0] != '-')
 		return !strcmp(sub, "check") ? matrix_check(argv[2]) : matrix_expand(argv[2]);
 	usage(stderr);

@@ -13,7 +13,7 @@ _zbench() {
 	replay) opts="-o --cache-dir" subs="" ;;
 	merge) opts="-o" subs="" ;;
 	image) opts="--cache-dir --rebuild --rebuild-root --overlay --json" subs="build import path list" ;;
-	matrix) opts="--controls --markdown" subs="check expand keys ledger" ;;
+	matrix) opts="--controls --estimate --markdown" subs="check expand keys ledger" ;;
 	doctor) opts="--json" subs="" ;;
 	report) opts="-o --junit --json --phase --output" subs="" ;;
 	compare) opts="-o --fail-if --json --output --junit --summary --phase" subs="" ;;
