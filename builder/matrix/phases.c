@@ -249,15 +249,47 @@ out:
 	return rc;
 }
 
-/* An action: only `action`, and `duration` exactly when it is a sleep. */
+/* A phase's "until": the figure its state needs, and no other. */
+static int check_until(const json_t *phase, const char *path, struct zb_error *e)
+{
+	const json_t *u = json_object_get(phase, "until");
+	enum phase_state s = phase_until_state(phase);
+	int bytes = json_object_get(u, "bytes") != NULL, idle = json_object_get(u, "idle") != NULL;
+
+	if (!u)
+		return 0;
+	if (phase_is_prefill(phase))
+		return phase_err(e, path, JSON_POS_VALUE,
+				 "a prefill takes no \"until\" (it ends with a zpool sync)");
+	if ((s == PHASE_STATE_L2ARC_SIZE) != bytes)
+		return phase_err(e, path, JSON_POS_VALUE,
+				 s == PHASE_STATE_L2ARC_SIZE
+				     ? "until l2arc_size needs \"bytes\""
+				     : "only until l2arc_size takes \"bytes\"");
+	if ((s == PHASE_STATE_L2ARC_IDLE) != idle)
+		return phase_err(e, path, JSON_POS_VALUE,
+				 s == PHASE_STATE_L2ARC_IDLE ? "until l2arc_idle needs \"idle\""
+							     : "only until l2arc_idle takes \"idle\"");
+	return 0;
+}
+
+/* An action: only `action`, `duration` exactly when it is a sleep, `until` exactly when it is a
+ * wait. */
 static int check_action(const json_t *phase, const char *path, struct zb_error *e)
 {
 	enum phase_action a = phase_action_of(phase);
 	const char *k;
 	json_t *v;
 
+	if ((a == PHASE_ACTION_WAIT) != (json_object_get(phase, "until") != NULL))
+		return phase_err(e, path, JSON_POS_VALUE,
+				 a == PHASE_ACTION_WAIT ? "action \"wait\" needs an \"until\""
+							: "only action \"wait\" (or an engine "
+							  "phase) takes an \"until\"");
+	if (check_until(phase, path, e) < 0)
+		return -1;
 	json_object_foreach ((json_t *)phase, k, v) {
-		if (strcmp(k, "action") && strcmp(k, "duration"))
+		if (strcmp(k, "action") && strcmp(k, "duration") && strcmp(k, "until"))
 			return phase_err(e, path, JSON_POS_VALUE,
 					 "action \"%s\" takes no \"%s\" (a phase is an action or "
 					 "an engine run)",
@@ -305,7 +337,9 @@ int phases_check(const json_t *cfg, struct zb_error *e)
 		} else {
 			json_object_set_new(names, name, json_true());
 			measured += phase_is_measured(p);
-			rc = check_engine_phase(w, p, path, &t, &wr, e);
+			rc = check_until(p, path, e);
+			if (rc == 0)
+				rc = check_engine_phase(w, p, path, &t, &wr, e);
 		}
 		if (rc < 0)
 			break;
@@ -341,6 +375,8 @@ double phases_seconds(const json_t *workload)
 	json_array_foreach (phases, i, p) {
 		json_t *o;
 
+		/* a wait for a state may take until its timeout */
+		sum += duration_of(json_object_get(json_object_get(p, "until"), "timeout"));
 		if (phase_action_of(p) == PHASE_ACTION_SLEEP) {
 			sum += duration_of(json_object_get(p, "duration"));
 			continue;

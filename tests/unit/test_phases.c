@@ -144,7 +144,7 @@ static const struct {
 	  NULL },
 	{ "{ \"target\": \"fs\", \"phases\": [ { \"action\": \"reboot\" } ] }",
 	  "base.workload.phases[0].action: expected \"sync\", \"export_import\", "
-	  "\"drop_caches\" or \"sleep\", got \"reboot\"" },
+	  "\"drop_caches\", \"sleep\" or \"wait\", got \"reboot\"" },
 	{ "{ \"target\": \"fs\", \"phases\": [ { \"name\": \"a\", \"size\": \"1M\", \"measured\": "
 	  "false } ] }",
 	  "base.workload.phases: no measured phase" },
@@ -268,6 +268,27 @@ static void test_measured(void)
 	json_decref(target);
 }
 
+/* A phase's "until" names its state; the key is zbench's, not the engine's. */
+static void test_until_state(void)
+{
+	json_t *p = json_loads("{\"name\": \"warm\", \"rw\": \"read\", \"until\": {\"state\": "
+			       "\"l2arc_size\", \"bytes\": \"150M\", \"timeout\": \"60s\"}}",
+			       0, NULL);
+	json_t *w = json_loads("{\"target\": \"bench\", \"bs\": \"1M\"}", 0, NULL);
+	json_t *o = phase_engine_options(w, p, 0);
+
+	CHECK(phase_until_state(p) == PHASE_STATE_L2ARC_SIZE);
+	CHECK(!json_object_get(o, "until") && json_object_get(o, "rw"));
+	CHECK(phase_until_state(w) == PHASE_STATE_NONE);
+	json_object_set_new(json_object_get(p, "until"), "state", json_string("l2arc_idle"));
+	CHECK(phase_until_state(p) == PHASE_STATE_L2ARC_IDLE);
+	json_object_set_new(json_object_get(p, "until"), "state", json_string("nope"));
+	CHECK(phase_until_state(p) == PHASE_STATE_NONE);
+	json_decref(o);
+	json_decref(w);
+	json_decref(p);
+}
+
 /* The mechanism witnesses: L2ARC hits over its lookups, flushes per write. */
 static void test_measured_mechanism(void)
 {
@@ -382,6 +403,7 @@ int main(void)
 	test_engine_options();
 	test_measured();
 	test_measured_mechanism();
+	test_until_state();
 	test_lookup();
 	test_select();
 	test_recipe();
