@@ -360,7 +360,7 @@ static json_t *until_outcome(const struct until *w, const json_t *phase)
 }
 
 /* Action "wait": poll once a second; a growing L2ARC is progress for the host's heartbeat. */
-static void wait_for_state(const json_t *phase)
+static void action_wait(const json_t *phase)
 {
 	struct until w;
 	uint64_t shown = 0;
@@ -402,41 +402,52 @@ static json_t *run_until(const json_t *phase, const json_t *opts, json_t **fio, 
 	return until_outcome(&w, phase);
 }
 
+/* The actions between phases: one handler per row of PHASE_ACTION_LIST (guest/phase.h). */
+static void action_sync(const json_t *phase)
+{
+	pool_sync();
+}
+
+static void action_export_import(const json_t *phase)
+{
+	target_export_import();
+}
+
+static void action_drop_caches(const json_t *phase)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+
+	sync();
+	if (fd < 0 || write(fd, "3", 1) != 1)
+		fail_step(NULL, "drop_caches: %s", strerror(errno));
+	close(fd);
+}
+
+static void action_sleep(const json_t *phase)
+{
+	uint64_t us = 0;
+
+	units_parse_duration(json_string_value(json_object_get(phase, "duration")), &us);
+	for (struct timespec ts = { (time_t)(us / 1000000), (long)(us % 1000000) * 1000 };
+	     nanosleep(&ts, &ts) < 0 && errno == EINTR;)
+		;
+}
+
+static void (*const action_handlers[PHASE_ACTION_COUNT])(const json_t *phase) = {
+#define PHASE_ACTION_HANDLER_(id, name, handler) [PHASE_ACTION_##id] = handler,
+	PHASE_ACTION_LIST(PHASE_ACTION_HANDLER_)
+#undef PHASE_ACTION_HANDLER_
+};
+
 /* An action between phases (guest/phase.h). */
 static void run_action(const json_t *phase)
 {
 	enum phase_action act = phase_action_of(phase);
-	uint64_t us = 0;
 
 	logf_console("phase action '%s'", phase_action_name(act));
-	switch (act) {
-	case PHASE_ACTION_SYNC:
-		pool_sync();
-		break;
-	case PHASE_ACTION_EXPORT_IMPORT:
-		target_export_import();
-		break;
-	case PHASE_ACTION_DROP_CACHES: {
-		int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
-
-		sync();
-		if (fd < 0 || write(fd, "3", 1) != 1)
-			fail_step(NULL, "drop_caches: %s", strerror(errno));
-		close(fd);
-		break;
-	}
-	case PHASE_ACTION_SLEEP:
-		units_parse_duration(json_string_value(json_object_get(phase, "duration")), &us);
-		for (struct timespec ts = { (time_t)(us / 1000000), (long)(us % 1000000) * 1000 };
-		     nanosleep(&ts, &ts) < 0 && errno == EINTR;)
-			;
-		break;
-	case PHASE_ACTION_WAIT:
-		wait_for_state(phase);
-		break;
-	case PHASE_ACTION_NONE:
+	if (act == PHASE_ACTION_NONE || !action_handlers[act])
 		fail_step(NULL, "unknown phase action");
-	}
+	action_handlers[act](phase);
 }
 
 /* A workload with phases: each in order; the last measured one's result is the cell's. */

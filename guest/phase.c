@@ -3,13 +3,10 @@
 
 #include <string.h>
 
-static const char *const action_names[] = {
-	[PHASE_ACTION_NONE] = "",
-	[PHASE_ACTION_SYNC] = "sync",
-	[PHASE_ACTION_EXPORT_IMPORT] = "export_import",
-	[PHASE_ACTION_DROP_CACHES] = "drop_caches",
-	[PHASE_ACTION_SLEEP] = "sleep",
-	[PHASE_ACTION_WAIT] = "wait",
+static const char *const action_names[PHASE_ACTION_COUNT] = { [PHASE_ACTION_NONE] = "",
+#define PHASE_ACTION_NAME_(id, name, handler) [PHASE_ACTION_##id] = name,
+							      PHASE_ACTION_LIST(PHASE_ACTION_NAME_)
+#undef PHASE_ACTION_NAME_
 };
 
 #define N_ACTIONS (sizeof(action_names) / sizeof(action_names[0]))

@@ -16,18 +16,28 @@
 
 #define PHASES_MAX 64 /* phases in one workload: a study needs a handful */
 
-/* The actions a phase may be instead of an engine run, in the order of enum phase_action. */
-enum phase_action {
-	PHASE_ACTION_NONE,	    /* an engine run */
-	PHASE_ACTION_SYNC,	    /* zpool sync: dirty data on the disks */
-	PHASE_ACTION_EXPORT_IMPORT, /* zpool export + import: the ARC holds nothing of the pool */
-	PHASE_ACTION_DROP_CACHES,   /* echo 3 > /proc/sys/vm/drop_caches (page cache, dentries) */
-	PHASE_ACTION_SLEEP,	    /* wait `duration` */
-	PHASE_ACTION_WAIT,	    /* wait until the state `until` names holds */
-};
+/* Every action a phase may be instead of an engine run: X(ID, "name", the agent's handler). The
+ * enum, the names, the schema's choices and the agent's dispatch (guest/agent_workload.c) come
+ * from it: a new action is one row here and its handler in the agent. */
+#define PHASE_ACTION_LIST(X)                                                                       \
+	X(SYNC, "sync", action_sync) /* zpool sync: dirty data on the disks */                     \
+	X(EXPORT_IMPORT, "export_import",                                                          \
+	  action_export_import) /* zpool export + import: the ARC holds nothing of the pool */     \
+	X(DROP_CACHES, "drop_caches",                                                              \
+	  action_drop_caches) /* echo 3 > /proc/sys/vm/drop_caches (page cache, dentries) */       \
+	X(SLEEP, "sleep", action_sleep) /* wait `duration` */                                    \
+	X(WAIT, "wait", action_wait) /* wait until the state `until` names holds */
 
-/* "sync|export_import|drop_caches|sleep": for the schema's enum. */
-#define PHASE_ACTION_CHOICES "sync|export_import|drop_caches|sleep|wait"
+#define PHASE_ACTION_ENUM_(id, name, handler) PHASE_ACTION_##id,
+enum phase_action {
+	PHASE_ACTION_NONE, /* an engine run */
+	PHASE_ACTION_LIST(PHASE_ACTION_ENUM_) PHASE_ACTION_COUNT
+};
+#undef PHASE_ACTION_ENUM_
+
+/* "sync|export_import|drop_caches|sleep|wait": the schema's choices (a constant expression). */
+#define PHASE_ACTION_CHOICE_(id, name, handler) "|" name
+#define PHASE_ACTION_CHOICES			(PHASE_ACTION_LIST(PHASE_ACTION_CHOICE_) + 1)
 
 /* A warm-up whose effect depends on the host's speed waits for a state instead of a time
  * (issue 33, item 5): a phase's "until": {"state": S, "timeout": T, ...}. On an engine phase

@@ -5,17 +5,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "claim_controls.h"
 #include "commands.h"
-#include "estimate.h"
-#include "image.h"
-#include "image_build.h"
-#include "image_needs.h"
-#include "ledger.h"
-#include "matrix.h"
-#include "run.h"
-#include "schema.h"
-#include "util.h"
+#include "core/util.h"
+#include "image/image.h"
+#include "image/image_build.h"
+#include "matrix/estimate.h"
+#include "matrix/ledger.h"
+#include "matrix/matrix.h"
+#include "matrix/schema.h"
+#include "report/claim_controls.h"
+#include "run/image_needs.h"
+#include "run/run.h"
 
 static void usage(FILE *f)
 {

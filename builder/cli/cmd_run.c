@@ -5,12 +5,12 @@
 #include <string.h>
 
 #include "commands.h"
-#include "disk.h"
-#include "log.h"
-#include "report.h"
-#include "run.h"
-#include "term.h"
-#include "util.h"
+#include "core/log.h"
+#include "core/term.h"
+#include "core/util.h"
+#include "report/report.h"
+#include "run/run.h"
+#include "vm/disk.h"
 
 static void usage(FILE *f)
 {
@@ -37,8 +37,8 @@ static void usage(FILE *f)
 	    "                       $XDG_CACHE_HOME/zbench, else ~/.cache/zbench)\n"
 	    "      --accel A        auto|kvm|tcg, overrides the matrix's vm.accel; auto tries\n"
 	    "                       KVM with a deadline on the guest's first output, then TCG\n"
-	    "      --backend B      qemu or libvirt (docs/libvirt.md); default: the matrix's\n"
-	    "                       \"backend\", else qemu (libvirt with --hosts or\n"
+	    "      --backend B      %s (docs/libvirt.md); default: the matrix's\n"
+	    "                       \"backend\", else %s (%s with --hosts or\n"
 	    "                       --libvirt-uri)\n"
 	    "      --libvirt-uri URI  libvirt connection (default $ZBENCH_LIBVIRT_URI, the\n"
 	    "                       matrix's \"libvirt_uri\", else qemu:///embed with its\n"
@@ -85,7 +85,8 @@ static void usage(FILE *f)
 	    "\n"
 	    "exit status: 0 all cells ok, 1 some cell failed (see cells.jsonl),\n"
 	    "             2 usage or input error, 130 interrupted\n",
-	    RUN_DEFAULT_RECIPE);
+	    RUN_DEFAULT_RECIPE, VM_BACKEND_CHOICES, VM_BACKEND_DEFAULT,
+	    vm_backend_with(VM_CAP_HOSTS)->name);
 }
 
 /* The report of the run into its own directory (docs/reports.md). The run's outcome stands

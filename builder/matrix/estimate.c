@@ -3,9 +3,9 @@
 
 #include <string.h>
 
-#include "phase.h"
-#include "units.h"
-#include "util.h"
+#include "core/util.h"
+#include "guest/phase.h"
+#include "guest/units.h"
 
 static double seconds_of(const json_t *v)
 {

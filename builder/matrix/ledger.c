@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_pos.h"
+#include "core/json_pos.h"
+#include "core/util.h"
 #include "matrix.h"
-#include "util.h"
 
 #define LEDGER_FILE_MAX (1u << 20)
 

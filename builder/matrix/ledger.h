@@ -12,7 +12,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "error.h"
+#include "core/error.h"
 #include "schema.h"
 
 /* A finding's status, in the order the counts are shown. "held" needs three runs of its

@@ -2,8 +2,8 @@
  * hand, so what it says is what the ledgers say. Its output depends only on the ledgers. */
 #include <string.h>
 
+#include "core/util.h"
 #include "ledger.h"
-#include "util.h"
 
 static const char *const statuses[] = { "held", "unconfirmed", "not held", "not expressible",
 					"not run at this scale" };

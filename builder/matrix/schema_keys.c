@@ -1,11 +1,13 @@
 /* The matrix schema's two key tables (schema.h): the top level of a matrix file and one cell's
  * configuration. Each entry is a key's path, type, bounds, check, default and one line of help;
  * validation, defaults, `zbench matrix keys` and docs/matrix.md all read these. */
-#include "claims.h"
-#include "disk.h"
-#include "phase.h"
+#include "core/util.h"
+#include "guest/phase.h"
+#include "metrics.h"
+#include "report/claims.h"
 #include "schema_int.h"
-#include "util.h"
+#include "vm/disk.h"
+#include "vm/vm.h"
 
 /* The attributes a disk and a disk model share (disks[].X and disk_models.NAME.X). */
 #define DISK_ATTR_KEYS(P, BUSDEF)                                                                  \
@@ -67,7 +69,7 @@
 		.help = "how long a burst may last (default 1s)"                                   \
 	}
 
-/* Metrics a reference or a claim may name: builder/report/metrics.h's table and, for iozone mode,
+/* Metrics a reference or a claim may name: builder/matrix/metrics.h's table and, for iozone mode,
  * "iozone:TEST", the mean throughput of that test over its results (guest/engine, output). */
 const char *const schema_iozone_tests[] = {
 	"write",	"rewrite",	 "read",	   "reread",	  "random_read",
@@ -114,8 +116,8 @@ static const struct schema_key matrix_keys[] = {
 	  .help = "one image recipe, found as \"image\" is" },
 	{ .path = "backend",
 	  .type = SCHEMA_ENUM,
-	  .choices = "qemu|libvirt",
-	  .def = "\"qemu\"",
+	  .choices = VM_BACKEND_CHOICES,
+	  .def = "\"" VM_BACKEND_DEFAULT "\"",
 	  .help = "VM backend for `zbench run` without --backend: qemu starts QEMU itself, "
 		  "libvirt goes through libvirt (docs/libvirt.md)" },
 	{ .path = "libvirt_uri",
@@ -211,7 +213,7 @@ static const struct schema_key matrix_keys[] = {
 	{ .path = "adaptive.metric",
 	  .type = SCHEMA_ENUM,
 	  .flags = SCHEMA_REQUIRED,
-	  .choices = "iops|read_iops|write_iops|bw|read_bw|write_bw",
+	  .choices = METRIC_SUM_CHOICES,
 	  .help = "the metric whose coefficient of variation decides (sum over fio jobs)" },
 	{ .path = "adaptive.cv_percent",
 	  .type = SCHEMA_ANY,

@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics.h"
-#include "phases.h"
+#include "core/util.h"
+#include "guest/units.h"
+#include "matrix/metrics.h"
+#include "matrix/phases.h"
 #include "report.h"
 #include "report_int.h"
-#include "units.h"
-#include "util.h"
 
 #define NULL_IOPS 1000.0 /* what the null model's stack does a second, whatever it is asked */
 
@@ -38,7 +38,7 @@ static json_t *fio_with(const char *metric, double v)
 		else
 			json_object_set_new(dirs[k], "clat_ns",
 					    json_pack("{s:i, s:{s:f}}", "N", 1, "percentile",
-						      d->pct, v / d->scale));
+						      d->field, v / d->scale));
 	}
 	json_object_set_new(job, "read", dirs[0]);
 	json_object_set_new(job, "write", dirs[1]);

@@ -20,8 +20,8 @@
 
 #include <stddef.h>
 
-#include "error.h"
-#include "matrix.h"
+#include "core/error.h"
+#include "matrix/matrix.h"
 
 #define CLAIM_CONTROLS_MAX 5
 

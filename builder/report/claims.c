@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics.h"
-#include "phases.h"
+#include "core/util.h"
+#include "matrix/metrics.h"
+#include "matrix/phases.h"
+#include "matrix/schema.h"
 #include "report.h"
 #include "report_int.h"
-#include "schema.h"
-#include "util.h"
 
 /* ---- checking references and claims when the matrix loads ------------------------------------ */
 

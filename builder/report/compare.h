@@ -3,9 +3,9 @@
 #ifndef ZB_COMPARE_H
 #define ZB_COMPARE_H
 
-#include "metrics.h"
+#include "core/stats.h"
+#include "matrix/metrics.h"
 #include "report.h"
-#include "stats.h"
 
 /* Config paths left out when matching cells across runs: they name the image, which is what a
  * comparison of two images varies on purpose. */
@@ -91,12 +91,12 @@ int compare_runs(const struct report_run *a, const struct report_run *b, struct 
 void compare_render(struct report_doc *d, const struct compare *c, struct report_plotter *pl);
 
 /* Write OUTDIR/compare.md, OUTDIR/compare.html and OUTDIR/compare-plots/, through
- * builder/outdir.h. */
+ * builder/core/outdir.h. */
 int compare_write(const struct compare *c, const char *outdir, struct zb_error *err);
 
 void compare_release(struct compare *c);
 
-/* Parse "METRIC < -5%" / "METRIC > 10%" (any metric of builder/report/metrics.c; the number is a
+/* Parse "METRIC < -5%" / "METRIC > 10%" (any metric of builder/matrix/metrics.c; the number is a
  * signed percentage, '%' required). 0, or -1 with err. compare_gate_release() frees g->text. */
 int compare_gate_parse(const char *s, struct compare_gate *g, struct zb_error *err);
 void compare_gate_release(struct compare_gate *g);

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "compare.h"
-#include "results.h"
-#include "util.h"
+#include "core/util.h"
+#include "run/results.h"
 
 /* --- gates ------------------------------------------------------------------------------- */
 
@@ -83,10 +83,7 @@ static int repeat_value(const struct report_cell *c, int r, size_t m, double *v)
 		if (a->superseded || a->repeat != r || strcmp(a->outcome, "ok"))
 			continue;
 		fio = json_object_get(a->rec, "fio");
-		if (m < RM_COUNT)
-			return report_fio_metric(fio, (enum report_metric)m, v);
-		*v = results_fio_metric(fio, metric_table[m].key);
-		return isnan(*v) ? -1 : 0;
+		return metric_read(fio, (enum metric_id)m, v);
 	}
 	return -1;
 }

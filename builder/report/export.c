@@ -7,13 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics.h"
-#include "options.h"
-#include "outdir.h"
-#include "phase.h"
+#include "core/outdir.h"
+#include "core/util.h"
+#include "guest/engine/options.h"
+#include "guest/phase.h"
+#include "matrix/metrics.h"
 #include "report.h"
-#include "results.h"
-#include "util.h"
+#include "run/results.h"
 
 /* One exported result: a record's whole workload, or one engine phase of it. Borrowed. */
 struct unit {
@@ -270,7 +270,7 @@ static void export_rows(struct exporter *X, const struct unit *u)
 	for (int m = 0; m < METRIC_COUNT; m++) {
 		double v;
 
-		if (report_fio_metric(u->fio, m, &v) < 0 || !isfinite(v))
+		if (metric_read(u->fio, (enum metric_id)m, &v) < 0 || !isfinite(v))
 			continue;
 		json_object_set_new(metrics, metric_table[m].key, json_real(v));
 		if (!X->rows)

@@ -1,8 +1,8 @@
 /* zbench export: a run's results in the formats other tools read (docs/export.md).
  *
  * The run directory is untrusted input (docs/security.md, "Run directories"): it is read with
- * the bounded readers of builder/results.c, and every file export writes goes below the output
- * directory through builder/outdir.h (names from records through outdir_name_from(); never
+ * the bounded readers of builder/run/results.c, and every file export writes goes below the output
+ * directory through builder/core/outdir.h (names from records through outdir_name_from(); never
  * through a symlink). Values from records reach the files as JSON built by jansson, numbers
  * printed by zbench, or CSV fields quoted by export_csv_field().
  */
@@ -12,7 +12,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "error.h"
+#include "core/error.h"
 
 enum export_format {
 	EXPORT_FIO,  /* per cell, phase and repeat a one-job fio JSON (fio-plot) and fio logs */

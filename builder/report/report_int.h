@@ -1,13 +1,13 @@
 /* Shared between the report's rooms (report_model.c, report_doc.c, plot.c, report_sections.c,
  * claims.c, junit.c, report.c) and nothing else: the run model's small readers and queries, the
- * sections, and claim evaluation. The public interface is builder/report.h. */
+ * sections, and claim evaluation. The public interface is builder/report/report.h. */
 #ifndef ZB_REPORT_INT_H
 #define ZB_REPORT_INT_H
 
 #include <jansson.h>
 
+#include "core/stats.h"
 #include "report.h"
-#include "stats.h"
 
 /* ---- report_model.c ---------------------------------------------------------------------- */
 
@@ -27,7 +27,7 @@ int report_axis_index(const struct report_run *run, const char *name);
 /* Does the cell have every axis value of `match` (axis names to JSON values)? */
 int report_cell_matches(const struct report_run *run, const struct report_cell *c,
 			const json_t *match);
-/* A named metric (builder/report/metrics.h, or "iozone:TEST") over a cell's ok repeats: the count,
+/* A named metric (builder/matrix/metrics.h, or "iozone:TEST") over a cell's ok repeats: the count,
  * *vals (malloc'd, the caller frees) and their summary in *s. */
 size_t report_cell_metric(const struct report_cell *c, const char *metric, double **vals,
 			  struct stats_summary *s);

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "report.h"
 #include "report_int.h"
-#include "util.h"
 
 static const char *rho_verdict(double rho)
 {

@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "claim_controls.h"
-#include "matrix.h"
-#include "util.h"
+#include "core/util.h"
+#include "matrix/matrix.h"
+#include "report/claim_controls.h"
 
 /* Every matrix of the tree: each claim and reference passes all its controls. */
 static void test_tree(void)

@@ -2,14 +2,15 @@
  * dataset, each with the error it must give or none), the engine options a phase runs with,
  * what a record says a phase measured, and the tools an image must have. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
-#include "matrix.h"
-#include "phase.h"
-#include "phases.h"
-#include "util.h"
+#include "core/util.h"
+#include "guest/phase.h"
+#include "matrix/matrix.h"
+#include "matrix/phases.h"
 
 /* Issue 14's cell: one hdd-7200 disk, a fresh 256M zvol (volblocksize 16k,
  * primarycache=metadata), 16k randread libaio qd8. WORKLOAD is replaced per case. */
@@ -397,8 +398,34 @@ static void test_recipe(void)
 	json_decref(recipe);
 }
 
+/* The action list is the one place an action is named: every choice the schema offers reads
+ * back as its own action, and an unknown name is no action. */
+static void test_actions(void)
+{
+	char names[256], *save = NULL;
+	int n = 0;
+
+	snprintf(names, sizeof(names), "%s", PHASE_ACTION_CHOICES);
+	CHECK_STR(names, "sync|export_import|drop_caches|sleep|wait");
+	for (char *a = strtok_r(names, "|", &save); a; a = strtok_r(NULL, "|", &save), n++) {
+		json_t *p = json_pack("{ss}", "action", a);
+
+		CHECK(phase_action_of(p) == (enum phase_action)(n + 1));
+		CHECK_STR(phase_action_name(phase_action_of(p)), a);
+		json_decref(p);
+	}
+	CHECK(n == PHASE_ACTION_COUNT - 1);
+	{
+		json_t *p = json_pack("{ss}", "action", "defrag");
+
+		CHECK(phase_action_of(p) == PHASE_ACTION_NONE);
+		json_decref(p);
+	}
+}
+
 int main(void)
 {
+	test_actions();
 	test_cases();
 	test_engine_options();
 	test_measured();
