@@ -8,26 +8,27 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: zbench export RUNDIR --format fio|csv|json|bmf|gab [-o DIR]\n"
-		   "\n"
-		   "Write the results of RUNDIR's ok cells into DIR (default RUNDIR/export):\n"
-		   "  fio   per cell, phase and repeat a fio JSON file with one job (its I/O, its\n"
-		   "        latencies and clat_ns.bins merged over the threads, complete \"job\n"
-		   "        options\"), named DIR/GROUP/<rw>-<iodepth>-<numjobs>.json as fio-plot\n"
-		   "        reads them, with <rw>-<iodepth>-<numjobs>_iops.log and _bw.log from\n"
-		   "        the per-second samples (fio2gnuplot); cells that differ only in rw,\n"
-		   "        iodepth and numjobs share GROUP\n"
-		   "  csv   DIR/cells.csv: one row per cell, repeat, phase and metric\n"
-		   "  json  DIR/cells.json: the same rows as JSON\n"
-		   "  bmf   DIR/bmf.json: Bencher's metric format, a benchmark per cell (mean,\n"
-		   "        lowest and highest repeat of each metric)\n"
-		   "  gab   DIR/gab-bigger.json and DIR/gab-smaller.json: github-action-benchmark's\n"
-		   "        customBiggerIsBetter and customSmallerIsBetter\n"
-		   "\n"
-		   "  -f, --format F   fio, csv, json, bmf or gab\n"
-		   "  -o, --output DIR where to write (created if missing)\n"
-		   "\n"
-		   "Exit status: 0 written, 2 on errors. See docs/export.md.\n");
+	fprintf(f,
+		"usage: zbench export RUNDIR --format fio|csv|json|bmf|gab [-o DIR]\n"
+		"\n"
+		"Write the results of RUNDIR's ok cells into DIR (default RUNDIR/export):\n"
+		"  fio   per cell, phase and repeat a fio JSON file with one job (its I/O, its\n"
+		"        latencies and clat_ns.bins merged over the threads, complete \"job\n"
+		"        options\"), named DIR/GROUP/<rw>-<iodepth>-<numjobs>.json as fio-plot\n"
+		"        reads them, with <rw>-<iodepth>-<numjobs>_iops.log and _bw.log from\n"
+		"        the per-second samples (fio2gnuplot); cells that differ only in rw,\n"
+		"        iodepth and numjobs share GROUP\n"
+		"  csv   DIR/cells.csv: one row per cell, repeat, phase and metric\n"
+		"  json  DIR/cells.json: the same rows as JSON\n"
+		"  bmf   DIR/bmf.json: Bencher's metric format, a benchmark per cell (mean,\n"
+		"        lowest and highest repeat of each metric)\n"
+		"  gab   DIR/gab-bigger.json and DIR/gab-smaller.json: github-action-benchmark's\n"
+		"        customBiggerIsBetter and customSmallerIsBetter\n"
+		"\n"
+		"  -f, --format F   fio, csv, json, bmf or gab\n"
+		"  -o, --output DIR where to write (created if missing)\n"
+		"\n"
+		"Exit status: 0 written, 2 on errors. See docs/export.md.\n");
 }
 
 int cmd_export(int argc, char **argv)
@@ -69,7 +70,8 @@ int cmd_export(int argc, char **argv)
 		}
 	if (argc - optind != 1 || !known) {
 		if (format && !known)
-			fprintf(stderr, "zbench: --format '%s': expected fio, csv, json, bmf or gab\n",
+			fprintf(stderr,
+				"zbench: --format '%s': expected fio, csv, json, bmf or gab\n",
 				format);
 		usage(stderr);
 		return 2;
