@@ -154,24 +154,10 @@ int rundir_load(struct run_ctx *ctx, struct zb_error *err)
 
 /* ---- a new run ----------------------------------------------------------------------------- */
 
-static char *qemu_version(void)
-{
-	char *const argv[] = { "qemu-system-x86_64", "--version", NULL };
-	char *out = NULL;
-	struct zb_error e;
-
-	if (run_capture(argv, "/dev/null", 4096, &out, &e) != 0) {
-		free(out);
-		return xstrdup("unknown");
-	}
-	out[strcspn(out, "\n")] = '\0';
-	return out;
-}
-
 static json_t *host_info(void)
 {
 	struct utsname u;
-	char *qv = qemu_version();
+	char *qv = vm_qemu_version();
 	json_t *h;
 
 	uname(&u);

@@ -9,12 +9,12 @@ _zbench() {
 		return
 	fi
 	case $cmd in
-	run) opts="--resume -o --output -i --image --cache-dir --accel --backend --libvirt-uri --hosts --shared-paths --keep-disks --warm --cold --no-snapshot --limits-from-start --allow-device -j --jobs --allow-interference --shard -q --quiet --no-report -h --help" subs="" ;;
+	run) opts="--resume -o --output -i --image --cache-dir --accel --backend --libvirt-uri --hosts --shared-paths --keep-disks --warm --cold --no-snapshot --limits-from-start --allow-device -j --jobs --allow-interference --shard -q --quiet --no-report --strict -h --help" subs="" ;;
 	replay) opts="-o --cache-dir" subs="" ;;
 	slurm) opts="-n --shards -o --output -i --image --cache-dir --no-image-job -p --partition -t --time --one-per-node --max-at-once --allow-interference --accel --dry-run -h --help" subs="" ;;
 	merge) opts="-o" subs="" ;;
 	image) opts="--cache-dir --rebuild --rebuild-root --overlay --json" subs="build import path list" ;;
-	matrix) opts="" subs="check expand keys" ;;
+	matrix) opts="--controls --estimate --markdown" subs="check expand keys ledger" ;;
 	doctor) opts="--json" subs="" ;;
 	report) opts="-o --junit --json --phase --output" subs="" ;;
 	compare) opts="-o --fail-if --json --adaptive --max-repeats --max-minutes --output --junit --summary --phase --alpha --noise --tolerance --seed" subs="" ;;
