@@ -9,6 +9,7 @@
 #include "options.h"
 #include "phase.h"
 #include "phases.h"
+#include "recipe_trust.h"
 #include "schema_int.h"
 #include "util.h"
 
@@ -195,6 +196,9 @@ int schema_check_recipe_path(const char *key, const json_t *v, struct zb_error *
 		    s);
 		return SCHEMA_BAD_VALUE;
 	}
+	/* a file chooses no recipe outside the repository or the matrix's directory */
+	if (recipe_name_check(s, err) < 0)
+		return SCHEMA_BAD_VALUE;
 	return 0;
 }
 
