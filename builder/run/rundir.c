@@ -65,7 +65,7 @@ static int load_resumed(struct run_ctx *ctx, struct zb_error *err)
 		return error_set(err, EINVAL, "'%s/manifest.json' lacks the matrix or image",
 				 ctx->dir);
 	ctx->matrix_text = json_dumps(json_object_get(mm, "content"), JSON_INDENT(2));
-	return matrix_load_buffer(ctx->matrix_path, ctx->matrix_text, strlen(ctx->matrix_text),
+	return matrix_load_stored(ctx->matrix_path, ctx->matrix_text, strlen(ctx->matrix_text),
 				  &ctx->m, err);
 }
 
@@ -154,7 +154,7 @@ int rundir_load(struct run_ctx *ctx, struct zb_error *err)
 		if (load_resumed(ctx, err) < 0)
 			return -1;
 	} else if (o->matrix_text) {
-		if (matrix_load_buffer(ctx->matrix_path, o->matrix_text, strlen(o->matrix_text),
+		if (matrix_load_stored(ctx->matrix_path, o->matrix_text, strlen(o->matrix_text),
 				       &ctx->m, err) < 0)
 			return -1;
 	} else if (matrix_load(ctx->matrix_path, &ctx->m, err) < 0) {
