@@ -79,6 +79,17 @@ static const char *clip(char *buf, size_t len, const char *s)
 	return buf;
 }
 
+/* A ".." component in a path. */
+static int has_dotdot(const char *s)
+{
+	for (const char *c = s; c; c = strchr(c, '/')) {
+		c += *c == '/';
+		if (c[0] == '.' && c[1] == '.' && (c[2] == '/' || !c[2]))
+			return 1;
+	}
+	return 0;
+}
+
 static int is_option_name(const char *s)
 {
 	if (!*s)
@@ -139,7 +150,8 @@ static int parse_option(struct parser *P, const char *key, const char *value, in
 		}
 		break;
 	}
-	if (value && !strcmp(key, "filename") && (value[0] == '/' || strchr(value, ':')))
+	if (value && !strcmp(key, "filename") &&
+	    (value[0] == '/' || strchr(value, ':') || has_dotdot(value)))
 		return perr(P, col,
 			    "option '%s': not supported: '%s' is not one file below the target "
 			    "(the matrix's workload.target chooses the dataset or zvol)",
