@@ -6,7 +6,7 @@
 #                         with SANITIZE set, only the host tests, sanitized
 #   make fuzz             run each libFuzzer target for FUZZ_SECONDS (default 60)
 #   make integration-slow integration tests that build OpenZFS from source (tens of minutes;
-#                         not part of make test): bisect.sh
+#                         not part of make test): bisect.sh; and slurm.sh (a Slurm of its own)
 #   make run              install what is missing, build, build or reuse the image, run quick.json
 #   make check-format     clang-format check;  make analyze: clang-tidy/cppcheck
 #   DEVELOPER=1           -Werror and the strict warning list
@@ -15,9 +15,13 @@
 
 CC ?= cc
 CFLAGS ?= -O2 -g
-# the host's stages, in the order data flows (docs/architecture.md); headers found by folder
-HOST_DIRS = builder/core builder/matrix builder/image builder/vm builder/run builder/report builder/cli
-CPPFLAGS += -D_GNU_SOURCE $(addprefix -I,$(HOST_DIRS)) -Iguest -Iguest/engine
+# The host's stages as floors, from the ground up: each may include the ones before it, never
+# one after it (docs/architecture.md names the exceptions; tests/includes.sh checks both).
+# A header of another folder is written with it ("run/channel.h", "guest/units.h"): -Ibuilder
+# and -I. find it, so no -I order can pick between two headers of one name. The guest's own
+# sources find theirs with -Iguest -Iguest/engine.
+HOST_DIRS = builder/core builder/diskmodel builder/image builder/vm builder/matrix builder/run builder/report builder/cli
+CPPFLAGS += -D_GNU_SOURCE -Ibuilder -I. -Iguest -Iguest/engine
 WARN = -Wall -Wextra -Wformat=2 -Wshadow -Wpointer-arith -Wstrict-prototypes \
        -Wmissing-prototypes -Wno-unused-parameter -Wvla
 ifdef DEVELOPER
@@ -27,7 +31,7 @@ ifdef SANITIZE
 SANFLAGS = -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 ALL_CFLAGS = $(CFLAGS) $(WARN) $(SANFLAGS) -MMD -MP
-HOST_LIBS = -ljansson -lcrypto -laio -luring -lblkid -lvirt -lguestfs -lpthread -lm
+HOST_LIBS = -ljansson -lsqlite3 -lcrypto -laio -luring -lblkid -lvirt -lguestfs -lpthread -lm
 # The guest binaries go into the image and so into its cache key: the same source must give the
 # same bytes in any checkout directory (no build path in the debug info).
 GUEST_REPRO = -ffile-prefix-map=$(CURDIR)=.
@@ -52,7 +56,9 @@ ENGINE_SRCS = guest/engine/options.c guest/engine/options_table.c guest/engine/o
 # is built without touching this list), plus the guest's fio option mapping, which the host
 # checks matrices with. The two programs' main() files stay out of the archive.
 HOST_MAINS = builder/cli/main.c builder/cli/gen_docs.c
-HOST_SRCS = $(sort $(wildcard $(addsuffix /*.c,$(HOST_DIRS)))) guest/fio_job.c
+# The disk model's nbdkit filter is a plug-in of nbdkit, not a part of zbench (below).
+DM_FILTER_SRC = builder/diskmodel/nbdkit_filter.c
+HOST_SRCS = $(filter-out $(DM_FILTER_SRC),$(sort $(wildcard $(addsuffix /*.c,$(HOST_DIRS))))) guest/fio_job.c
 
 AGENT_SRCS = guest/agent.c guest/agent_boot.c guest/agent_channel.c guest/agent_zfs.c \
 	guest/agent_report.c guest/agent_workload.c guest/agent_fio.c guest/fio_job.c guest/agent_cmd.c guest/agent_warm.c \
@@ -86,7 +92,21 @@ GENERATED = schema:docs/zbench-matrix.schema.json man1:docs/zbench.1 man5:docs/z
 	bash:contrib/completion/zbench.bash zsh:contrib/completion/_zbench
 GEN_OUT = $(foreach g,$(GENERATED),$(BUILD)/gen/$(notdir $(word 2,$(subst :, ,$(g)))))
 
-all: $(PROGRAMS) $(GEN_OUT)
+all: $(PROGRAMS) $(GEN_OUT) diskmodel
+
+# The disk service-time model as an nbdkit filter (docs/disks.md): the model's sources (the same
+# files zbench links; not the JSON renderer) and the filter, position-independent, without
+# sanitizers (nbdkit loads it into a process that has no sanitizer runtime).
+DM_SO = $(BUILD)/zbench-diskmodel.so
+DM_SO_SRCS = $(filter-out builder/diskmodel/dm_stats_json.c,$(wildcard builder/diskmodel/*.c))
+DM_SO_OBJS = $(patsubst %.c,$(BUILD)/pic/%.o,$(DM_SO_SRCS))
+.PHONY: diskmodel
+diskmodel: $(DM_SO)
+$(DM_SO): $(DM_SO_OBJS)
+	$(QUIET_LINK)$(CC) -shared $(CFLAGS) -o $@ $^ -lpthread -lm
+$(BUILD)/pic/%.o: %.c $(BUILD)/.flags
+	@mkdir -p $(dir $@)
+	$(QUIET_CC)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -fPIC -fvisibility=hidden -MMD -MP -c -o $@ $<
 
 zbench: $(BUILD)/host/builder/cli/main.o $(HOSTLIB)
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ $^ $(HOST_LIBS)
@@ -112,13 +132,20 @@ $(GEN_OUT): $(GEN)
 	@mkdir -p $(BUILD)/gen
 	$(Q)$(foreach g,$(GENERATED),$(GEN) $(word 1,$(subst :, ,$(g))) >$(BUILD)/gen/$(notdir $(word 2,$(subst :, ,$(g)))) &&) true
 
+# $(call splice,COMMAND,MARK,FILE): COMMAND's output replaces what FILE holds between its lines
+# <!-- BEGIN MARK --> and <!-- END MARK --> (tests/generated.sh checks the same span).
+splice = $(1) >$(BUILD)/gen/splice.in && awk -v f=$(BUILD)/gen/splice.in \
+	'/<!-- END $(2) -->/ {skip=0} !skip {print} \
+	 /<!-- BEGIN $(2) -->/ {while ((getline l <f) > 0) print l; skip=1}' \
+	$(3) >$(BUILD)/gen/splice.out && cp $(BUILD)/gen/splice.out $(3)
+
 # Copy the freshly generated files over the committed ones (review the diff, then commit).
 generated: $(GEN_OUT) zbench
 	$(Q)$(foreach g,$(GENERATED),mkdir -p $(dir $(word 2,$(subst :, ,$(g)))) && cp $(BUILD)/gen/$(notdir $(word 2,$(subst :, ,$(g)))) $(word 2,$(subst :, ,$(g))) &&) true
-	$(Q)./zbench matrix keys >$(BUILD)/gen/keys.md && awk -v f=$(BUILD)/gen/keys.md \
-		'/<!-- END zbench matrix keys -->/ {skip=0} !skip {print} \
-		 /<!-- BEGIN zbench matrix keys -->/ {while ((getline l <f) > 0) print l; skip=1}' \
-		docs/matrix.md >$(BUILD)/gen/matrix.md && cp $(BUILD)/gen/matrix.md docs/matrix.md
+	$(Q)$(call splice,./zbench matrix keys,zbench matrix keys,docs/matrix.md)
+	$(Q)$(call splice,$(GEN) disks,zbench-gen disks,docs/disks.md)
+	$(Q)./zbench matrix ledger --markdown $(sort $(wildcard matrices/*.ledger.json)) >$(BUILD)/gen/seeds.md && \
+		cp $(BUILD)/gen/seeds.md docs/seeds.md
 
 $(BUILD)/zbench-engine-host: $(ENGINE_HOST_OBJS)
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ $^ $(HOST_LIBS)
@@ -226,15 +253,24 @@ $(VM_GOLDEN): tests/golden/vm/print.c $(HOSTLIB) $(BUILD)/.flags
 golden: zbench guest/zbench-agent guest/zbench-engine $(BUILD)/zbench-engine-host $(VM_GOLDEN) $(GEN)
 	$(Q)VM_GOLDEN=$(VM_GOLDEN) tests/golden/run.sh
 	$(Q)ENGINE=$(BUILD)/zbench-engine-host tests/engine-fsync.sh
+ifndef SANITIZE
+	@# our engine against fio per I/O (issue 31; about 20-30 s); not sanitized: its floors are costs
+	$(Q)ENGINE=$(BUILD)/zbench-engine-host tests/engine-vs-fio-short.sh
+endif
 	$(Q)tests/matrices.sh
 	$(Q)tests/fio-examples.sh
 	$(Q)tests/export.sh
+	$(Q)tests/history.sh
 	$(Q)tests/reproducible.sh
 	$(Q)tests/exit-status.sh
 	$(Q)tests/json-output.sh
 	$(Q)tests/merge-canon.sh
+	$(Q)tests/merge-shards.sh
+	$(Q)tests/slurm-submit.sh
 	$(Q)tests/workflow.sh
 	$(Q)GEN=$(GEN) tests/generated.sh
+	$(Q)tests/includes.sh
+	$(Q)tests/paths.sh
 
 # Real VMs: the quick matrix, every failure class, kill and resume, the configuration space.
 # Longest first (docs/performance.md, "Integration suite"), INTEGRATION_JOBS at a time: most of
@@ -246,15 +282,18 @@ INTEGRATION = $(wildcard tests/integration/warm.sh tests/integration/import.sh \
 	tests/integration/phases.sh tests/integration/run.sh tests/integration/hosts-ssh.sh \
 	tests/integration/resume.sh tests/integration/fio.sh tests/integration/parallel.sh \
 	tests/integration/engines.sh tests/integration/shards.sh tests/integration/adaptive.sh \
-	tests/integration/ab.sh tests/integration/buses.sh tests/integration/fiojob.sh)
+	tests/integration/ab.sh tests/integration/gate.sh tests/integration/buses.sh tests/integration/fiojob.sh)
 INTEGRATION_JOBS ?= 2
 integration: all
 	$(Q)JOBS=$(INTEGRATION_JOBS) tests/run-integration.sh $(INTEGRATION)
 
 # Real VMs on images built from source: a cold OpenZFS build is 10+ minutes on 2 cores, so these
 # stay out of make test and make integration (docs/compare.md, "Bisect").
-INTEGRATION_SLOW = tests/integration/bisect.sh
+# slurm.sh starts a Slurm of its own (slurmctld, slurmd, munge: installed by install-deps.sh
+# --slurm, which only this target asks for) and runs a 4-cell array through it (docs/scale-out.md).
+INTEGRATION_SLOW = tests/integration/bisect.sh tests/integration/slurm.sh
 integration-slow: all
+	$(Q)builder/install-deps.sh --slurm
 	$(Q)JOBS=1 tests/run-integration.sh $(INTEGRATION_SLOW)
 
 # Hostile inputs (docs/security.md): run dirs, matrices, URIs, qcow2 files, devices held open.

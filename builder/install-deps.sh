@@ -3,13 +3,21 @@
 #
 # The Debian mirror is taken from the host's own apt configuration (so a local mirror or proxy
 # the user set up is honoured); we only add the 'contrib' component and bookworm-backports
-# beside it. Usage: install-deps.sh [--check]   (--check lists what is missing, installs nothing)
+# beside it. Usage: install-deps.sh [--check] [--slurm]   (--check lists what is missing,
+# installs nothing)
+#
+# --slurm adds Slurm (slurm-wlm: slurmctld, slurmd, the client commands) and munge, for
+# tests/integration/slurm.sh (make integration-slow), which starts both with a configuration of
+# its own; a cluster's nodes have their own Slurm (docs/scale-out.md). Debian's packages start no
+# daemon here (no systemd), and nothing else needs them.
 #
 # libguestfs (the cloud flavor's qcow2, docs/images.md) boots a small appliance built by
 # supermin from the host's own kernel: a container without /boot/vmlinuz-* needs
 # linux-image-amd64 (nothing runs it on the host). genisoimage writes the per-cell NoCloud seed.
 #
 # fio-examples: fio's own job files, which tests/fio-examples.sh converts or refuses one by one.
+# strace and valgrind: tests/engine-vs-fio-short.sh (make golden) counts our engine's system calls
+# and instructions per I/O against fio's (docs/engine.md, "Cost per I/O against fio").
 #
 # openssh-server: tests/integration/hosts-ssh.sh runs cells on a libvirt daemon reached over a
 # real ssh connection (an sshd of the test's own on 127.0.0.1; nothing listens otherwise).
@@ -25,10 +33,11 @@ set -eu
 
 PKGS="build-essential pkg-config libjansson-dev libssl-dev libblkid-dev
 debootstrap xz-utils zstd cpio kmod
-fio fio-examples jq python3-yaml gnuplot-nox clang libclang-rt-14-dev libaio-dev liburing-dev libzstd-dev
+fio fio-examples jq strace valgrind python3-yaml python3-jsonschema libsqlite3-dev sqlite3 chromium gnuplot-nox clang libclang-rt-14-dev libaio-dev liburing-dev libzstd-dev
 libvirt-dev libvirt-daemon-driver-qemu libvirt-daemon-system libvirt-clients libxml2-utils
 libguestfs-dev libguestfs-tools genisoimage
-openssh-server openssh-client"
+openssh-server openssh-client
+nbdkit nbdkit-plugin-dev libnbd-bin"
 QEMU_PKGS="qemu-system-x86 qemu-system-data qemu-utils"
 QEMU_MIN="1:10~"	# Debian's epoch; '~' lets 10.0~rc1 count
 QEMU_USER=zbench-qemu
@@ -40,6 +49,15 @@ installed() {
 qemu_version() {
 	dpkg-query -W -f='${Version}' qemu-system-x86 2>/dev/null || true
 }
+
+check=no
+for a in "$@"; do
+	case $a in
+	--check) check=yes ;;
+	--slurm) PKGS="$PKGS slurm-wlm munge" ;;
+	*) echo "install-deps: unknown option '$a' (--check, --slurm)" >&2; exit 2 ;;
+	esac
+done
 
 missing=""
 for p in $PKGS; do
@@ -61,7 +79,7 @@ done
 user_missing=""
 getent passwd "$QEMU_USER" >/dev/null || user_missing=yes
 
-if [ "${1:-}" = "--check" ]; then
+if [ "$check" = yes ]; then
 	[ -z "$missing$qemu_missing$user_missing" ] && { echo "all host packages present"; exit 0; }
 	[ -n "$missing" ] && echo "missing:$missing"
 	[ -n "$qemu_missing" ] && echo "missing or older than QEMU 10 (need bookworm-backports):$qemu_missing"

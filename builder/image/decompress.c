@@ -9,8 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "util.h"
+#include "core/cleanup.h"
+#include "core/util.h"
 
 static pid_t start(const char *tool, const char *in, const char *log_path, int out_fd)
 {

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "core/error.h"
 
 /* `tool -d -c -q in` (xz, gzip, zstd) into a new file `out` of at most `max` bytes. 0, or -1
  * with err (the tool failed, or the output would be larger than max: EFBIG); `out` is then

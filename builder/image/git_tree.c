@@ -7,9 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "core/cleanup.h"
+#include "core/util.h"
 #include "git_tree.h"
-#include "util.h"
 
 #define GIT_INDEX_MAX	(256u << 20) /* bytes of a checkout's index copied */
 #define GIT_PACKED_MAX	(64u << 20)  /* bytes of packed-refs read */

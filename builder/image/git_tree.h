@@ -17,7 +17,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "core/error.h"
 
 struct git_tree {
 	char *path;	 /* the checkout, absolute (realpath) */

@@ -9,10 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "core/cleanup.h"
+#include "core/util.h"
 #include "git_tree.h"
 #include "image_zfs_src.h"
-#include "util.h"
 
 #define ZFS_DIFF_MAX	(64u << 20)	  /* bytes of a dirty tree's diff */
 #define ZFS_PATCH_MAX	((off_t)64 << 20) /* bytes of a patch file */

@@ -20,7 +20,7 @@
 
 #include <jansson.h>
 
-#include "error.h"
+#include "core/error.h"
 #include "image_build.h"
 
 /* Bump when the build script or the way a tree is prepared changes what gets built. */

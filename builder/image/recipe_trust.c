@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cleanup.h"
+#include "core/cleanup.h"
+#include "core/util.h"
 #include "image_build.h"
 #include "recipe_trust.h"
-#include "util.h"
 
 static int ends_with(const char *s, size_t n, const char *suffix)
 {

@@ -9,7 +9,7 @@
 #ifndef ZB_IMAGE_RECIPE_TRUST_H
 #define ZB_IMAGE_RECIPE_TRUST_H
 
-#include "error.h"
+#include "core/error.h"
 
 #define RECIPE_NAME_MAX 1024
 

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/util.h"
 #include "decompress.h"
-#include "util.h"
 
 #define KERNEL_MAX    (256u << 20) /* bzImage */
 #define VMLINUX_MAX   (256u << 20) /* decompressed (Debian's 6.1: 60 MiB) */

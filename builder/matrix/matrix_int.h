@@ -1,15 +1,16 @@
-/* The matrix loader's parts (builder/matrix*.c) and nothing else: loading and reporting at a
+/* The matrix loader's parts (builder/matrix/matrix*.c) and nothing else: loading and reporting at a
  * position (matrix.c), one configuration's cross-references (matrix_config.c), paths into a
  * configuration (matrix_paths.c), expansion into cells with their ids (matrix_expand.c). The
- * claims are checked in builder/claims.c. The public interface is builder/matrix.h. */
+ * claims are checked in builder/report/claims.c. The public interface is builder/matrix/matrix.h.
+ */
 #ifndef ZB_MATRIX_INT_H
 #define ZB_MATRIX_INT_H
 
 #include <jansson.h>
 #include <stddef.h>
 
-#include "error.h"
-#include "json_pos.h"
+#include "core/error.h"
+#include "core/json_pos.h"
 #include "matrix.h"
 
 /* Where a part of a cell's configuration came from in the file: config paths under `cfg` came

@@ -6,7 +6,6 @@
 
 #include "matrix_int.h"
 #include "schema.h"
-#include "util.h"
 
 #define PATH_COMPONENTS_MAX 32
 

@@ -5,13 +5,12 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "libvirt_uri.h"
-#include "options.h"
-#include "phase.h"
-#include "phases.h"
-#include "recipe_trust.h"
+#include "core/util.h"
+#include "guest/engine/options.h"
+#include "guest/phase.h"
+#include "image/recipe_trust.h"
 #include "schema_int.h"
-#include "util.h"
+#include "vm/libvirt_uri.h"
 
 static int check_name(const char *s, const char *extra, size_t max)
 {

@@ -1,11 +1,13 @@
 /* The matrix schema's two key tables (schema.h): the top level of a matrix file and one cell's
  * configuration. Each entry is a key's path, type, bounds, check, default and one line of help;
  * validation, defaults, `zbench matrix keys` and docs/matrix.md all read these. */
-#include "claims.h"
-#include "disk.h"
-#include "phase.h"
+#include "core/util.h"
+#include "guest/phase.h"
+#include "metrics.h"
+#include "report/claims.h"
 #include "schema_int.h"
-#include "util.h"
+#include "vm/disk.h"
+#include "vm/vm.h"
 
 /* The attributes a disk and a disk model share (disks[].X and disk_models.NAME.X). */
 #define DISK_ATTR_KEYS(P, BUSDEF)                                                                  \
@@ -67,7 +69,7 @@
 		.help = "how long a burst may last (default 1s)"                                   \
 	}
 
-/* Metrics a reference or a claim may name: builder/report/metrics.h's table and, for iozone mode,
+/* Metrics a reference or a claim may name: builder/matrix/metrics.h's table and, for iozone mode,
  * "iozone:TEST", the mean throughput of that test over its results (guest/engine, output). */
 const char *const schema_iozone_tests[] = {
 	"write",	"rewrite",	 "read",	   "reread",	  "random_read",
@@ -93,7 +95,10 @@ static const struct schema_key matrix_keys[] = {
 	  .check = schema_check_ident,
 	  .typename = "name",
 	  .help = "the study's name ([A-Za-z0-9_-], at most 64)" },
-	{ .path = "description", .type = SCHEMA_STRING, .help = "what the study measures" },
+	{ .path = "description",
+	  .type = SCHEMA_STRING,
+	  .help = "what the study measures, in one line (the report prints it at its top); the "
+		  "reasoning belongs in docs" },
 	{ .path = "image",
 	  .type = SCHEMA_STRING,
 	  .check = schema_check_recipe_path,
@@ -115,8 +120,8 @@ static const struct schema_key matrix_keys[] = {
 	  .help = "one image recipe, found as \"image\" is" },
 	{ .path = "backend",
 	  .type = SCHEMA_ENUM,
-	  .choices = "qemu|libvirt",
-	  .def = "\"qemu\"",
+	  .choices = VM_BACKEND_CHOICES,
+	  .def = "\"" VM_BACKEND_DEFAULT "\"",
 	  .help = "VM backend for `zbench run` without --backend: qemu starts QEMU itself, "
 		  "libvirt goes through libvirt (docs/libvirt.md)" },
 	{ .path = "libvirt_uri",
@@ -212,7 +217,7 @@ static const struct schema_key matrix_keys[] = {
 	{ .path = "adaptive.metric",
 	  .type = SCHEMA_ENUM,
 	  .flags = SCHEMA_REQUIRED,
-	  .choices = "iops|read_iops|write_iops|bw|read_bw|write_bw",
+	  .choices = METRIC_SUM_CHOICES,
 	  .help = "the metric whose coefficient of variation decides (sum over fio jobs)" },
 	{ .path = "adaptive.cv_percent",
 	  .type = SCHEMA_ANY,
@@ -226,6 +231,19 @@ static const struct schema_key matrix_keys[] = {
 	  .max = 1000,
 	  .def = "10",
 	  .help = "never more repeats than this per cell" },
+	{ .path = "machine",
+	  .type = SCHEMA_OBJECT,
+	  .help = "what machine the matrix needs (a full-scale study: `zbench matrix check "
+		  "--estimate` sets it beside the estimate)" },
+	{ .path = "machine.needs",
+	  .type = SCHEMA_STRING,
+	  .flags = SCHEMA_REQUIRED,
+	  .help = "cores, memory, disk space, KVM or not: \"8 cores, 32 GiB, 200 GiB free, KVM\"" },
+	{ .path = "machine.hours",
+	  .type = SCHEMA_ANY,
+	  .check = claims_check_number,
+	  .typename = "number",
+	  .help = "how long it runs there, in hours" },
 	{ .path = "reference",
 	  .type = SCHEMA_ARRAY,
 	  .def = "[]",
@@ -256,6 +274,10 @@ static const struct schema_key matrix_keys[] = {
 	{ .path = "reference[].values[].match.*",
 	  .type = SCHEMA_ANY,
 	  .help = "a value of the axis" },
+	{ .path = "reference[].values[].group",
+	  .type = SCHEMA_STRING,
+	  .help = "the study's comparison the value belongs to: the shape is judged within each "
+		  "group (docs/reports.md, \"References\")" },
 	{ .path = "reference[].values[].value",
 	  .type = SCHEMA_ANY,
 	  .flags = SCHEMA_REQUIRED,
@@ -268,7 +290,7 @@ static const struct schema_key matrix_keys[] = {
 	  .help = "claims `zbench report` judges and CI gates on (docs/matrix.md, \"Claims\")" },
 	{ .path = "expect[]",
 	  .type = SCHEMA_OBJECT,
-	  .help = "one claim: exactly one of compare, ratio, ranking, peak" },
+	  .help = "one claim: exactly one of compare, ratio, threshold, ranking, peak" },
 	{ .path = "expect[].claim",
 	  .type = SCHEMA_STRING,
 	  .flags = SCHEMA_REQUIRED,
@@ -334,6 +356,25 @@ static const struct schema_key matrix_keys[] = {
 	  .check = claims_check_number,
 	  .typename = "number",
 	  .help = "the ratio is at most this" },
+	{ .path = "expect[].threshold",
+	  .type = SCHEMA_OBJECT,
+	  .help = "the metric of each cell `cells` selects within [min, max]: a mechanism's witness "
+		  "(\"the L2ARC answered at least half the lookups\")" },
+	{ .path = "expect[].threshold.cells",
+	  .type = SCHEMA_OBJECT,
+	  .flags = SCHEMA_REQUIRED,
+	  .help = "axis values of the cells judged" },
+	{ .path = "expect[].threshold.cells.*", .type = SCHEMA_ANY, .help = "a value of the axis" },
+	{ .path = "expect[].threshold.min",
+	  .type = SCHEMA_ANY,
+	  .check = claims_check_number,
+	  .typename = "number",
+	  .help = "the value is at least this (min or max or both)" },
+	{ .path = "expect[].threshold.max",
+	  .type = SCHEMA_ANY,
+	  .check = claims_check_number,
+	  .typename = "number",
+	  .help = "the value is at most this" },
 	{ .path = "expect[].ranking",
 	  .type = SCHEMA_OBJECT,
 	  .help = "the metric rises or falls along an axis (Spearman's rho)" },
@@ -370,6 +411,11 @@ static const struct schema_key matrix_keys[] = {
 	  .type = SCHEMA_ANY,
 	  .flags = SCHEMA_REQUIRED,
 	  .help = "the axis value where the extreme is" },
+	{ .path = "expect[].peak.values",
+	  .type = SCHEMA_ARRAY,
+	  .flags = SCHEMA_NONEMPTY,
+	  .help = "the axis values compared, at least 3 with `at` among them (default: all)" },
+	{ .path = "expect[].peak.values[]", .type = SCHEMA_ANY, .help = "a value of the axis" },
 	{ .path = "expect[].peak.kind",
 	  .type = SCHEMA_ENUM,
 	  .choices = "max|min",
@@ -623,6 +669,28 @@ static const struct schema_key config_keys[] = {
 	{ .path = "workload.phases[].duration",
 	  .type = SCHEMA_DURATION,
 	  .help = "how long the sleep action waits" },
+	{ .path = "workload.phases[].until",
+	  .type = SCHEMA_OBJECT,
+	  .help = "wait for a state, not a time: run this engine phase again, or (action wait) "
+		  "poll, until it holds (docs/matrix.md, \"Waiting for a state\")" },
+	{ .path = "workload.phases[].until.state",
+	  .type = SCHEMA_ENUM,
+	  .flags = SCHEMA_REQUIRED,
+	  .choices = PHASE_STATE_CHOICES,
+	  .help = "the L2ARC holding `bytes`, its feed idle for `idle`, the dirty data written" },
+	{ .path = "workload.phases[].until.bytes",
+	  .type = SCHEMA_SIZE,
+	  .min = 1,
+	  .help = "l2arc_size: how much the L2ARC must hold" },
+	{ .path = "workload.phases[].until.idle",
+	  .type = SCHEMA_DURATION,
+	  .min = 1,
+	  .help = "l2arc_idle: how long the feed must have written nothing" },
+	{ .path = "workload.phases[].until.timeout",
+	  .type = SCHEMA_DURATION,
+	  .flags = SCHEMA_REQUIRED,
+	  .min = 1,
+	  .help = "the cell fails if the state does not hold by then" },
 	{ .path = "workload.phases[].*",
 	  .type = SCHEMA_ANY,
 	  .check = schema_check_workload_option,

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "report.h"
-#include "util.h"
 
 static int is_word(char c)
 {

@@ -6,8 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "util.h"
+#include "core/cleanup.h"
+#include "core/util.h"
 
 void bisect_src_from_state(const char *text, struct bisect_src *id)
 {

@@ -10,7 +10,7 @@
 #include <jansson.h>
 #include <sys/types.h>
 
-#include "error.h"
+#include "core/error.h"
 
 struct bisect_src {
 	int made; /* dev and ino are set: this bisect made the directory */

@@ -20,22 +20,24 @@
 #include <unistd.h>
 
 #include "channel.h"
-#include "cloud_seed.h"
-#include "console.h"
-#include "disk.h"
-#include "image_zfs_src.h"
-#include "log.h"
+#include "console_verdict.h"
+#include "core/log.h"
+#include "core/term.h"
+#include "core/util.h"
+#include "core/version.h"
+#include "guest/proto.h"
+#include "guest/units.h"
+#include "image/image_zfs_src.h"
+#include "kvm_probe.h"
+#include "matrix/metrics.h"
+#include "matrix/phases.h"
+#include "matrix/workload_engine.h"
 #include "outcome.h"
-#include "phases.h"
 #include "progress.h"
-#include "proto.h"
-#include "term.h"
-#include "units.h"
-#include "util.h"
-#include "version.h"
-#include "workload_engine.h"
+#include "vm/cloud_seed.h"
+#include "vm/console.h"
+#include "vm/disk.h"
 
-#define KVM_PROBE_SECONDS  15 /* a working KVM guest prints within a second or two */
 #define EXIT_GRACE_SECONDS 30 /* after the result: time for the guest to power off */
 /* Added to timeouts.boot on the cloud flavor: systemd and cloud-init start before the agent
  * (measured under TCG here: docs/images.md). */
@@ -224,10 +226,13 @@ static void progress(struct run_ctx *ctx, struct attempt *cr, int final)
 		return;
 	}
 	format_duration(now_monotonic() - st->t_start, el, sizeof(el));
-	if (st->fio)
-		snprintf(what, sizeof(what), ", read %.0f IOPS, write %.0f IOPS",
-			 results_fio_iops(st->fio, "read"), results_fio_iops(st->fio, "write"));
-	else if (st->detail)
+	if (st->fio) {
+		double r = 0, w = 0;
+
+		metric_read(st->fio, METRIC_READ_IOPS, &r);
+		metric_read(st->fio, METRIC_WRITE_IOPS, &w);
+		snprintf(what, sizeof(what), ", read %.0f IOPS, write %.0f IOPS", r, w);
+	} else if (st->detail)
 		snprintf(what, sizeof(what), ": %.300s", st->detail);
 	else
 		what[0] = '\0';
@@ -521,7 +526,7 @@ static int cell_drive(struct run_ctx *ctx, struct attempt *cr, struct disk_set *
 	ch.on_limits = give_limits;
 	ch.arg = &jc;
 	ch.err = err;
-	console_watch_init(&cw, cr->dir, st);
+	console_watch_init(&cw, cr->dir, st->budget[STREAM_CONSOLE]);
 
 	while (!ctx->vm_ops->exited(vm, &status)) {
 		struct pollfd pfd[2] = {
@@ -588,6 +593,8 @@ static int cell_drive(struct run_ctx *ctx, struct attempt *cr, struct disk_set *
 	json_object_set_new(st->phases, "vm_exit", json_real(now_monotonic() - st->t_start));
 	ctx->vm_ops->free(vm);
 	console_watch_finish(&cw);
+	if (cw.cut)
+		cell_state_truncate(st, STREAM_CONSOLE);
 	console_watch_release(&cw);
 	return fatal ? -1 : 0;
 }
@@ -735,7 +742,10 @@ static int attempt_boot(struct run_ctx *ctx, struct attempt *cr, const struct ce
 			else
 				snprintf(why, sizeof(why), "the guest printed nothing in %d s",
 					 KVM_PROBE_SECONDS);
-			log_warn("KVM opened but %s; using TCG for this run", why);
+			log_warn("KVM opened but %s; using TCG for this run (remembered for this "
+				 "host's kernel and QEMU: the next run skips the probe)",
+				 why);
+			kvm_probe_run_failed(ctx, why);
 			error_clear(err);
 			snprintf(ctx->accel, sizeof(ctx->accel), "tcg");
 			remove_tree(cr->dir, err);
@@ -756,7 +766,7 @@ static void attempt_classify(struct attempt *cr, const char *tail)
 {
 	struct cell_state *st = &cr->st;
 
-	console_classify(st, tail);
+	console_verdict(st, tail);
 	if (st->outcome != OUTCOME_NONE)
 		return;
 	if (st->fio && cr->limits_lifted && !cr->limits_set_s)

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "phases.h"
-#include "util.h"
-#include "version.h"
+#include "core/util.h"
+#include "core/version.h"
+#include "matrix/phases.h"
 
 #define PHASE_NAME_MAX 32 /* longer phase names are ignored */
 
@@ -33,11 +33,6 @@ static const struct {
 	[STREAM_PHASE_RESULTS] = { "phase_results", GUEST_BUDGET_PHASE_RESULTS, 0 },
 	[STREAM_CONSOLE] = { "console", GUEST_BUDGET_CONSOLE, 0 },
 };
-
-const char *guest_stream_name(enum guest_stream s)
-{
-	return (unsigned)s < STREAM_COUNT ? streams[s].name : "?";
-}
 
 void cell_state_init(struct cell_state *st)
 {
@@ -380,6 +375,9 @@ static int on_phase_result(struct channel *ch, json_t *msg, size_t cost, double 
 		json_object_set(p, "telemetry_summary", optional_object(msg, "telemetry_summary"));
 	if (optional_object(msg, "target"))
 		json_object_set(p, "target", optional_object(msg, "target"));
+	/* what a wait for a state reached (guest/phase.h): kept as sent, within the budget */
+	if (optional_object(msg, "until"))
+		json_object_set(p, "until", optional_object(msg, "until"));
 	if (!st->phase_results)
 		st->phase_results = json_array();
 	json_array_append_new(st->phase_results, p);

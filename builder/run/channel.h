@@ -9,9 +9,9 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "error.h"
+#include "core/error.h"
+#include "guest/proto.h"
 #include "outcome.h"
-#include "proto.h"
 
 /* What a guest can make the host keep, each with a byte budget per cell (docs/protocol.md). A
  * message costs its payload bytes plus what jansson spends holding it (channel.c, json_cost), so
@@ -41,9 +41,6 @@ enum guest_stream {
 #define GUEST_BUDGET_PHASE_RESULTS     (32u << 20) /* a few phases of ~100 KiB each, held */
 #define GUEST_BUDGET_CONSOLE	       (8u << 20)  /* of console.log on the host's disk */
 #define GUEST_HELLO_FIELD_MAX	       256	   /* the hello's agent and kernel, kept clipped */
-
-/* The record's name of a stream ("samples", "telemetry", "phases", "error", "console"). */
-const char *guest_stream_name(enum guest_stream s);
 
 /* What one attempt at a cell learned from its guest, and the verdict so far. The runner owns it
  * (cell_state_init/cell_state_release); the channel and the runner's deadlines fill it. */

@@ -1,9 +1,9 @@
 /* Recipes of run, replay and --resume (builder/run/recipe_resolve.h). */
 #include "recipe_resolve.h"
 
-#include "image.h"
-#include "recipe_trust.h"
-#include "util.h"
+#include "core/util.h"
+#include "image/image.h"
+#include "image/recipe_trust.h"
 
 int recipe_resolve_file(struct run_side *s, const char *name, const char *from,
 			const char *matrix_path, struct zb_error *err)

@@ -8,7 +8,7 @@
 #ifndef ZB_RUN_RECIPE_RESOLVE_H
 #define ZB_RUN_RECIPE_RESOLVE_H
 
-#include "error.h"
+#include "core/error.h"
 #include "run_int.h"
 
 /* Side `s` from `name`, read from the file `from` (for messages); `matrix_path` is the matrix

@@ -16,14 +16,15 @@
 #include <unistd.h>
 
 #include "cell.h"
-#include "disk.h"
-#include "error.h"
-#include "log.h"
+#include "core/error.h"
+#include "core/log.h"
+#include "core/stats.h"
+#include "core/term.h"
+#include "core/util.h"
+#include "devices.h"
+#include "matrix/metrics.h"
 #include "progress.h"
 #include "rundir.h"
-#include "stats.h"
-#include "term.h"
-#include "util.h"
 
 /* ---- where: backend, hosts, and what must hold before anything is created ------------------ */
 
@@ -41,6 +42,8 @@ static int choose_backend(struct run_ctx *ctx, struct zb_error *err)
 	int shared = o->shared_paths || json_is_true(json_object_get(opts, "shared_paths"));
 	/* a URI from a manifest or a matrix may not choose a connection that runs a program */
 	enum libvirt_uri_source src = LIBVIRT_URI_COMMAND_LINE;
+	/* --hosts and --libvirt-uri mean the backend that runs VMs on hosts */
+	const char *hosts_backend = vm_backend_with(VM_CAP_HOSTS)->name;
 
 	if (man && !hosts && !uri) {
 		hosts = json_string_value(json_object_get(opts, "hosts"));
@@ -49,19 +52,22 @@ static int choose_backend(struct run_ctx *ctx, struct zb_error *err)
 	}
 	if (!name && (o->hosts || o->libvirt_uri) && o->backend &&
 	    !vm_backend_has(o->backend, VM_CAP_HOSTS))
-		return error_set(err, EINVAL, "%s is for the libvirt backend, not --backend %s",
-				 o->hosts ? "--hosts" : "--libvirt-uri", o->backend);
+		return error_set(err, EINVAL,
+				 "%s is for a backend that runs VMs on hosts (%s), not "
+				 "--backend %s",
+				 o->hosts ? "--hosts" : "--libvirt-uri", hosts_backend, o->backend);
 	if (!name)
 		name = o->backend;
 	if (!name && (hosts || o->libvirt_uri))
-		name = "libvirt";
+		name = hosts_backend;
 	if (!name)
 		name = json_string_value(json_object_get(ctx->m->json, "backend"));
 	if (!name)
-		name = "qemu";
+		name = VM_BACKEND_DEFAULT;
 	ctx->vm_ops = vm_backend(name);
 	if (!ctx->vm_ops)
-		return error_set(err, EINVAL, "unknown backend '%s' (qemu or libvirt)", name);
+		return error_set(err, EINVAL, "unknown backend '%s' (%s)", name,
+				 VM_BACKEND_CHOICES);
 	if (vm_ops_check(ctx->vm_ops, err) < 0)
 		return -1;
 	if (!(ctx->vm_ops->caps & VM_CAP_HOSTS)) {
@@ -116,12 +122,10 @@ static int choose_backend(struct run_ctx *ctx, struct zb_error *err)
 	return 0;
 }
 
-/* Parallel cells only measure what they claim if they cannot disturb each other's disks: every
- * disk must be throttled (a disk model with limits), unless the user says otherwise. */
-static int check_interference(struct run_ctx *ctx, const char *what, struct zb_error *err)
+int schedule_check_interference(const struct matrix *m, const char *what, struct zb_error *err)
 {
-	for (size_t i = 0; i < ctx->m->n_cells; i++) {
-		json_t *disks = json_object_get(ctx->m->cells[i].config, "disks");
+	for (size_t i = 0; i < m->n_cells; i++) {
+		json_t *disks = json_object_get(m->cells[i].config, "disks");
 		size_t k;
 		json_t *d;
 
@@ -133,7 +137,7 @@ static int check_interference(struct run_ctx *ctx, const char *what, struct zb_e
 				    "parallel cells would disturb each other's numbers; use "
 				    "a throttled disk model, or --allow-interference",
 				    what, json_string_value(json_object_get(d, "name")),
-				    ctx->m->cells[i].id);
+				    m->cells[i].id);
 		}
 	}
 	return 0;
@@ -212,12 +216,25 @@ int schedule_shard(const struct cell *cell, int count)
 /* One (cell, repeat, side) task: nothing if the cell belongs to another shard (every side of
  * a cell is in the cell's shard), counted if the done map settled it, else cell_run() from its
  * next attempt. */
+/* Whether the run takes the cell at all: its shard, and run_options.only_cells. */
+static int cell_wanted(const struct run_ctx *ctx, const struct cell *cell)
+{
+	if (ctx->shard_count > 1 && schedule_shard(cell, ctx->shard_count) != ctx->shard_index - 1)
+		return 0;
+	if (!ctx->o->only_cells)
+		return 1;
+	for (size_t i = 0; i < ctx->o->n_only_cells; i++)
+		if (!strcmp(ctx->o->only_cells[i], cell->id))
+			return 1;
+	return 0;
+}
+
 static int run_or_skip(struct run_ctx *ctx, const struct done_map *dm, const struct cell *cell,
 		       int r, int side, struct zb_error *err)
 {
 	int ok, attempt;
 
-	if (ctx->shard_count > 1 && schedule_shard(cell, ctx->shard_count) != ctx->shard_index - 1)
+	if (!cell_wanted(ctx, cell))
 		return 0;
 	attempt = done_map_next(dm, cell, r, side, ctx->m_retries, &ok);
 	if (attempt == 0) {
@@ -237,6 +254,7 @@ static double side_cv(const json_t *records, const struct cell *cell, const char
 		      const char *metric, size_t *n)
 {
 	double *v = xcalloc(json_array_size(records) + 1, sizeof(*v));
+	const struct metric_def *def = metric_find(metric);
 	struct stats_summary st;
 	size_t i;
 	json_t *rec;
@@ -251,8 +269,8 @@ static double side_cv(const json_t *records, const struct cell *cell, const char
 		if (!id || strcmp(id, cell->id) || !oc || strcmp(oc, "ok") ||
 		    strcmp(side ? side : "A", label))
 			continue;
-		x = results_fio_metric(json_object_get(rec, "fio"), metric);
-		if (!isnan(x))
+		if (def && metric_read(json_object_get(rec, "fio"),
+				       (enum metric_id)(def - metric_table), &x) == 0)
 			v[(*n)++] = x;
 	}
 	stats_summarize(v, *n, &st);
@@ -680,7 +698,7 @@ int schedule_plan(struct run_ctx *ctx, struct zb_error *err)
 		char what[32];
 
 		snprintf(what, sizeof(what), "-j %d", o->jobs);
-		if (check_interference(ctx, what, err) < 0)
+		if (schedule_check_interference(ctx->m, what, err) < 0)
 			return -1;
 	}
 	for (int h = 0; h < ctx->nhosts && !o->allow_interference; h++) {
@@ -688,7 +706,7 @@ int schedule_plan(struct run_ctx *ctx, struct zb_error *err)
 			char *what =
 			    xasprintf("--hosts '%s=%d'", ctx->hosts[h].uri, ctx->hosts[h].slots);
 
-			rc = check_interference(ctx, what, err);
+			rc = schedule_check_interference(ctx->m, what, err);
 			free(what);
 			if (rc < 0)
 				return -1;
@@ -707,8 +725,7 @@ int schedule_run(struct run_ctx *ctx, struct zb_error *err)
 	progress_init(&ctx->prog, ctx->m->n_cells, schedule_workers(ctx), ctx->is_tty,
 		      terminal_columns());
 	for (size_t i = 0; i < ctx->m->n_cells; i++)
-		if (ctx->shard_count < 2 ||
-		    schedule_shard(&ctx->m->cells[i], ctx->shard_count) == ctx->shard_index - 1) {
+		if (cell_wanted(ctx, &ctx->m->cells[i])) {
 			ctx->ncells_total += ctx->m->repeats * ctx->nsides;
 			progress_plan(&ctx->prog, i, ctx->m->repeats * ctx->nsides);
 		}

@@ -44,4 +44,9 @@ void schedule_tasks(const struct matrix *m, int r, int nsides, struct schedule_t
  * number of cells, and a resumed or repeated run slices the same way. */
 int schedule_shard(const struct cell *cell, int count);
 
+/* Cells that run at once (-j, --hosts URI=N, Slurm tasks sharing a node) only measure what they
+ * claim if they cannot disturb each other's disks: 0 if every disk of every cell is throttled (a
+ * disk model with limits), else -1 with err naming `what`, the disk and the cell. */
+int schedule_check_interference(const struct matrix *m, const char *what, struct zb_error *err);
+
 #endif

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "disk.h"
-#include "util.h"
 
 struct disk_model {
 	const char *name, *description;

@@ -37,9 +37,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "disk_bus.h"
+#include "core/disk_bus.h"
+#include "core/util.h"
 #include "qmp.h"
-#include "util.h"
 #include "vm.h"
 #include "vm_machine.h"
 #include "vm_qemu_int.h"
@@ -415,6 +415,12 @@ static int qemu_disk_limits(struct vm *vm, const struct vm_disk *disks, int ndis
 	return rc;
 }
 
+/* Our QEMU runs in its own process group, so it outlives a killed zbench. */
+static int qemu_reap(const char *run_dir)
+{
+	return vm_reap_processes(run_dir, "qemu-system");
+}
+
 const struct vm_ops vm_qemu_ops = {
 	.name = "qemu",
 	.caps = VM_CAP_CLOUD_DISK,
@@ -428,4 +434,5 @@ const struct vm_ops vm_qemu_ops = {
 	.free = qemu_free,
 	.boot = qemu_boot,
 	.disk_limits = qemu_disk_limits,
+	.reap = qemu_reap,
 };

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bisect.h"
 #include "fuzz.h"
+#include "run/bisect.h"
 
 #define C(x) x x x x x x x x x x /* 40 hex digits of one repeated nibble group */
 

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export.h"
 #include "fuzz.h"
+#include "report/export.h"
 
 static void check_csv(const char *s)
 {

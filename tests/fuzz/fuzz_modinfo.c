@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elf_deps.h"
 #include "fuzz.h"
+#include "image/elf_deps.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "vm_snapshot.h"
+#include "vm/vm_snapshot.h"
 
 static void check_accepted(const json_t *w)
 {

@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "decompress.h"
-#include "util.h"
-#include "vmlinux.h"
+#include "core/util.h"
+#include "image/decompress.h"
+#include "image/vmlinux.h"
 
 static int sh(const char *cmd)
 {

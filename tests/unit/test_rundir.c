@@ -1,13 +1,12 @@
-/* A resumed run finds the QEMU processes a killed zbench left behind by the cell directory in
- * their command line (rundir_cmdline_is_leftover): as written, or as vm_qemu_opt_quote() puts
- * a path into an option's value (every file reaches QEMU as a descriptor whose `opaque=` label
- * is the quoted path: a ',' doubled). */
+/* A resumed run's backend (vm_ops.reap) finds the QEMU processes a killed zbench left behind by
+ * the cell directory in their command line (vm_cmdline_is_leftover): as written, or as
+ * vm_qemu_opt_quote() puts a path into an option's value (every file reaches QEMU as a descriptor
+ * whose `opaque=` label is the quoted path: a ',' doubled). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
-#include "rundir.h"
-#include "vm.h"
+#include "vm/vm.h"
 
 #define CMD(s) s, sizeof(s) - 1 /* a /proc/PID/cmdline: NUL-separated, NULs kept */
 
@@ -43,8 +42,8 @@ static const struct {
 int main(void)
 {
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		CHECK(rundir_cmdline_is_leftover(cases[i].cmdline, cases[i].len, cases[i].cells) ==
-		      cases[i].want);
+		CHECK(vm_cmdline_is_leftover(cases[i].cmdline, cases[i].len, "qemu-system",
+					     cases[i].cells) == cases[i].want);
 	/* the quoted form is the one the QEMU backend writes */
 	{
 		const char *cells = "/tmp/z,bench/cells/";
@@ -53,7 +52,7 @@ int main(void)
 		int n = snprintf(cmd, sizeof(cmd),
 				 "qemu-system-x86_64%c-add-fd%cfd=3,set=1,opaque=%s", 0, 0, q);
 
-		CHECK(rundir_cmdline_is_leftover(cmd, (size_t)n, cells) == 1);
+		CHECK(vm_cmdline_is_leftover(cmd, (size_t)n, "qemu-system", cells) == 1);
 		free(q);
 	}
 	return check_summary("rundir");
