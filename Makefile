@@ -16,8 +16,8 @@
 CC ?= cc
 CFLAGS ?= -O2 -g
 # the host's stages, in the order data flows (docs/architecture.md); headers found by folder
-HOST_DIRS = builder/core builder/matrix builder/image builder/vm builder/run builder/report builder/cli
-CPPFLAGS += -D_GNU_SOURCE $(addprefix -I,$(HOST_DIRS)) -Iguest -Iguest/engine
+HOST_DIRS = builder/core builder/matrix builder/image builder/diskmodel builder/vm builder/run builder/report builder/cli
+CPPFLAGS += -D_GNU_SOURCE -Ibuilder $(addprefix -I,$(HOST_DIRS)) -Iguest -Iguest/engine
 WARN = -Wall -Wextra -Wformat=2 -Wshadow -Wpointer-arith -Wstrict-prototypes \
        -Wmissing-prototypes -Wno-unused-parameter -Wvla
 ifdef DEVELOPER
@@ -52,7 +52,9 @@ ENGINE_SRCS = guest/engine/options.c guest/engine/options_table.c guest/engine/o
 # is built without touching this list), plus the guest's fio option mapping, which the host
 # checks matrices with. The two programs' main() files stay out of the archive.
 HOST_MAINS = builder/cli/main.c builder/cli/gen_docs.c
-HOST_SRCS = $(sort $(wildcard $(addsuffix /*.c,$(HOST_DIRS)))) guest/fio_job.c
+# The disk model's nbdkit filter is a plug-in of nbdkit, not a part of zbench (below).
+DM_FILTER_SRC = builder/diskmodel/nbdkit_filter.c
+HOST_SRCS = $(filter-out $(DM_FILTER_SRC),$(sort $(wildcard $(addsuffix /*.c,$(HOST_DIRS))))) guest/fio_job.c
 
 AGENT_SRCS = guest/agent.c guest/agent_boot.c guest/agent_channel.c guest/agent_zfs.c \
 	guest/agent_report.c guest/agent_workload.c guest/agent_fio.c guest/fio_job.c guest/agent_cmd.c guest/agent_warm.c \
@@ -86,7 +88,21 @@ GENERATED = schema:docs/zbench-matrix.schema.json man1:docs/zbench.1 man5:docs/z
 	bash:contrib/completion/zbench.bash zsh:contrib/completion/_zbench
 GEN_OUT = $(foreach g,$(GENERATED),$(BUILD)/gen/$(notdir $(word 2,$(subst :, ,$(g)))))
 
-all: $(PROGRAMS) $(GEN_OUT)
+all: $(PROGRAMS) $(GEN_OUT) diskmodel
+
+# The disk service-time model as an nbdkit filter (docs/disks.md): the model's sources (the same
+# files zbench links; not the JSON renderer) and the filter, position-independent, without
+# sanitizers (nbdkit loads it into a process that has no sanitizer runtime).
+DM_SO = $(BUILD)/zbench-diskmodel.so
+DM_SO_SRCS = $(filter-out builder/diskmodel/dm_stats_json.c,$(wildcard builder/diskmodel/*.c))
+DM_SO_OBJS = $(patsubst %.c,$(BUILD)/pic/%.o,$(DM_SO_SRCS))
+.PHONY: diskmodel
+diskmodel: $(DM_SO)
+$(DM_SO): $(DM_SO_OBJS)
+	$(QUIET_LINK)$(CC) -shared $(CFLAGS) -o $@ $^ -lpthread -lm
+$(BUILD)/pic/%.o: %.c $(BUILD)/.flags
+	@mkdir -p $(dir $@)
+	$(QUIET_CC)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -fPIC -fvisibility=hidden -MMD -MP -c -o $@ $<
 
 zbench: $(BUILD)/host/builder/cli/main.o $(HOSTLIB)
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ $^ $(HOST_LIBS)

@@ -28,7 +28,8 @@ debootstrap xz-utils zstd cpio kmod
 fio fio-examples jq python3-yaml gnuplot-nox clang libclang-rt-14-dev libaio-dev liburing-dev libzstd-dev
 libvirt-dev libvirt-daemon-driver-qemu libvirt-daemon-system libvirt-clients libxml2-utils
 libguestfs-dev libguestfs-tools genisoimage
-openssh-server openssh-client"
+openssh-server openssh-client
+nbdkit nbdkit-plugin-dev libnbd-bin"
 QEMU_PKGS="qemu-system-x86 qemu-system-data qemu-utils"
 QEMU_MIN="1:10~"	# Debian's epoch; '~' lets 10.0~rc1 count
 QEMU_USER=zbench-qemu

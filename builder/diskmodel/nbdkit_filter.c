@@ -1,0 +1,345 @@
+/* zbench-diskmodel: an nbdkit filter that makes a disk file answer like a real drive.
+ *
+ *   nbdkit --foreground --unix SOCK --threads 64 --filter=build/zbench-diskmodel.so \
+ *     file file=DISK dm_model=NAME [dm_size=BYTES] [dm_stats=PATH] [dm_FIGURE=VALUE ...]
+ *
+ * Every request is queued in the model's virtual time (dm_sched.c) under one mutex; the thread
+ * then does the real I/O on the file and sleeps with clock_nanosleep(TIMER_ABSTIME) until the
+ * completion time the model gave, so the host's own time is part of the service time, not added
+ * on top. Virtual time is CLOCK_MONOTONIC since the filter got ready. The model is one per
+ * process (one disk per nbdkit), shared by its connections.
+ *
+ * The filter advertises FLUSH and native FUA and models them; it does not pass them to the file
+ * (the cell's disk file is scratch: a host fsync would only add the host's disk to the model).
+ * nbdkit's --threads bounds the queue depth the model can see (default 16: pass 64). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define NBDKIT_API_VERSION 2
+#include <nbdkit-filter.h>
+
+#include "diskmodel.h"
+#include "dm_stats.h"
+
+#define MAX_OVERRIDES 64
+
+static struct {
+	const char *model, *stats_path;
+	uint64_t size;
+	struct {
+		const char *name, *value;
+	} over[MAX_OVERRIDES];
+	int nover;
+	struct dm_params params;
+	struct dm_disk *disk;
+	struct dm_stats_file *stats;
+	pthread_mutex_t lock;
+	struct timespec t0;
+	/* the filter's own counters (the model's are in the disk) */
+	uint64_t inflight, qd_sum, qd_max, late_ns, cpu_ns;
+} dm = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static int dm_config(nbdkit_next_config *next, nbdkit_backend *nxdata, const char *key,
+		     const char *value)
+{
+	if (strncmp(key, "dm_", 3))
+		return next(nxdata, key, value);
+	if (!strcmp(key, "dm_model")) {
+		dm.model = value;
+	} else if (!strcmp(key, "dm_stats")) {
+		dm.stats_path = value;
+	} else if (!strcmp(key, "dm_size")) {
+		int64_t n = nbdkit_parse_size(value);
+
+		if (n <= 0) {
+			nbdkit_error("dm_size: '%s' is not a size", value);
+			return -1;
+		}
+		dm.size = (uint64_t)n;
+	} else {
+		if (dm.nover == MAX_OVERRIDES) {
+			nbdkit_error("%s: more than %d figures overridden", key, MAX_OVERRIDES);
+			return -1;
+		}
+		dm.over[dm.nover].name = key + 3;
+		dm.over[dm.nover++].value = value;
+	}
+	return 0;
+}
+
+static int dm_config_complete(nbdkit_next_config_complete *next, nbdkit_backend *nxdata)
+{
+	const struct dm_model *m = dm_model_find(dm.model);
+	char why[256];
+
+	if (!m) {
+		nbdkit_error("dm_model: %s '%s'", dm.model ? "no disk model named" : "missing",
+			     dm.model ? dm.model : "");
+		return -1;
+	}
+	dm_params_from_model(&dm.params, m);
+	for (int i = 0; i < dm.nover; i++) {
+		if (dm_params_set(&dm.params, dm.over[i].name, dm.over[i].value, why,
+				  sizeof(why)) < 0) {
+			nbdkit_error("dm_%s: %s", dm.over[i].name, why);
+			return -1;
+		}
+	}
+	if (dm_params_check(&dm.params, dm.size, why, sizeof(why)) < 0) {
+		nbdkit_error("model '%s': %s", m->name, why);
+		return -1;
+	}
+	return next(nxdata);
+}
+
+static int dm_get_ready(int thread_model)
+{
+	char why[256];
+
+	if (dm.stats_path) {
+		dm.stats = dm_stats_create(dm.stats_path, why, sizeof(why));
+		if (!dm.stats) {
+			nbdkit_error("dm_stats: %s", why);
+			return -1;
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &dm.t0);
+	return 0;
+}
+
+static void dm_unload(void)
+{
+	dm_disk_free(dm.disk);
+	dm_stats_close(dm.stats);
+}
+
+/* The disk is made at the first connection when dm_size was not given (the file's size). */
+static int dm_prepare(nbdkit_next *next, void *handle, int readonly)
+{
+	char why[256];
+	int rc = 0;
+
+	pthread_mutex_lock(&dm.lock);
+	if (!dm.disk) {
+		uint64_t size = dm.size;
+
+		if (!size) {
+			int64_t s = next->get_size(next);
+
+			size = s > 0 ? (uint64_t)s : 0;
+		}
+		dm.disk = dm_disk_new(&dm.params, size, why, sizeof(why));
+		if (!dm.disk) {
+			nbdkit_error("model '%s': %s", dm.model, why);
+			rc = -1;
+		}
+	}
+	pthread_mutex_unlock(&dm.lock);
+	return rc;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)(t.tv_sec - dm.t0.tv_sec) * 1000000000ull + (uint64_t)t.tv_nsec -
+	       (uint64_t)dm.t0.tv_nsec;
+}
+
+static uint64_t cpu_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static void sleep_until(uint64_t vt)
+{
+	struct timespec t;
+	uint64_t ns = (uint64_t)dm.t0.tv_nsec + vt;
+
+	t.tv_sec = dm.t0.tv_sec + (time_t)(ns / 1000000000ull);
+	t.tv_nsec = (long)(ns % 1000000000ull);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR)
+		;
+}
+
+static void publish(void)
+{
+	struct dm_stats s = *dm_disk_stats(dm.disk);
+
+	if (!dm.stats)
+		return;
+	s.queue_depth_sum = dm.qd_sum;
+	s.queue_depth_max = dm.qd_max;
+	s.late_ns_sum = dm.late_ns;
+	s.host_cpu_ns = dm.cpu_ns;
+	dm_stats_publish(dm.stats, &s);
+}
+
+/* Queue the request in virtual time; its completion deadline. */
+static int dm_begin(uint8_t op, uint64_t offset, uint32_t len, uint32_t flags, uint64_t *deadline)
+{
+	struct dm_req r = { .offset = offset, .len = len, .op = op };
+	uint64_t c0 = cpu_ns();
+
+	if (flags & NBDKIT_FLAG_FUA)
+		r.flags |= DM_REQ_FUA;
+	pthread_mutex_lock(&dm.lock);
+	r.arrival = now_ns();
+	dm.qd_sum += dm.inflight;
+	if (dm.inflight > dm.qd_max)
+		dm.qd_max = dm.inflight;
+	if (dm_disk_submit(dm.disk, &r) < 0) {
+		pthread_mutex_unlock(&dm.lock);
+		nbdkit_error("disk model: more than 1024 requests queued");
+		return -1;
+	}
+	dm.inflight++;
+	while (!r.done_set) {
+		uint64_t ev = dm_disk_next_event(dm.disk);
+
+		pthread_mutex_unlock(&dm.lock);
+		sleep_until(ev + 1);
+		pthread_mutex_lock(&dm.lock);
+		dm_disk_advance(dm.disk, now_ns());
+	}
+	dm.cpu_ns += cpu_ns() - c0;
+	publish();
+	pthread_mutex_unlock(&dm.lock);
+	*deadline = r.done;
+	return 0;
+}
+
+static void dm_end(uint64_t deadline)
+{
+	uint64_t late;
+
+	sleep_until(deadline);
+	late = now_ns() - deadline;
+	pthread_mutex_lock(&dm.lock);
+	dm.inflight--;
+	/* more than a scheduler tick behind: the host was slower than the model */
+	if (late > 50000)
+		dm.late_ns += late;
+	pthread_mutex_unlock(&dm.lock);
+}
+
+static int dm_pread(nbdkit_next *next, void *handle, void *buf, uint32_t count, uint64_t offset,
+		    uint32_t flags, int *err)
+{
+	uint64_t deadline;
+	int rc;
+
+	if (dm_begin(DM_OP_READ, offset, count, 0, &deadline) < 0)
+		return *err = EIO, -1;
+	rc = next->pread(next, buf, count, offset, flags, err);
+	dm_end(deadline);
+	return rc;
+}
+
+static int dm_pwrite(nbdkit_next *next, void *handle, const void *buf, uint32_t count,
+		     uint64_t offset, uint32_t flags, int *err)
+{
+	uint64_t deadline;
+	int rc;
+
+	if (dm_begin(DM_OP_WRITE, offset, count, flags, &deadline) < 0)
+		return *err = EIO, -1;
+	rc = next->pwrite(next, buf, count, offset, flags & ~NBDKIT_FLAG_FUA, err);
+	dm_end(deadline);
+	return rc;
+}
+
+static int dm_flush(nbdkit_next *next, void *handle, uint32_t flags, int *err)
+{
+	uint64_t deadline;
+
+	if (dm_begin(DM_OP_FLUSH, 0, 0, 0, &deadline) < 0)
+		return *err = EIO, -1;
+	dm_end(deadline);
+	return 0;
+}
+
+static int dm_trim(nbdkit_next *next, void *handle, uint32_t count, uint64_t offset,
+		   uint32_t flags, int *err)
+{
+	uint64_t deadline;
+	int rc;
+
+	if (dm_begin(DM_OP_TRIM, offset, count, flags, &deadline) < 0)
+		return *err = EIO, -1;
+	rc = next->trim(next, count, offset, flags & ~NBDKIT_FLAG_FUA, err);
+	dm_end(deadline);
+	return rc;
+}
+
+static int dm_zero(nbdkit_next *next, void *handle, uint32_t count, uint64_t offset,
+		   uint32_t flags, int *err)
+{
+	uint64_t deadline;
+	int rc;
+
+	if (dm_begin(DM_OP_ZERO, offset, count, flags, &deadline) < 0)
+		return *err = EIO, -1;
+	rc = next->zero(next, count, offset, flags & ~NBDKIT_FLAG_FUA, err);
+	dm_end(deadline);
+	return rc;
+}
+
+static int dm_can_flush(nbdkit_next *next, void *handle)
+{
+	return 1;
+}
+
+static int dm_can_fua(nbdkit_next *next, void *handle)
+{
+	return NBDKIT_FUA_NATIVE;
+}
+
+static int dm_is_rotational(nbdkit_next *next, void *handle)
+{
+	return dm.params.cls == DM_CLASS_HDD;
+}
+
+static int dm_can_cache(nbdkit_next *next, void *handle)
+{
+	return NBDKIT_CACHE_NONE;
+}
+
+static int dm_thread_model(void)
+{
+	return NBDKIT_THREAD_MODEL_PARALLEL;
+}
+
+static struct nbdkit_filter filter = {
+	.name = "zbench-diskmodel",
+	.longname = "zbench disk service-time model",
+	.config = dm_config,
+	.config_complete = dm_config_complete,
+	.config_help = "dm_model=NAME       a row of zbench's disk-model table (required)\n"
+		       "dm_size=BYTES       the disk's size (default: the file's)\n"
+		       "dm_stats=PATH       publish the model's counters there\n"
+		       "dm_FIGURE=VALUE     override one figure of the model",
+	.thread_model = dm_thread_model,
+	.get_ready = dm_get_ready,
+	.unload = dm_unload,
+	.prepare = dm_prepare,
+	.can_flush = dm_can_flush,
+	.can_fua = dm_can_fua,
+	.is_rotational = dm_is_rotational,
+	.can_cache = dm_can_cache,
+	.pread = dm_pread,
+	.pwrite = dm_pwrite,
+	.flush = dm_flush,
+	.trim = dm_trim,
+	.zero = dm_zero,
+};
+
+NBDKIT_REGISTER_FILTER(filter)
