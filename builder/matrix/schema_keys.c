@@ -364,12 +364,7 @@ static const struct schema_key config_keys[] = {
 	  .typename = "path",
 	  .help = "a host block device passed through (raw, no host cache) instead of a fresh "
 		  "image; needs `zbench run --allow-device PATH` (docs/disks.md)" },
-	{ .path = "disks[].model",
-	  .type = SCHEMA_STRING,
-	  .check = schema_check_ident,
-	  .typename = "model name",
-	  .help = "a disk model (top-level disk_models, else built in: docs/disks.md) whose bus, "
-		  "geometry and throttle fill what the disk leaves out" },
+	DISK_MODEL_KEYS("disks[]."),
 	DISK_ATTR_KEYS("disks[].", "\"virtio-blk\""),
 	{ .path = "pool", .type = SCHEMA_OBJECT, .flags = SCHEMA_REQUIRED, .help = "the pool" },
 	{ .path = "pool.name",

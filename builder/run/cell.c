@@ -128,6 +128,7 @@ void cell_progress(struct run_ctx *ctx, struct attempt *cr, int final)
 static void cell_run_release(struct attempt *cr)
 {
 	cell_state_release(&cr->st);
+	disk_servers_release(&cr->servers);
 	free(cr->dir);
 	free(cr->warm_cmdline);
 	free(cr->snapshot_dir);
@@ -300,7 +301,7 @@ static json_t *cell_record(struct run_ctx *ctx, struct attempt *cr, const char *
 {
 	const struct cell_state *st = &cr->st;
 	json_t *rec = json_object();
-	json_t *built;
+	json_t *built, *dm;
 
 	json_object_set_new(rec, "cell", json_string(cr->cell->id));
 	json_object_set_new(rec, "index", json_integer(cr->cell->index));
@@ -335,6 +336,9 @@ static json_t *cell_record(struct run_ctx *ctx, struct attempt *cr, const char *
 	json_object_set_new(rec, "wall_seconds", json_real(now_monotonic() - st->t_start));
 	json_object_set_new(rec, "finished", json_real(now_wall()));
 	cell_state_record(st, rec);
+	dm = disk_servers_record(&cr->servers);
+	if (dm)
+		json_object_set_new(rec, "disk_model", dm);
 	if (st->fio)
 		json_object_set_new(rec, "engine",
 				    workload_engine_record(cr->cell->config, st->fio));
@@ -366,6 +370,20 @@ static char *cell_dir_name(const struct run_ctx *ctx, const struct cell *cell,
 	if (attempt > 1)
 		snprintf(a, sizeof(a), "-a%d", attempt);
 	return xasprintf("%03d-%s-r%d%s%s", cell->index, cell->id, repeat, s, a);
+}
+
+/* Start the servers of the attempt's modelled disks (disk_server.h). One that does not start
+ * is the host's failure on this cell, not the run's: the attempt ends host-error with the
+ * server's log tail, before any VM, and the next cell runs. 0 if the VM may boot. */
+static int attempt_servers(struct attempt *cr, struct disk_set *ds)
+{
+	struct zb_error serr = { 0 };
+
+	if (disk_servers_start(&cr->servers, ds, cr->cell->config, cr->dir, &serr) == 0)
+		return 0;
+	cr->st.t_start = now_monotonic();
+	cell_verdict(&cr->st, OUTCOME_HOST_ERROR, "starting the disk models: %s", serr.msg);
+	return -1;
 }
 
 /* Boot one attempt's VM (fresh disks, and the cloud flavor's seed) and drive it to its end,
@@ -417,8 +435,9 @@ static int attempt_boot(struct run_ctx *ctx, struct attempt *cr, const struct ce
 		rc = 0;
 		if (img->disk && cloud_seed_create(img, cell->id, cfg, cr->dir, &cc, err) < 0)
 			rc = -1;
-		if (rc == 0)
+		if (rc == 0 && attempt_servers(cr, &ds) == 0)
 			rc = cell_drive(ctx, cr, &ds, img->disk ? &cc : NULL, err);
+		disk_servers_stop(&cr->servers);
 		if (!ctx->o->keep_disks || cr->st.outcome == OUTCOME_INTERRUPTED) {
 			disk_set_remove(&ds);
 			cloud_seed_remove(&cc);

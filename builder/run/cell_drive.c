@@ -1,8 +1,8 @@
 /* One attempt's running VM, driven to its end (cell_int.h).
  *
  * The host waits on a table of event sources (drive_sources[]), each with its own handler: the
- * VM process, the channel, the signals, the console, the clock (the deadlines of
- * docs/protocol.md: boot, heartbeat, overall) and the disk-model servers. Each round every
+ * VM process, the modelled disks' servers, the channel, the signals, the console and the clock
+ * (the deadlines of docs/protocol.md: boot, heartbeat, overall). Each round every
  * source's `check` runs in table order, then one poll() over the descriptors the sources offer,
  * then the `ready` handler of each source whose descriptor is ready. A handler that returns
  * DRIVE_STOP ends the loop; the verdict (if any) is in the cell's state by then. A new stop
@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cell_int.h"
@@ -51,6 +52,7 @@ struct drive {
 	double now;	    /* this round's clock */
 	double t_exit_wait; /* when the guest was done (result, error or verdict); 0: not yet */
 	double last_progress;
+	double t_server_gone; /* a disk server exited with status 0 (models_check) */
 	struct zb_error *err;
 };
 
@@ -107,6 +109,9 @@ static int give_limits(void *arg, struct zb_error *err)
 			return error_wrap(err, "giving the disks their limits");
 		cr->limits_set_s = now_monotonic() - cr->st.t_start;
 	}
+	/* the measured window starts: the modelled disks' counters from here (its end is the
+	 * result, channel_ready) */
+	disk_servers_mark(&cr->servers, DISK_MARK_START);
 	return send_control(d->vm, ops, limits, err);
 }
 
@@ -190,6 +195,9 @@ static enum drive_next channel_ready(struct drive *d, const struct pollfd *p, in
 			d->cr->t_first_byte = now_monotonic();
 		if (channel_feed(&d->ch, buf, (size_t)r) < 0 && d->ch.fatal)
 			return DRIVE_STOP;
+		/* the result ends the measured window: before the guest's sync and power-off */
+		if (d->cr->st.fio)
+			disk_servers_mark(&d->cr->servers, DISK_MARK_END);
 	} else if (r == 0 && !d->t_exit_wait) {
 		/* The channel closed: QEMU is going away. */
 		usleep(50 * 1000);
@@ -279,9 +287,65 @@ static enum drive_next clock_check(struct drive *d)
 	return DRIVE_ON;
 }
 
+/* The modelled disks' servers (disk_server.h): one that dies under a running VM ends the
+ * attempt as host-error with its log's tail, whatever the guest made of its vanished disk. One
+ * that exited with status 0 lost its connection, which only QEMU closes: the VM is going away,
+ * and the vm source says so within a few rounds (else that too is a host error). */
+#define SERVER_GONE_GRACE 5.0
+
+static enum drive_next models_check(struct drive *d)
+{
+	struct cell_state *st = &d->cr->st;
+	int i = disk_servers_exited(&d->cr->servers);
+	char why[1024];
+
+	if (i < 0)
+		return DRIVE_ON;
+	if (WIFEXITED(d->cr->servers.s[i].status) && !WEXITSTATUS(d->cr->servers.s[i].status)) {
+		if (!d->t_server_gone)
+			d->t_server_gone = d->now;
+		if (d->now - d->t_server_gone < SERVER_GONE_GRACE)
+			return DRIVE_ON;
+	}
+	disk_server_describe_exit(&d->cr->servers.s[i], why, sizeof(why));
+	if (st->outcome != OUTCOME_NONE && st->outcome != OUTCOME_HOST_ERROR) {
+		/* what the guest said came from a disk that had gone */
+		char *was = st->detail;
+
+		st->detail = xasprintf("%s; the guest then saw: %s: %s", why,
+				       outcome_name(st->outcome), was ? was : "");
+		free(was);
+		st->outcome = OUTCOME_HOST_ERROR;
+		return DRIVE_STOP;
+	}
+	cell_verdict(st, OUTCOME_HOST_ERROR, "%s", why);
+	return DRIVE_STOP;
+}
+
+static int models_fds(struct drive *d, struct pollfd *p, int max)
+{
+	int n = 0;
+
+	for (int i = 0; i < d->cr->servers.n && n < max; i++) {
+		if (d->cr->servers.s[i].pid > 0 && d->cr->servers.s[i].pidfd >= 0)
+			p[n++] = (struct pollfd){ d->cr->servers.s[i].pidfd, POLLIN, 0 };
+	}
+	return n;
+}
+
+static enum drive_next models_ready(struct drive *d, const struct pollfd *p, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (p[i].revents)
+			return models_check(d);
+	}
+	return DRIVE_ON;
+}
+
 /* In the order the loop asks them each round. */
 static const struct drive_source drive_sources[] = {
 	{ .name = "vm", .check = vm_check, .fds = vm_fds },
+	{ .name = "disk models", .check = models_check, .fds = models_fds, .ready = models_ready },
 	{ .name = "channel", .check = channel_check, .fds = channel_fds, .ready = channel_ready },
 	{ .name = "signal", .check = signal_check },
 	{ .name = "console", .check = console_check },

@@ -7,6 +7,7 @@
 #include "cell.h"
 #include "channel.h"
 #include "disk.h"
+#include "disk_server.h"
 #include "run_int.h"
 
 struct cloud_cell;
@@ -31,6 +32,8 @@ struct attempt {
 	char limits_kept[160];
 	/* the VM spec's warm-snapshot strings (cell_warm()), freed with the attempt */
 	char *warm_cmdline, *snapshot_dir;
+	/* the modelled disks' servers (disk_server.h), started before the VM, stopped after it */
+	struct disk_servers servers;
 };
 
 /* ---- cell.c, for cell_drive.c ---- */

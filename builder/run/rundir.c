@@ -278,7 +278,8 @@ int rundir_cmdline_is_leftover(const char *cmdline, size_t len, const char *cell
 	for (size_t k = 0; k < len; k++)
 		if (buf[k] == '\0')
 			buf[k] = ' ';
-	found = strstr(buf, "qemu-system") && strstr(buf, cells);
+	/* a modelled disk's nbdkit names its image and counters there (disk_server.h) */
+	found = (strstr(buf, "qemu-system") || strstr(buf, "nbdkit")) && strstr(buf, cells);
 	if (!found && strstr(buf, "qemu-system")) {
 		char *quoted = vm_qemu_opt_quote(cells);
 
@@ -289,8 +290,8 @@ int rundir_cmdline_is_leftover(const char *cmdline, size_t len, const char *cell
 	return found;
 }
 
-/* Kill what a killed zbench left in RUNDIR: QEMU processes whose command line names a file
- * under RUNDIR/cells/ (their own process group outlived us), and disk images. */
+/* Kill what a killed zbench left in RUNDIR: QEMU and nbdkit processes whose command line names a
+ * file under RUNDIR/cells/ (their own process groups outlived us), and disk images. */
 static void cleanup_leftovers(struct results *res)
 {
 	const char *run_dir = res->dir;
@@ -327,7 +328,7 @@ static void cleanup_leftovers(struct results *res)
 		closedir(proc);
 	removed = results_remove_leftovers(res);
 	if (killed || removed)
-		log_warn("resume: stopped %d QEMU process%s and removed %d disk image%s left by "
+		log_warn("resume: stopped %d QEMU or nbdkit process%s and removed %d disk image%s left by "
 			 "the interrupted run",
 			 killed, killed == 1 ? "" : "es", removed, removed == 1 ? "" : "s");
 	/* give the kernel a moment to reap the killed processes' file locks */

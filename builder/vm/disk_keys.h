@@ -69,4 +69,25 @@
 		.help = "how long a burst may last (default 1s)"                                   \
 	}
 
+/* The keys only a disk has: the model it names and its figures (disks[].model_params.NAME: the
+ * disk-model table's figures, checked against it by disk_model_check_param()). */
+#define DISK_MODEL_KEYS(P)                                                                         \
+	{ .path = P "model",                                                                       \
+	  .type = SCHEMA_STRING,                                                                   \
+	  .check = schema_check_ident,                                                             \
+	  .typename = "model name",                                                                \
+	  .help = "a disk model: built in (a service-time model: docs/disks.md), whose bus and "   \
+		  "geometry fill what the disk leaves out and whose figures go to model_params, "  \
+		  "or the matrix's own disk_models (attributes only)" },                           \
+	    { .path = P "model_params",                                                            \
+	      .type = SCHEMA_OBJECT,                                                               \
+	      .help = "figures of a built-in model, overriding its row (resolved: every figure "   \
+		      "of the model)" },                                                           \
+	{                                                                                          \
+		.path = P "model_params.*", .type = SCHEMA_ANY, .check = disk_model_check_param,   \
+		.typename = "number",                                                              \
+		.help = "one figure by name (rpm, seek_avg_ms, cache_mb, write_cache, ...: "       \
+			"docs/disks.md), within its range"                                         \
+	}
+
 #endif

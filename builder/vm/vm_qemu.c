@@ -417,7 +417,7 @@ static int qemu_disk_limits(struct vm *vm, const struct vm_disk *disks, int ndis
 
 const struct vm_ops vm_qemu_ops = {
 	.name = "qemu",
-	.caps = VM_CAP_CLOUD_DISK,
+	.caps = VM_CAP_CLOUD_DISK | VM_CAP_DISK_MODELS,
 	.start = qemu_start,
 	.channel_fd = qemu_channel_fd,
 	.exit_fd = qemu_exit_fd,

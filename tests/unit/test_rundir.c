@@ -1,4 +1,4 @@
-/* A resumed run finds the QEMU processes a killed zbench left behind by the cell directory in
+/* A resumed run finds the QEMU (and nbdkit) processes a killed zbench left behind by the cell directory in
  * their command line (rundir_cmdline_is_leftover): as written, or as vm_qemu_opt_quote() puts
  * a path into an option's value (every file reaches QEMU as a descriptor whose `opaque=` label
  * is the quoted path: a ',' doubled). */
@@ -30,6 +30,11 @@ static const struct {
 	/* as written, where a path is not an option's value */
 	{ CMD("qemu-system-x86_64\0-name\0zbench\0/r/a,b/cells/001-ab-r0/vm.sock\0"),
 	  "/r/a,b/cells/", 1 },
+	/* a modelled disk's nbdkit names its image and counters there (disk_server.h) */
+	{ CMD("nbdkit\0--single\0--exit-with-parent\0--filter=/z/build/zbench-diskmodel.so\0"
+	      "file\0file=/r/run-1/cells/001-ab-r0/d0.img\0dm_model=hdd-7200\0"),
+	  "/r/run-1/cells/", 1 },
+	{ CMD("nbdkit\0file\0file=/r/run-10/cells/001-ab-r0/d0.img\0"), "/r/run-1/cells/", 0 },
 	/* not QEMU, or another run directory */
 	{ CMD("vi\0/r/run-1/cells/001-ab-r0/console.log\0"), "/r/run-1/cells/", 0 },
 	{ CMD("qemu-system-x86_64\0-add-fd\0fd=3,set=1,opaque=/r/run-10/cells/001-ab-r0/d\0"),
