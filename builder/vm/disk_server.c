@@ -207,9 +207,11 @@ int disk_servers_start(struct disk_servers *sv, struct disk_set *ds, const json_
 
 		if (!disk_model_is_modelled(d) || ds->disks[i].passthrough)
 			continue;
+		/* copies: the record is written after the disk set and the config are gone */
 		*s = (struct disk_server){ .disk = i,
-					   .name = ds->disks[i].name,
-					   .model = json_string_value(json_object_get(d, "model")),
+					   .name = xstrdup(ds->disks[i].name),
+					   .model = xstrdup(
+					       json_string_value(json_object_get(d, "model"))),
 					   .pid = -1,
 					   .pidfd = -1 };
 		sv->n++;
@@ -326,6 +328,8 @@ void disk_servers_release(struct disk_servers *sv)
 	for (int i = 0; i < sv->n; i++) {
 		free(sv->s[i].log);
 		free(sv->s[i].stats);
+		free(sv->s[i].name);
+		free(sv->s[i].model);
 	}
 	free(sv->s);
 	memset(sv, 0, sizeof(*sv));

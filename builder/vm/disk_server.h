@@ -27,8 +27,8 @@ enum disk_mark { DISK_MARK_START, DISK_MARK_END, DISK_MARK_TOTAL };
 
 struct disk_server {
 	int disk;      /* index into the disk set */
-	const char *name;
-	const char *model;
+	char *name;  /* the disk's */
+	char *model; /* its model's */
 	pid_t pid;     /* -1 once reaped */
 	int pidfd;     /* readable when the process exits; -1 if pidfd_open is unavailable */
 	int status;    /* its wait status, once reaped */

@@ -17,6 +17,8 @@ field() { # field CASE JQ-EXPR
 rc=$?
 check "zbench run exits 0" [ "$rc" -eq 0 ] || sed 's/^/    /' "$out/run.log"
 check "three ok records" [ "$(jq -r .outcome "$run/cells.jsonl" 2>/dev/null | grep -c '^ok$')" -eq 3 ]
+check "every cell restored from the warm snapshot (its modelled disks hot-plugged)" \
+	[ "$(jq -r .boot "$run/cells.jsonl" | sort -u)" = restored ]
 check "the resolved disk carries every figure of its model" \
 	[ "$(field hdd '.config.disks[0].model_params | has("rpm") and has("seek_avg_ms") and has("cache_mb")')" = true ]
 check "the geometry comes from the model row (512e, 7200 rpm, virtio-scsi)" \
@@ -40,11 +42,15 @@ check "ssd: no seeks, requests served" \
 	[ "$(field flash '.disk_model.d0 | .seeks == 0 and .writes > 0 and .model == "sata-ssd"')" = true ]
 check "usb2 stick: small random writes rewrite erase blocks" \
 	[ "$(field flash '.disk_model.d1 | .rmw > 0 and .model == "usb2-stick"')" = true ]
-check "usb2 stick: one command at a time" [ "$(field flash '.disk_model.d1.queue_depth_max <= 1')" = true ]
+check "usb2 stick: one command at a time, so a request waits (mean service > 1 ms)" \
+	[ "$(field flash '.disk_model.d1.mean_service_us > 1000')" = true ]
 check "usb2 stick: the throttle stays on top of the model" \
 	[ "$(field flash '.config.disks[1].throttle.iops')" = 5000 ]
+echo "    mean service: ssd $(field flash .disk_model.d0.mean_service_us) us, usb2 stick $(field flash .disk_model.d1.mean_service_us) us"
 check "ssd serves a request faster than the usb stick" \
 	[ "$(field flash '.disk_model.d0.mean_service_us < .disk_model.d1.mean_service_us')" = true ]
+check "the report judged both claims on disk_model metrics, and both held" \
+	[ "$(jq -r '[.claims[] | select(.metric | startswith("disk_model.")) | .held] | "\(length) \(all)"' "$run/report.json" 2>/dev/null)" = "2 true" ]
 check "each server's log kept" [ "$(ls "$run"/cells/*/d0.nbdkit.log 2>/dev/null | wc -l)" -eq 3 ]
 check "no disk image or counters file left" [ -z "$(ls "$run"/cells/*/*.img "$run"/cells/*/*.dmstats 2>/dev/null)" ]
 check "no nbdkit left" [ -z "$(pgrep -f "nbdkit.*$run/cells")" ]
