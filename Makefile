@@ -6,7 +6,7 @@
 #                         with SANITIZE set, only the host tests, sanitized
 #   make fuzz             run each libFuzzer target for FUZZ_SECONDS (default 60)
 #   make integration-slow integration tests that build OpenZFS from source (tens of minutes;
-#                         not part of make test): bisect.sh
+#                         not part of make test): bisect.sh; and slurm.sh (a Slurm of its own)
 #   make run              install what is missing, build, build or reuse the image, run quick.json
 #   make check-format     clang-format check;  make analyze: clang-tidy/cppcheck
 #   DEVELOPER=1           -Werror and the strict warning list
@@ -15,9 +15,13 @@
 
 CC ?= cc
 CFLAGS ?= -O2 -g
-# the host's stages, in the order data flows (docs/architecture.md); headers found by folder
-HOST_DIRS = builder/core builder/matrix builder/image builder/diskmodel builder/vm builder/run builder/report builder/cli
-CPPFLAGS += -D_GNU_SOURCE -Ibuilder $(addprefix -I,$(HOST_DIRS)) -Iguest -Iguest/engine
+# The host's stages as floors, from the ground up: each may include the ones before it, never
+# one after it (docs/architecture.md names the exceptions; tests/includes.sh checks both).
+# A header of another folder is written with it ("run/channel.h", "guest/units.h"): -Ibuilder
+# and -I. find it, so no -I order can pick between two headers of one name. The guest's own
+# sources find theirs with -Iguest -Iguest/engine.
+HOST_DIRS = builder/core builder/diskmodel builder/image builder/vm builder/matrix builder/run builder/report builder/cli
+CPPFLAGS += -D_GNU_SOURCE -Ibuilder -I. -Iguest -Iguest/engine
 WARN = -Wall -Wextra -Wformat=2 -Wshadow -Wpointer-arith -Wstrict-prototypes \
        -Wmissing-prototypes -Wno-unused-parameter -Wvla
 ifdef DEVELOPER
@@ -249,8 +253,11 @@ golden: zbench guest/zbench-agent guest/zbench-engine $(BUILD)/zbench-engine-hos
 	$(Q)tests/exit-status.sh
 	$(Q)tests/json-output.sh
 	$(Q)tests/merge-canon.sh
+	$(Q)tests/merge-shards.sh
+	$(Q)tests/slurm-submit.sh
 	$(Q)tests/workflow.sh
 	$(Q)GEN=$(GEN) tests/generated.sh
+	$(Q)tests/includes.sh
 
 # Real VMs: the quick matrix, every failure class, kill and resume, the configuration space.
 # Longest first (docs/performance.md, "Integration suite"), INTEGRATION_JOBS at a time: most of
@@ -270,8 +277,11 @@ integration: all
 
 # Real VMs on images built from source: a cold OpenZFS build is 10+ minutes on 2 cores, so these
 # stay out of make test and make integration (docs/compare.md, "Bisect").
-INTEGRATION_SLOW = tests/integration/bisect.sh
+# slurm.sh starts a Slurm of its own (slurmctld, slurmd, munge: installed by install-deps.sh
+# --slurm, which only this target asks for) and runs a 4-cell array through it (docs/scale-out.md).
+INTEGRATION_SLOW = tests/integration/bisect.sh tests/integration/slurm.sh
 integration-slow: all
+	$(Q)builder/install-deps.sh --slurm
 	$(Q)JOBS=1 tests/run-integration.sh $(INTEGRATION_SLOW)
 
 # Hostile inputs (docs/security.md): run dirs, matrices, URIs, qcow2 files, devices held open.

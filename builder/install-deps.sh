@@ -3,7 +3,13 @@
 #
 # The Debian mirror is taken from the host's own apt configuration (so a local mirror or proxy
 # the user set up is honoured); we only add the 'contrib' component and bookworm-backports
-# beside it. Usage: install-deps.sh [--check]   (--check lists what is missing, installs nothing)
+# beside it. Usage: install-deps.sh [--check] [--slurm]   (--check lists what is missing,
+# installs nothing)
+#
+# --slurm adds Slurm (slurm-wlm: slurmctld, slurmd, the client commands) and munge, for
+# tests/integration/slurm.sh (make integration-slow), which starts both with a configuration of
+# its own; a cluster's nodes have their own Slurm (docs/scale-out.md). Debian's packages start no
+# daemon here (no systemd), and nothing else needs them.
 #
 # libguestfs (the cloud flavor's qcow2, docs/images.md) boots a small appliance built by
 # supermin from the host's own kernel: a container without /boot/vmlinuz-* needs
@@ -42,6 +48,15 @@ qemu_version() {
 	dpkg-query -W -f='${Version}' qemu-system-x86 2>/dev/null || true
 }
 
+check=no
+for a in "$@"; do
+	case $a in
+	--check) check=yes ;;
+	--slurm) PKGS="$PKGS slurm-wlm munge" ;;
+	*) echo "install-deps: unknown option '$a' (--check, --slurm)" >&2; exit 2 ;;
+	esac
+done
+
 missing=""
 for p in $PKGS; do
 	installed "$p" || missing="$missing $p"
@@ -62,7 +77,7 @@ done
 user_missing=""
 getent passwd "$QEMU_USER" >/dev/null || user_missing=yes
 
-if [ "${1:-}" = "--check" ]; then
+if [ "$check" = yes ]; then
 	[ -z "$missing$qemu_missing$user_missing" ] && { echo "all host packages present"; exit 0; }
 	[ -n "$missing" ] && echo "missing:$missing"
 	[ -n "$qemu_missing" ] && echo "missing or older than QEMU 10 (need bookworm-backports):$qemu_missing"

@@ -51,6 +51,10 @@ check "replay missing manifest: 2" status 2 "$ZBENCH" replay "$tmp/nope/manifest
 check "replay unknown option: 2" status 2 "$ZBENCH" replay --frob
 check "merge missing shard: 2" status 2 "$ZBENCH" merge -o "$tmp/merged" "$tmp/nope"
 check "merge unknown option: 2" status 2 "$ZBENCH" merge --frob
+check "slurm --dry-run: 0" status 0 "$ZBENCH" slurm -n 2 --max-at-once 1 --dry-run -o "$tmp/sl" tests/integration/resume.json
+check "slurm bad matrix: 2" status 2 "$ZBENCH" slurm -n 1 --dry-run -o "$tmp/sl2" "$bad"
+check "slurm without sbatch: 2" status 2 env PATH=/nonexistent "$ZBENCH" slurm -n 1 -o "$tmp/sl3" tests/integration/resume.json
+check "slurm unknown option: 2" status 2 "$ZBENCH" slurm --frob
 
 check "report missing run: 2" status 2 "$ZBENCH" report "$tmp/nope"
 check "report unknown option: 2" status 2 "$ZBENCH" report --frob x

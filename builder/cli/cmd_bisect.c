@@ -22,17 +22,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bisect.h"
-#include "cleanup.h"
 #include "commands.h"
-#include "compare.h"
-#include "compare_sides.h"
-#include "image.h"
-#include "log.h"
-#include "outdir.h"
-#include "run.h"
-#include "term.h"
-#include "util.h"
+#include "core/cleanup.h"
+#include "core/log.h"
+#include "core/outdir.h"
+#include "core/term.h"
+#include "core/util.h"
+#include "image/image.h"
+#include "report/compare.h"
+#include "report/compare_sides.h"
+#include "run/bisect.h"
+#include "run/run.h"
 
 #define BISECT_DEFAULT_RECIPE "images/debian12-zfs-src.json"
 #define BISECT_STATE	      "bisect.json"

@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "commands.h"
-#include "compare.h"
-#include "compare_sides.h"
-#include "util.h"
+#include "core/util.h"
+#include "report/compare.h"
+#include "report/compare_sides.h"
 
 #define COMPARE_GATES_MAX 32
 /* docs/errors.md: a gate of `compare --fail-if` failed (or could not be judged). */

@@ -11,10 +11,10 @@
 #include <jansson.h>
 
 #include "commands.h"
-#include "image.h"
-#include "util.h"
-#include "version.h"
-#include "vm.h"
+#include "core/util.h"
+#include "core/version.h"
+#include "image/image.h"
+#include "vm/vm.h"
 
 static int problems;
 /* With --json: the checks, each {"name", "status": "ok"|"missing"|"note", "detail"}, printed

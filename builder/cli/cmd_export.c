@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "export.h"
+#include "report/export.h"
 
 static void usage(FILE *f)
 {

@@ -7,9 +7,9 @@
 #include <time.h>
 
 #include "commands.h"
-#include "image.h"
-#include "term.h"
-#include "util.h"
+#include "core/term.h"
+#include "core/util.h"
+#include "image/image.h"
 
 static void usage(FILE *f)
 {

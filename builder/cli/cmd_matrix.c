@@ -6,12 +6,12 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "image.h"
-#include "image_build.h"
-#include "image_needs.h"
-#include "matrix.h"
-#include "run.h"
-#include "schema.h"
+#include "image/image.h"
+#include "image/image_build.h"
+#include "matrix/matrix.h"
+#include "matrix/schema.h"
+#include "run/image_needs.h"
+#include "run/run.h"
 
 static void usage(FILE *f)
 {

@@ -11,11 +11,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "canon.h"
 #include "commands.h"
-#include "outdir.h"
-#include "results.h"
-#include "util.h"
+#include "core/outdir.h"
+#include "core/term.h"
+#include "core/util.h"
+#include "matrix/canon.h"
+#include "matrix/matrix.h"
+#include "run/results.h"
 
 static void usage(FILE *f)
 {
@@ -85,51 +87,111 @@ static int copy_cell_dir(const struct outdir *src_run, const char *name,
 	return rc;
 }
 
+/* Whether shards 1..count are all there and complete: the ones that are not are named on stderr
+ * ("shards 2, 5 of 6 are missing", "shard 3 is interrupted") and *complete is cleared. A shard
+ * index the manifests give twice is not an error (a shard passed twice merges once). */
+static void shards_cover(const struct shard *sh, int n, int count, int *complete)
+{
+	unsigned char *have = xcalloc((size_t)count + 1, 1);
+	char list[256] = "";
+	size_t len = 0;
+	int nmissing = 0;
+
+	for (int i = 0; i < n; i++) {
+		json_t *m = sh[i].manifest;
+		const char *st = json_string_value(json_object_get(m, "status")) ?: "?";
+		int idx =
+		    (int)json_integer_value(json_object_get(json_object_get(m, "shard"), "index"));
+
+		have[idx] = 1; /* checked: 1 <= idx <= count */
+		if (strcmp(st, "complete")) {
+			fprintf(stderr, "zbench merge: shard %d ('%s') is %s\n", idx,
+				TERM(sh[i].dir), TERM(st));
+			*complete = 0;
+		}
+	}
+	for (int k = 1; k <= count; k++) {
+		if (have[k])
+			continue;
+		if (nmissing++ < 20 && len < sizeof(list) - 16)
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d",
+						len ? ", " : "", k);
+		else if (nmissing == 21)
+			len += (size_t)snprintf(list + len, sizeof(list) - len, ", ...");
+	}
+	if (nmissing) {
+		fprintf(stderr, "zbench merge: shard%s %s of %d %s missing\n",
+			nmissing == 1 ? "" : "s", list, count, nmissing == 1 ? "is" : "are");
+		*complete = 0;
+	}
+	free(have);
+}
+
+/* The manifest's identity as a shard: matrix and image hashes, shard index and count (0 and 0
+ * for a run that is not a shard). -1 when it lacks the hashes or names an impossible shard. */
+static int shard_identity(const struct shard *sh, const char **ms, const char **ih, int *idx,
+			  int *cnt, struct zb_error *err)
+{
+	json_t *m = sh->manifest, *s = json_object_get(m, "shard");
+
+	*ms = json_string_value(json_object_get(json_object_get(m, "matrix"), "sha256"));
+	*ih = json_string_value(json_object_get(json_object_get(m, "image"), "hash"));
+	if (!*ms || !*ih)
+		return error_set(err, EINVAL, "'%s' is not a run directory", sh->dir);
+	*idx = *cnt = 0;
+	if (!s)
+		return 0;
+	if (!json_is_integer(json_object_get(s, "index")) ||
+	    !json_is_integer(json_object_get(s, "count")))
+		return error_set(err, EINVAL,
+				 "'%s/manifest.json': its \"shard\" is not an index "
+				 "and a count",
+				 sh->dir);
+	*idx = (int)json_integer_value(json_object_get(s, "index"));
+	*cnt = (int)json_integer_value(json_object_get(s, "count"));
+	if (*cnt < 1 || *cnt > MATRIX_CELLS_MAX || *idx < 1 || *idx > *cnt)
+		return error_set(err, EINVAL, "'%s/manifest.json': shard %d of %d is not a shard",
+				 sh->dir, *idx, *cnt);
+	return 0;
+}
+
 /* Open the shards and check that they are shards of one run: *complete is cleared when one is
  * not complete or one is missing. */
 static int shards_open(struct shard *sh, int n, json_t *from, int *complete, struct zb_error *err)
 {
+	const char *ms0 = NULL, *ih0 = NULL;
 	int count = 0;
-	unsigned long long have = 0;
 
 	for (int i = 0; i < n; i++) {
-		json_t *m, *s;
-		const char *ms, *ih, *ms0, *ih0;
-		int idx, cnt;
+		const char *ms = NULL, *ih = NULL;
+		int idx = 0, cnt = 0;
 
 		if (outdir_open(&sh[i].run, sh[i].dir, 0, 0, err) < 0 ||
 		    results_load_manifest(&sh[i].run, &sh[i].manifest, err) < 0)
 			return error_wrap(err, "'%s' is not a run directory", sh[i].dir);
-		m = sh[i].manifest;
-		s = json_object_get(m, "shard");
-		ms = json_string_value(json_object_get(json_object_get(m, "matrix"), "sha256"));
-		ih = json_string_value(json_object_get(json_object_get(m, "image"), "hash"));
-		idx = (int)json_integer_value(json_object_get(s, "index"));
-		cnt = (int)json_integer_value(json_object_get(s, "count"));
-		if (!ms || !ih)
-			return error_set(err, EINVAL, "'%s' is not a run directory", sh[i].dir);
-		if (i == 0)
-			count = cnt;
-		ms0 = json_string_value(
-		    json_object_get(json_object_get(sh[0].manifest, "matrix"), "sha256"));
-		ih0 = json_string_value(
-		    json_object_get(json_object_get(sh[0].manifest, "image"), "hash"));
-		if (strcmp(ms, ms0) || strcmp(ih, ih0) || cnt != count)
+		if (shard_identity(&sh[i], &ms, &ih, &idx, &cnt, err) < 0)
+			return -1;
+		if (i == 0) {
+			ms0 = ms, ih0 = ih, count = cnt;
+		} else if (strcmp(ms, ms0) || strcmp(ih, ih0) || cnt != count) {
 			return error_set(err, EINVAL,
 					 "'%s' and '%s' are not shards of one run: matrix %.12s vs "
 					 "%.12s, image %.12s vs %.12s, shards of %d vs %d",
 					 sh[0].dir, sh[i].dir, ms0, ms, ih0, ih, count, cnt);
-		if (count > 0 && idx >= 1 && idx <= 64)
-			have |= 1ULL << (idx - 1);
-		if (strcmp(json_string_value(json_object_get(m, "status")) ?: "", "complete"))
-			*complete = 0;
+		}
 		json_array_append_new(from,
-				      json_pack("{s:s, s:O?, s:O?}", "dir", sh[i].dir, "shard", s,
-						"status", json_object_get(m, "status")));
+				      json_pack("{s:s, s:O?, s:O?}", "dir", sh[i].dir, "shard",
+						json_object_get(sh[i].manifest, "shard"), "status",
+						json_object_get(sh[i].manifest, "status")));
 	}
-	if (count > 0 && count <= 64 && have != (count == 64 ? ~0ULL : (1ULL << count) - 1)) {
-		*complete = 0;
-		fprintf(stderr, "zbench merge: some of the %d shards are missing\n", count);
+	if (count > 0) {
+		shards_cover(sh, n, count, complete);
+	} else {
+		for (int i = 0; i < n; i++)
+			if (strcmp(json_string_value(json_object_get(sh[i].manifest, "status"))
+				       ?: "",
+				   "complete"))
+				*complete = 0;
 	}
 	return 0;
 }

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cleanup.h"
 #include "commands.h"
-#include "results.h"
-#include "run.h"
-#include "util.h"
+#include "core/cleanup.h"
+#include "core/util.h"
+#include "run/results.h"
+#include "run/run.h"
 
 static void usage(FILE *f)
 {

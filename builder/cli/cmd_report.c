@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "report.h"
+#include "report/report.h"
 
 static void usage(FILE *f)
 {

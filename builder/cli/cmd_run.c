@@ -5,12 +5,12 @@
 #include <string.h>
 
 #include "commands.h"
-#include "disk.h"
-#include "log.h"
-#include "report.h"
-#include "run.h"
-#include "term.h"
-#include "util.h"
+#include "core/log.h"
+#include "core/term.h"
+#include "core/util.h"
+#include "report/report.h"
+#include "run/run.h"
+#include "vm/disk.h"
 
 static void usage(FILE *f)
 {

@@ -5,6 +5,7 @@
 const struct zb_command zb_commands[] = {
 	{ "run", cmd_run, "run a matrix: one fresh VM per cell, results in a run directory" },
 	{ "replay", cmd_replay, "run again what a run's manifest.json recorded, into a new run" },
+	{ "slurm", cmd_slurm, "run a matrix as a Slurm array job: a shard per task, then merge" },
 	{ "merge", cmd_merge, "join the shards of a run (run --shard I/N) into one run directory" },
 	{ "image", cmd_image, "build, locate or list guest appliance images (cached)" },
 	{ "matrix", cmd_matrix, "check a matrix file and list the cells it expands to" },

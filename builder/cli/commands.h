@@ -9,6 +9,7 @@
 int cmd_run(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_slurm(int argc, char **argv);
 int cmd_image(int argc, char **argv);
 int cmd_matrix(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);

@@ -20,9 +20,9 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "schema.h"
-#include "util.h"
-#include "version.h"
+#include "core/util.h"
+#include "core/version.h"
+#include "matrix/schema.h"
 
 /* What the positional argument of a command (and subcommand) is, for file completion: file
  * extensions, or "/" for a directory. The one table the generator keeps itself. */
@@ -33,6 +33,7 @@ static const struct arg_kind {
 	{ "run", NULL, "json" },
 	{ "replay", NULL, "json" },
 	{ "merge", NULL, "/" },
+	{ "slurm", NULL, "json" },
 	{ "report", NULL, "/" },
 	{ "compare", NULL, "/" },
 	{ "matrix", "check", "json" },

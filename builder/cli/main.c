@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "version.h"
+#include "core/version.h"
 
 static void usage(FILE *f)
 {

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "core/error.h"
 
 struct elf_deps {
 	char *interp;  /* PT_INTERP, e.g. "/lib64/ld-linux-x86-64.so.2", or NULL (static) */

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "core/util.h"
 
 int gfs_fail(guestfs_h *g, const char *what, struct zb_error *err)
 {

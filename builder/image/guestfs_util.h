@@ -7,7 +7,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "error.h"
+#include "core/error.h"
 
 /* "libguestfs: WHAT: the handle's last error". Returns -1. */
 int gfs_fail(guestfs_h *g, const char *what, struct zb_error *err);

@@ -13,10 +13,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/term.h"
+#include "core/util.h"
 #include "image_build.h"
 #include "image_zfs_src.h"
-#include "term.h"
-#include "util.h"
 
 /* --- recipes ----------------------------------------------------------------------------- */
 

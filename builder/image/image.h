@@ -20,7 +20,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "error.h"
+#include "core/error.h"
 
 /* A built appliance. Every string is owned by the struct; image_release() frees them. */
 struct image {

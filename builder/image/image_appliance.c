@@ -12,14 +12,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "core/cleanup.h"
+#include "core/log.h"
+#include "core/util.h"
+#include "core/version.h"
 #include "image_flavor.h"
 #include "image_stage.h"
 #include "image_zfs_src.h"
 #include "initramfs.h"
-#include "log.h"
-#include "util.h"
-#include "version.h"
 
 /* A job's state: the recipe, what goes into the image, and the build's progress. */
 struct appliance_job {

@@ -16,7 +16,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "error.h"
+#include "core/error.h"
 #include "image.h"
 
 /* Bump when the root build steps change what ends up in a root: every cached root is rebuilt. */

@@ -13,12 +13,12 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "core/cleanup.h"
+#include "core/log.h"
+#include "core/util.h"
 #include "image.h"
 #include "image_flavor.h"
 #include "image_stage.h"
-#include "log.h"
-#include "util.h"
 
 /* Every flavor, in probe order: an import takes a .qcow2 file, the cloud flavor a recipe with a
  * "base", the appliance every other recipe. */

@@ -19,13 +19,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "core/cleanup.h"
+#include "core/log.h"
+#include "core/util.h"
+#include "core/version.h"
+#include "guest/units.h"
 #include "guestfs_util.h"
 #include "image_flavor.h"
-#include "log.h"
-#include "units.h"
-#include "util.h"
-#include "version.h"
 
 /* Bump when the derived root's steps change (every cached cloud root is rebuilt: minutes). */
 #define CLOUD_ROOT_VERSION 2

@@ -6,7 +6,7 @@
 #ifndef ZB_IMAGE_FLAVOR_H
 #define ZB_IMAGE_FLAVOR_H
 
-#include "error.h"
+#include "core/error.h"
 #include "image.h"
 #include "image_build.h"
 

@@ -19,14 +19,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "core/cleanup.h"
+#include "core/log.h"
+#include "core/util.h"
+#include "core/version.h"
 #include "guestfs_util.h"
 #include "image_flavor.h"
 #include "image_inspect.h"
-#include "log.h"
 #include "qcow2.h"
-#include "util.h"
-#include "version.h"
 
 /* Bump when what an import writes changes: every imported image is imported again. */
 #define IMPORT_VERSION 1

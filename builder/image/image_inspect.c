@@ -10,10 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "core/cleanup.h"
+#include "core/util.h"
 #include "elf_deps.h"
 #include "guestfs_util.h"
-#include "util.h"
 
 /* The largest kernel module we read for its .modinfo (OpenZFS's unstripped DKMS module: 40 MB). */
 #define MODULE_MAX (256u << 20)

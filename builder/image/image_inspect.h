@@ -7,7 +7,7 @@
 #include <guestfs.h>
 #include <jansson.h>
 
-#include "error.h"
+#include "core/error.h"
 
 /* What inspection found. Strings are malloc'd; import_facts_release() frees them. */
 struct import_facts {

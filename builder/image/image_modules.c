@@ -8,11 +8,11 @@
 #include <string.h>
 #include <sys/mount.h>
 
-#include "cleanup.h"
-#include "disk_bus.h"
+#include "core/cleanup.h"
+#include "core/disk_bus.h"
+#include "core/util.h"
 #include "image.h"
 #include "image_stage.h"
-#include "util.h"
 
 /* --- kernel modules ---------------------------------------------------------------------- */
 

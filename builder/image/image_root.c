@@ -15,9 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "core/cleanup.h"
+#include "core/util.h"
 #include "image_build.h"
-#include "util.h"
 
 /* --- the host's mirror ------------------------------------------------------------------- */
 

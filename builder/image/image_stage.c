@@ -12,10 +12,10 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "core/cleanup.h"
+#include "core/util.h"
 #include "elf_deps.h"
 #include "image_stage.h"
-#include "util.h"
 
 #define SYMLINK_MAX 40
 

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "error.h"
+#include "core/error.h"
 #include "image_build.h"
 
 /* Resolve `path` (absolute, inside `root`) following symlinks as if `root` were "/"; writes the

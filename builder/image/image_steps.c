@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cleanup.h"
+#include "core/cleanup.h"
+#include "core/log.h"
+#include "core/util.h"
 #include "image_build.h"
-#include "log.h"
-#include "util.h"
 #include "vmlinux.h"
 
 /* --- progress and logs ------------------------------------------------------------------- */

@@ -8,9 +8,10 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "core/cleanup.h"
+#include "core/util.h"
+#include "git_tree.h"
 #include "image_zfs_src.h"
-#include "util.h"
 
 #define ZFS_DIFF_MAX (64u << 20) /* bytes of a dirty tree's diff */
 
@@ -141,12 +142,6 @@ void zfs_src_release(struct zfs_src *zs)
 
 /* --- identities -------------------------------------------------------------------------- */
 
-/* git on someone else's checkout, as root: no command of the repository's configuration runs
- * (fsmonitor, external diff, textconv), and the ownership check is waived for this one
- * directory only. */
-#define GIT_SAFE(dir)                                                                              \
-	"git", "-c", "core.fsmonitor=false", "-c", "diff.external=", "-c", safe_dir, "-C", (dir)
-
 /* The .dsc apt would fetch for the package (offline: from apt's lists), and its SHA-256; or the
  * one the recipe pins (no apt needed until the build: the key is the recipe's alone). */
 static int key_debian(struct zfs_src *zs, struct zb_error *err)
@@ -202,39 +197,23 @@ static int key_debian(struct zfs_src *zs, struct zb_error *err)
 	return error_set(err, ENOENT, "apt knows no source package '%s' with a SHA-256", what);
 }
 
+/* HEAD and the diff of a checkout, read as data (builder/image/git_tree.h): the checkout's own
+ * configuration never reaches git. */
 static int key_dir(struct zfs_src *zs, struct zb_error *err)
 {
-	char *abs = realpath(zs->path, NULL);
+	struct git_tree g;
+	int rc = git_tree_open(&g, zs->path, err);
 
-	if (!abs)
-		return error_sys(err, errno, "'%s'", zs->path);
-	/* safe.directory matches the absolute path git sees; the manifest names it too */
-	free(zs->path);
-	zs->path = abs;
-
-	cleanup_free char *safe_dir = xasprintf("safe.directory=%s", zs->path);
-	const char *head[] = { GIT_SAFE(zs->path), "rev-parse", "--verify", "HEAD^{commit}", NULL };
-	const char *diff[] = { GIT_SAFE(zs->path),
-			       "diff",
-			       "--no-ext-diff",
-			       "--no-textconv",
-			       "--binary",
-			       "HEAD",
-			       NULL };
-	cleanup_free char *out = NULL;
-	int rc = run_capture((char *const *)head, NULL, 4096, &out, err);
-
-	if (rc != 0 || !out || strspn(out, "0123456789abcdef") != 40)
-		return rc < 0 ? -1
-			      : error_set(err, EINVAL, "'%s' is not a git checkout with a HEAD",
-					  zs->path);
-	memcpy(zs->commit, out, 40);
-	zs->commit[40] = '\0';
-	rc = run_capture((char *const *)diff, NULL, ZFS_DIFF_MAX, &zs->diff, err);
-	if (rc != 0)
-		return rc < 0 ? -1
-			      : error_set(err, 0, "'git diff' in '%s' exited with status %d",
-					  zs->path, rc);
+	if (rc == 0) {
+		/* the manifest names the absolute path */
+		free(zs->path);
+		zs->path = xstrdup(g.path);
+		memcpy(zs->commit, g.commit, sizeof(zs->commit));
+		rc = git_tree_diff(&g, ZFS_DIFF_MAX, &zs->diff, err);
+	}
+	git_tree_close(&g);
+	if (rc < 0)
+		return -1;
 	zs->dirty = zs->diff && *zs->diff;
 	if (zs->dirty)
 		sha256_hex(zs->diff, strlen(zs->diff), zs->diff_sha);
@@ -383,10 +362,32 @@ struct tree_job {
 	struct build *b;
 	const char *cache;
 	char *dir, *tree, *applied;
-	/* GIT_CEILING_DIRECTORIES=dir: `git apply` in the tree never takes a repository above it
-	 * (the cache inside someone's checkout) for its own. */
-	char *ceiling;
+	/* `git apply` in the tree with a private, empty GIT_DIR: neither a repository above it
+	 * (the cache inside someone's checkout) nor a `.git` the source ships is taken for its own,
+	 * so no filter of theirs runs (builder/image/git_tree.h). */
+	struct git_tree git;
 };
+
+/* `git archive` of the checkout's commit (its objects only: no filter of its configuration can
+ * run; builder/image/git_tree.h), extracted into `tmp`. */
+static int extract_commit(struct tree_job *t, const char *tmp, struct zb_error *err)
+{
+	cleanup_free char *tar = xasprintf("%s/src.tar", t->dir);
+	const char *args[] = { "archive", "-o", tar, "--end-of-options", t->zs->commit, NULL };
+	const char *x[] = { "tar", "-x", "-f", tar, "-C", tmp, "--no-same-owner", NULL };
+	struct git_tree g;
+	int rc = git_tree_open(&g, t->zs->path, err);
+
+	if (rc == 0) {
+		cleanup_free const char **argv = git_tree_argv(&g, args);
+
+		rc = build_run(t->b, argv, err);
+	}
+	git_tree_close(&g);
+	if (rc < 0 || build_run(t->b, x, err) < 0)
+		return -1;
+	return unlink(tar) < 0 ? error_sys(err, errno, "removing '%s'", tar) : 0;
+}
 
 /* Extract the pristine source into `tmp` (a fresh path). */
 static int extract(struct tree_job *t, const char *tmp, struct zb_error *err)
@@ -430,14 +431,7 @@ static int extract(struct tree_job *t, const char *tmp, struct zb_error *err)
 
 		return build_run(t->b, x, err);
 	}
-	cleanup_free char *safe_dir = xasprintf("safe.directory=%s", zs->path);
-	cleanup_free char *tar = xasprintf("%s/src.tar", t->dir);
-	const char *archive[] = { GIT_SAFE(zs->path), "archive", "-o", tar, zs->commit, NULL };
-	const char *x[] = { "tar", "-x", "-f", tar, "-C", tmp, "--no-same-owner", NULL };
-
-	if (build_run(t->b, archive, err) < 0 || build_run(t->b, x, err) < 0)
-		return -1;
-	return unlink(tar) < 0 ? error_sys(err, errno, "removing '%s'", tar) : 0;
+	return extract_commit(t, tmp, err);
 }
 
 /* Undo the patches the last build applied (their copies in applied/, last first). 1 when one
@@ -446,8 +440,8 @@ static int revert(struct tree_job *t, struct zb_error *err)
 {
 	for (int i = 99; i >= 0; i--) {
 		cleanup_free char *p = xasprintf("%s/%02d.patch", t->applied, i);
-		const char *argv[] = { "env",	t->ceiling, "git", "-C", t->tree,
-				       "apply", "-R",	    p,	   NULL };
+		const char *args[] = { "apply", "-R", p, NULL };
+		cleanup_free const char **argv = git_tree_argv(&t->git, args);
 		struct zb_error e;
 
 		if (!path_exists(p))
@@ -467,9 +461,8 @@ static int revert(struct tree_job *t, struct zb_error *err)
 static int apply_one(struct tree_job *t, int n, const char *path, struct zb_error *err)
 {
 	cleanup_free char *copy = xasprintf("%s/%02d.patch", t->applied, n);
-	const char *argv[] = {
-		"env", t->ceiling, "git", "-C", t->tree, "apply", "--whitespace=nowarn", copy, NULL
-	};
+	const char *args[] = { "apply", "--whitespace=nowarn", copy, NULL };
+	cleanup_free const char **argv = git_tree_argv(&t->git, args);
 
 	if (copy_file(path, copy, err) < 0)
 		return -1;
@@ -594,9 +587,10 @@ int zfs_src_build(struct zfs_src *zs, const char *cache, const char *root, const
 	t.dir = xasprintf("%s/zfs-build/%s", cache, zs->build_id);
 	t.tree = xasprintf("%s/tree", t.dir);
 	t.applied = xasprintf("%s/applied", t.dir);
-	t.ceiling = xasprintf("GIT_CEILING_DIRECTORIES=%s", t.dir);
 	lock = xasprintf("%s.lock", t.dir);
 	rc = mkdir_p(t.dir, 0755, err);
+	if (rc == 0)
+		rc = git_tree_plain(&t.git, t.tree, err);
 	if (rc == 0 && (fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644)) < 0)
 		rc = error_sys(err, errno, "opening '%s'", lock);
 	/* One build at a time per tree; another image's build of the same tree waits. */
@@ -614,6 +608,6 @@ int zfs_src_build(struct zfs_src *zs, const char *cache, const char *root, const
 	free(t.dir);
 	free(t.tree);
 	free(t.applied);
-	free(t.ceiling);
+	git_tree_close(&t.git);
 	return rc;
 }

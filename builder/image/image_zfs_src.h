@@ -11,8 +11,8 @@
  *
  * Everything in "zfs_source" may be someone else's: its strings are checked before they reach a
  * command line, a tarball is extracted by tar without owners, patches and a diff are applied by
- * `git apply` (which refuses paths outside the tree and through symlinks), and git runs on a
- * user's checkout with its external diff, textconv and fsmonitor turned off. The build itself
+ * `git apply` (which refuses paths outside the tree and through symlinks), and git never reads a
+ * checkout's configuration (builder/image/git_tree.h). The build itself
  * runs the source's own build system as root in a chroot: building a source is trusting it.
  */
 #ifndef ZB_IMAGE_ZFS_SRC_H
@@ -20,7 +20,7 @@
 
 #include <jansson.h>
 
-#include "error.h"
+#include "core/error.h"
 #include "image_build.h"
 
 /* Bump when the build script or the way a tree is prepared changes what gets built. */

@@ -11,7 +11,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "core/util.h"
 
 /* Entry paths relative to the staging directory, collected recursively. */
 struct pathlist {

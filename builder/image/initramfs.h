@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "core/error.h"
 
 #define INITRAMFS_MTIME 0
 

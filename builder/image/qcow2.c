@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "core/util.h"
 
 /* The header fields we judge (QEMU's docs/interop/qcow2.txt), as byte offsets. */
 enum {

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "core/error.h"
 
 #define QCOW2_CLUSTER_BITS_MIN 9
 #define QCOW2_CLUSTER_BITS_MAX 21 /* QEMU's limit: the header cluster is at most 2 MiB */

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "core/util.h"
 
 #define KERNEL_MAX    (256u << 20) /* bzImage */
 #define VMLINUX_MAX   (1u << 30)   /* decompressed */

@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "core/error.h"
 
 /* Write the ELF vmlinux inside `bzimage` to `out_path`. Tool output goes to `log_path`.
  * Returns 0, 1 if the payload's format is not one we know (no file written), or -1. */

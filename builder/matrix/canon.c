@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "options.h"
+#include "core/util.h"
+#include "guest/engine/options.h"
+#include "guest/units.h"
 #include "schema.h"
-#include "units.h"
-#include "util.h"
 
 /* Sizes: "k" small, the rest capital, as the matrices have always written them. */
 static json_t *size_json(uint64_t bytes)

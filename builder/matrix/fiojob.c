@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "options.h"
-#include "util.h"
+#include "core/util.h"
+#include "guest/engine/options.h"
 
 /* Options the converter answers itself, and engine options that are not fio's. */
 enum opt_role { ROLE_ENGINE, ROLE_STONEWALL, ROLE_DROP, ROLE_INVERSE, ROLE_REFUSE };

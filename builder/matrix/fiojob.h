@@ -16,7 +16,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "error.h"
+#include "core/error.h"
 
 #define FIOJOB_FILE_MAX (1u << 20) /* bytes of a job file */
 #define FIOJOB_LINE_MAX 4096	   /* bytes of one line */

@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "claims.h"
+#include "core/json_pos.h"
+#include "core/util.h"
 #include "fiojob.h"
-#include "json_pos.h"
 #include "matrix_int.h"
+#include "report/claims.h"
 #include "schema.h"
-#include "util.h"
 
 /* ---- errors --------------------------------------------------------------------------------- */
 

@@ -9,7 +9,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "error.h"
+#include "core/error.h"
 
 /* Bounds on what a matrix file may ask for (docs/matrix.md, "Limits"): a file is at most 4 MiB,
  * and what it expands into is bounded too, so loading any file is linear and small (issue 12:

@@ -5,14 +5,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "disk.h"
-#include "fio_job.h"
+#include "core/util.h"
+#include "guest/fio_job.h"
+#include "guest/units.h"
 #include "matrix_int.h"
 #include "phases.h"
 #include "schema.h"
 #include "txg_window.h"
-#include "units.h"
-#include "util.h"
+#include "vm/disk.h"
 
 /* "d0, d1" (at most len bytes) */
 static void list_names(json_t *arr, const char *member, char *buf, size_t len)

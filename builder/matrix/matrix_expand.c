@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "canon.h"
+#include "core/util.h"
+#include "guest/proto.h"
 #include "matrix_int.h"
-#include "proto.h"
 #include "schema.h"
-#include "util.h"
 
 static void summary_append(char **s, const char *name, const json_t *value)
 {

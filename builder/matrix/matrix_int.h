@@ -8,8 +8,8 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "error.h"
-#include "json_pos.h"
+#include "core/error.h"
+#include "core/json_pos.h"
 #include "matrix.h"
 
 /* Where a part of a cell's configuration came from in the file: config paths under `cfg` came

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "matrix_int.h"
 #include "schema.h"
-#include "util.h"
 
 #define PATH_COMPONENTS_MAX 32
 

@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
+#include "guest/engine/options.h"
+#include "guest/phase.h"
+#include "guest/units.h"
 #include "metrics.h"
-#include "options.h"
-#include "phase.h"
-#include "units.h"
-#include "util.h"
 
 static int phase_err(struct zb_error *e, const char *path, enum json_pos_kind at, const char *fmt,
 		     ...) __attribute__((format(printf, 4, 5)));

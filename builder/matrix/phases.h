@@ -7,7 +7,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "error.h"
+#include "core/error.h"
 #include "schema.h"
 
 /* The checks the schema cannot make, on a configuration that passed schema_validate() and whose

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
+#include "guest/units.h"
 #include "schema_int.h"
-#include "units.h"
-#include "util.h"
 
 /* ---- lists of choices ----------------------------------------------------------------------- */
 

@@ -17,8 +17,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "error.h"
-#include "json_pos.h"
+#include "core/error.h"
+#include "core/json_pos.h"
 
 enum schema_type {
 	SCHEMA_ANY,	 /* any JSON value; checked elsewhere (or by check()) */

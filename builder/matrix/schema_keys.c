@@ -1,12 +1,12 @@
 /* The matrix schema's two key tables (schema.h): the top level of a matrix file and one cell's
  * configuration. Each entry is a key's path, type, bounds, check, default and one line of help;
  * validation, defaults, `zbench matrix keys` and docs/matrix.md all read these. */
-#include "claims.h"
-#include "disk.h"
-#include "disk_keys.h"
-#include "phase.h"
+#include "core/util.h"
+#include "guest/phase.h"
+#include "report/claims.h"
 #include "schema_int.h"
-#include "util.h"
+#include "vm/disk.h"
+#include "vm/disk_keys.h"
 
 /* Metrics a reference or a claim may name: builder/report/metrics.h's table and, for iozone mode,
  * "iozone:TEST", the mean throughput of that test over its results (guest/engine, output). */

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/util.h"
+#include "guest/units.h"
 #include "schema_int.h"
-#include "units.h"
-#include "util.h"
 
 enum prop_kind {
 	PROP_ENUM,   /* choices */

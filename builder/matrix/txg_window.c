@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "phase.h"
-#include "units.h"
+#include "guest/phase.h"
+#include "guest/units.h"
 
 #define TXG_TIMEOUT_DEFAULT 5 /* OpenZFS's zfs_txg_timeout */
 

@@ -4,7 +4,7 @@
 
 #include <jansson.h>
 
-#include "error.h"
+#include "core/error.h"
 
 /* The zfs module's TXG interval in seconds for configuration `cfg`: its
  * module_params.zfs.zfs_txg_timeout (an integer, or a string of digits), else OpenZFS's default,

@@ -3,8 +3,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "fio_job.h"
-#include "image_build.h"
+#include "guest/fio_job.h"
+#include "image/image_build.h"
 
 #define ENGINE_VERSION_MAX 64 /* characters of a recorded version */
 

@@ -8,8 +8,8 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "error.h"
-#include "image.h"
+#include "core/error.h"
+#include "image/image.h"
 #include "matrix.h"
 
 /* The engine a configuration asks for: "zbench" (also when absent) or "fio". Static. */

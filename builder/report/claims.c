@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "diskmodel/dm_stats.h"
-#include "metrics.h"
-#include "phases.h"
+#include "matrix/metrics.h"
+#include "matrix/phases.h"
+#include "matrix/schema.h"
 #include "report.h"
 #include "report_int.h"
-#include "schema.h"
-#include "util.h"
 
 /* ---- checking references and claims when the matrix loads ------------------------------------ */
 

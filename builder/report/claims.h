@@ -10,7 +10,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "error.h"
+#include "core/error.h"
 
 /* The references and claims of matrix `root` (schema-valid) name axes, cases and values the
  * matrix has: every axis named exists, every value is one of its axis's values, a reference

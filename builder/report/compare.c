@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "canon.h"
 #include "compare.h"
-#include "outdir.h"
-#include "util.h"
+#include "core/outdir.h"
+#include "core/util.h"
+#include "matrix/canon.h"
 
 const char *const compare_ignored_paths[] = { "image", "vm.image", NULL };
 

@@ -3,9 +3,9 @@
 #ifndef ZB_COMPARE_H
 #define ZB_COMPARE_H
 
-#include "metrics.h"
+#include "core/stats.h"
+#include "matrix/metrics.h"
 #include "report.h"
-#include "stats.h"
 
 /* Config paths left out when matching cells across runs: they name the image, which is what a
  * comparison of two images varies on purpose. */

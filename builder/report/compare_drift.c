@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "compare.h"
-#include "util.h"
+#include "core/util.h"
 
 /* A property whose source is "-" is a statistic of this pool (allocated, guid, used, creation):
  * it differs between any two runs and is not configuration. */

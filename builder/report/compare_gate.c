@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "compare.h"
-#include "results.h"
-#include "util.h"
+#include "core/util.h"
+#include "run/results.h"
 
 /* --- gates ------------------------------------------------------------------------------- */
 

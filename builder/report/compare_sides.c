@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "core/util.h"
 
 /* The manifest's entry for side `s` in "images", or NULL. */
 static json_t *manifest_side(const json_t *manifest, const char *s)

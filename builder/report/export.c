@@ -7,13 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics.h"
-#include "options.h"
-#include "outdir.h"
-#include "phase.h"
+#include "core/outdir.h"
+#include "core/util.h"
+#include "guest/engine/options.h"
+#include "guest/phase.h"
+#include "matrix/metrics.h"
 #include "report.h"
-#include "results.h"
-#include "util.h"
+#include "run/results.h"
 
 /* One exported result: a record's whole workload, or one engine phase of it. Borrowed. */
 struct unit {

@@ -12,7 +12,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "error.h"
+#include "core/error.h"
 
 enum export_format {
 	EXPORT_FIO,  /* per cell, phase and repeat a one-job fio JSON (fio-plot) and fio logs */

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "export.h"
-#include "options.h"
-#include "util.h"
+#include "guest/engine/options.h"
 
 static const char *const ddirs[] = { "read", "write", "trim" };
 

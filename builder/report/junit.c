@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "report.h"
 #include "report_int.h"
-#include "util.h"
 
 static void xml_text(FILE *f, const char *s)
 {

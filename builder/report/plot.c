@@ -6,10 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "outdir.h"
+#include "core/outdir.h"
+#include "core/util.h"
 #include "report.h"
 #include "report_int.h"
-#include "util.h"
 
 /* The files plotter: gnuplot, then OUTDIR/<rel_dir>/<file>. */
 static void draw_to_file(struct report_plotter *pl, struct report_doc *d,

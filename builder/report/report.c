@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "outdir.h"
+#include "core/outdir.h"
+#include "core/util.h"
 #include "report.h"
 #include "report_int.h"
-#include "util.h"
 
 /* One plot per (axis, figure): IOPS, bandwidth and latency against the axis, one series per
  * metric and value of the other axes, error bars the 95% CI of the mean. */

@@ -12,10 +12,10 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "error.h"
-#include "metrics.h"
-#include "results.h"
-#include "stats.h"
+#include "core/error.h"
+#include "core/stats.h"
+#include "matrix/metrics.h"
+#include "run/results.h"
 
 /* The metrics taken from each record's fio-shaped result (.fio): the report's eight of
  * builder/report/metrics.h, same order, their definitions in metric_table[RM_x]. */

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "outdir.h"
+#include "core/outdir.h"
+#include "core/util.h"
 #include "report.h"
 #include "report_int.h"
-#include "util.h"
 
 static const struct report_axis time_axis = { .name = "seconds", .numeric = 1 };
 

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "outdir.h"
+#include "core/outdir.h"
+#include "core/util.h"
 #include "report.h"
 #include "report_int.h"
-#include "util.h"
 
 /* Call op `op` of every writer that has it. */
 #define EACH(d, op, ...)                                                                           \

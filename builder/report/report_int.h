@@ -6,8 +6,8 @@
 
 #include <jansson.h>
 
+#include "core/stats.h"
 #include "report.h"
-#include "stats.h"
 
 /* ---- report_model.c ---------------------------------------------------------------------- */
 

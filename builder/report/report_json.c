@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "outdir.h"
+#include "core/outdir.h"
+#include "core/util.h"
 #include "report.h"
 #include "report_int.h"
-#include "util.h"
 
 static json_t *num(double v)
 {

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "report.h"
-#include "util.h"
 
 static int is_word(char c)
 {

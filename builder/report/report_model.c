@@ -6,11 +6,11 @@
 #include <string.h>
 
 #include "claims.h"
-#include "phases.h"
+#include "core/util.h"
+#include "matrix/phases.h"
 #include "report.h"
 #include "report_int.h"
-#include "results.h"
-#include "util.h"
+#include "run/results.h"
 
 /* ---- metrics ----------------------------------------------------------------------------------
  */

@@ -5,9 +5,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/util.h"
 #include "report.h"
 #include "report_int.h"
-#include "util.h"
 
 static void fmt_time(const json_t *t, char *buf, size_t len)
 {

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "phases.h"
+#include "core/util.h"
+#include "matrix/phases.h"
 #include "report_int.h"
-#include "util.h"
 
 /* The measured phases of a cell's first ok record with witness figures: their names (borrowed)
  * into names[], "" for a record without phases. Their count. */

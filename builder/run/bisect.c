@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "bisect.h"
-#include "util.h"
+#include "core/util.h"
 
 static const char *const mark_names[] = {
 	[BISECT_UNTESTED] = "untested",

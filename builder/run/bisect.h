@@ -18,7 +18,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "error.h"
+#include "core/error.h"
 
 /* The most commits between the ends (a binary search over them is 17 tests). */
 #define BISECT_MAX_COMMITS 100000

@@ -12,18 +12,19 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cloud_seed.h"
-#include "console.h"
-#include "disk.h"
-#include "image_zfs_src.h"
-#include "log.h"
+#include "console_verdict.h"
+#include "core/log.h"
+#include "core/term.h"
+#include "core/util.h"
+#include "core/version.h"
+#include "guest/units.h"
+#include "image/image_zfs_src.h"
+#include "matrix/workload_engine.h"
 #include "outcome.h"
 #include "progress.h"
-#include "term.h"
-#include "units.h"
-#include "util.h"
-#include "version.h"
-#include "workload_engine.h"
+#include "vm/cloud_seed.h"
+#include "vm/console.h"
+#include "vm/disk.h"
 
 /* Take the disks' limits off while the guest sets up: `zpool create`, zfs create and the
  * prefills do not wait on a throttle that stands for the disks the cell measures (seven
@@ -479,7 +480,7 @@ static void attempt_classify(struct attempt *cr, const char *tail)
 {
 	struct cell_state *st = &cr->st;
 
-	console_classify(st, tail);
+	console_verdict(st, tail);
 	if (st->outcome != OUTCOME_NONE)
 		return;
 	if (st->fio && cr->limits_lifted && !cr->limits_set_s)

@@ -19,12 +19,12 @@
 #include <unistd.h>
 
 #include "cell_int.h"
-#include "console.h"
-#include "phases.h"
-#include "proto.h"
-#include "units.h"
-#include "util.h"
-#include "version.h"
+#include "core/util.h"
+#include "core/version.h"
+#include "guest/proto.h"
+#include "guest/units.h"
+#include "matrix/phases.h"
+#include "vm/console.h"
 
 #define EXIT_GRACE_SECONDS 30 /* after the result: time for the guest to power off */
 /* Added to timeouts.boot on the cloud flavor: systemd and cloud-init start before the agent
@@ -444,7 +444,7 @@ int cell_drive(struct run_ctx *ctx, struct attempt *cr, struct disk_set *ds,
 	d->ch.on_limits = give_limits;
 	d->ch.arg = d;
 	d->ch.err = err;
-	console_watch_init(&d->cw, cr->dir, st);
+	console_watch_init(&d->cw, cr->dir, st->budget[STREAM_CONSOLE]);
 
 	while ((rc = drive_round(d)) == 0)
 		;
@@ -457,6 +457,8 @@ int cell_drive(struct run_ctx *ctx, struct attempt *cr, struct disk_set *ds,
 	json_object_set_new(st->phases, "vm_exit", json_real(now_monotonic() - st->t_start));
 	ctx->vm_ops->free(d->vm);
 	console_watch_finish(&d->cw);
+	if (d->cw.cut)
+		cell_state_truncate(st, STREAM_CONSOLE);
 	console_watch_release(&d->cw);
 	free(d);
 	return fatal ? -1 : 0;

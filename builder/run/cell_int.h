@@ -6,9 +6,9 @@
 
 #include "cell.h"
 #include "channel.h"
-#include "disk.h"
-#include "disk_server.h"
 #include "run_int.h"
+#include "vm/disk.h"
+#include "vm/disk_server.h"
 
 struct cloud_cell;
 

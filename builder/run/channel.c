@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "phases.h"
-#include "util.h"
-#include "version.h"
+#include "core/util.h"
+#include "core/version.h"
+#include "matrix/phases.h"
 
 #define PHASE_NAME_MAX 32 /* longer phase names are ignored */
 

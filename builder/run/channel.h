@@ -9,9 +9,9 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "error.h"
+#include "core/error.h"
+#include "guest/proto.h"
 #include "outcome.h"
-#include "proto.h"
 
 /* What a guest can make the host keep, each with a byte budget per cell (docs/protocol.md). A
  * message costs its payload bytes plus what jansson spends holding it (channel.c, json_cost), so

@@ -4,11 +4,11 @@
 #include <errno.h>
 #include <string.h>
 
-#include "disk.h"
-#include "fio_job.h"
-#include "phases.h"
-#include "util.h"
-#include "workload_engine.h"
+#include "core/util.h"
+#include "guest/fio_job.h"
+#include "matrix/phases.h"
+#include "matrix/workload_engine.h"
+#include "vm/disk.h"
 
 /* One need: 0 when the image meets it for the cell's configuration, else -1 with err. */
 struct image_need {

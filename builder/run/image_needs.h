@@ -8,9 +8,9 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "error.h"
-#include "image.h"
-#include "matrix.h"
+#include "core/error.h"
+#include "image/image.h"
+#include "matrix/matrix.h"
 
 /* The image as far as it is known. `recipe` is the recipe's JSON (a file's, or the manifest's
  * copy of it), NULL for an imported qcow2 that has none; `img` is NULL before the image is

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "util.h"
+#include "core/log.h"
+#include "core/util.h"
 
 #define PROGRESS_REDRAW 1.0 /* terminal: seconds between redraws when nothing happened */
 

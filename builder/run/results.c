@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "metrics.h"
-#include "util.h"
+#include "core/util.h"
+#include "matrix/metrics.h"
 
 int results_create(struct results *r, const char *dir, struct zb_error *err)
 {

@@ -10,8 +10,8 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "error.h"
-#include "outdir.h"
+#include "core/error.h"
+#include "core/outdir.h"
 
 /* A run directory may come from someone else (docs/security.md): everything under it is opened
  * relative to its fd without following symlinks (builder/core/outdir.h), and a reader skips a

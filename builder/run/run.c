@@ -22,14 +22,14 @@
 #include <unistd.h>
 
 #include "cell.h"
-#include "disk.h"
+#include "core/log.h"
+#include "core/term.h"
+#include "core/util.h"
 #include "image_needs.h"
-#include "log.h"
 #include "run_int.h"
 #include "rundir.h"
 #include "schedule.h"
-#include "term.h"
-#include "util.h"
+#include "vm/disk.h"
 
 volatile sig_atomic_t run_interrupted;
 volatile pid_t run_vm_pid = -1;

@@ -5,7 +5,7 @@
 
 #include <jansson.h>
 
-#include "error.h"
+#include "core/error.h"
 
 /* The image recipe of a matrix that names none (and of `zbench run` without -i). */
 #define RUN_DEFAULT_RECIPE "images/debian12-zfs.json"

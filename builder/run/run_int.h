@@ -15,13 +15,13 @@
 #include <signal.h>
 #include <sys/types.h>
 
-#include "image.h"
-#include "libvirt_uri.h"
-#include "matrix.h"
+#include "image/image.h"
+#include "matrix/matrix.h"
 #include "progress.h"
 #include "results.h"
 #include "run.h"
-#include "vm.h"
+#include "vm/libvirt_uri.h"
+#include "vm/vm.h"
 
 /* Set by the SIGINT/SIGTERM handler (run.c) to the signal's number: every loop stops taking
  * new work; the cell that runs ends as "interrupted" and leaves no record. */

@@ -13,11 +13,11 @@
 #include <unistd.h>
 
 #include "cell.h"
-#include "log.h"
-#include "term.h"
-#include "util.h"
-#include "version.h"
-#include "vm.h"
+#include "core/log.h"
+#include "core/term.h"
+#include "core/util.h"
+#include "core/version.h"
+#include "vm/vm.h"
 
 /* ---- what the run is ----------------------------------------------------------------------- */
 

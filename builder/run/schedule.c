@@ -16,14 +16,15 @@
 #include <unistd.h>
 
 #include "cell.h"
-#include "disk.h"
-#include "error.h"
-#include "log.h"
+#include "core/error.h"
+#include "core/log.h"
+#include "core/stats.h"
+#include "core/term.h"
+#include "core/util.h"
+#include "devices.h"
 #include "progress.h"
 #include "rundir.h"
-#include "stats.h"
-#include "term.h"
-#include "util.h"
+#include "vm/disk.h"
 
 /* ---- where: backend, hosts, and what must hold before anything is created ------------------ */
 
@@ -116,13 +117,10 @@ static int choose_backend(struct run_ctx *ctx, struct zb_error *err)
 	return 0;
 }
 
-/* Parallel cells only measure what they claim if they cannot disturb each other's disks: every
- * disk must be throttled (a throttle, or a modelled disk: disk-bound by its own clock, at a
- * drive's speed well below the host's), unless the user says otherwise. */
-static int check_interference(struct run_ctx *ctx, const char *what, struct zb_error *err)
+int schedule_check_interference(const struct matrix *m, const char *what, struct zb_error *err)
 {
-	for (size_t i = 0; i < ctx->m->n_cells; i++) {
-		json_t *disks = json_object_get(ctx->m->cells[i].config, "disks");
+	for (size_t i = 0; i < m->n_cells; i++) {
+		json_t *disks = json_object_get(m->cells[i].config, "disks");
 		size_t k;
 		json_t *d;
 
@@ -135,7 +133,7 @@ static int check_interference(struct run_ctx *ctx, const char *what, struct zb_e
 				    "parallel cells would disturb each other's numbers; use "
 				    "a modelled disk, a throttle, or --allow-interference",
 				    what, json_string_value(json_object_get(d, "name")),
-				    ctx->m->cells[i].id);
+				    m->cells[i].id);
 		}
 	}
 	return 0;
@@ -709,7 +707,7 @@ int schedule_plan(struct run_ctx *ctx, struct zb_error *err)
 		char what[32];
 
 		snprintf(what, sizeof(what), "-j %d", o->jobs);
-		if (check_interference(ctx, what, err) < 0)
+		if (schedule_check_interference(ctx->m, what, err) < 0)
 			return -1;
 	}
 	for (int h = 0; h < ctx->nhosts && !o->allow_interference; h++) {
@@ -717,7 +715,7 @@ int schedule_plan(struct run_ctx *ctx, struct zb_error *err)
 			char *what =
 			    xasprintf("--hosts '%s=%d'", ctx->hosts[h].uri, ctx->hosts[h].slots);
 
-			rc = check_interference(ctx, what, err);
+			rc = schedule_check_interference(ctx->m, what, err);
 			free(what);
 			if (rc < 0)
 				return -1;

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "core/util.h"
 
 #define OVERLAY_NAME "root.qcow2"
 #define SEED_NAME    "seed.iso"

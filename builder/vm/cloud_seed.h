@@ -7,8 +7,8 @@
 
 #include <jansson.h>
 
-#include "error.h"
-#include "image.h"
+#include "core/error.h"
+#include "image/image.h"
 
 struct cloud_cell {
 	char *overlay; /* DIR/root.qcow2: the VM's root disk */

@@ -1,4 +1,4 @@
-/* The guest's serial console on the host: its budget, its tail, what it says.
+/* The guest's serial console on the host: its budget and its tail.
  *
  * QEMU (or libvirt's QEMU) opens console.log itself and writes at its own file offset, with or
  * without O_APPEND; the host cannot make it stop. So the host bounds the file's blocks instead:
@@ -17,16 +17,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "core/util.h"
 
 #define CUT_ALIGN 4096 /* holes start and end on file-system blocks */
 
-void console_watch_init(struct console_watch *cw, const char *dir, struct cell_state *st)
+void console_watch_init(struct console_watch *cw, const char *dir, size_t budget)
 {
 	memset(cw, 0, sizeof(*cw));
 	cw->path = xasprintf("%s/console.log", dir);
 	cw->fd = -1;
-	cw->st = st;
+	cw->budget = budget;
 }
 
 void console_watch_release(struct console_watch *cw)
@@ -47,7 +47,7 @@ static uint64_t kept_from(const struct console_watch *cw, uint64_t size)
 
 void console_watch_check(struct console_watch *cw)
 {
-	size_t budget = cw->st->budget[STREAM_CONSOLE];
+	size_t budget = cw->budget;
 	uint64_t from, cut;
 	struct stat st;
 
@@ -62,7 +62,7 @@ void console_watch_check(struct console_watch *cw)
 	cut = ((uint64_t)st.st_size - budget / 2) / CUT_ALIGN * CUT_ALIGN;
 	if (cut <= from)
 		cut = (uint64_t)st.st_size;
-	cell_state_truncate(cw->st, STREAM_CONSOLE);
+	cw->cut = 1;
 	if (fallocate(cw->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)from,
 		      (off_t)(cut - from)) == 0) {
 		cw->dropped = cut;
@@ -75,7 +75,7 @@ void console_watch_check(struct console_watch *cw)
 /* Rewrite a file that was cut: one line saying so, then at most the budget's last bytes. */
 static void console_rewrite(struct console_watch *cw)
 {
-	size_t budget = cw->st->budget[STREAM_CONSOLE];
+	size_t budget = cw->budget;
 	char *buf, head[160];
 	size_t len, hlen, n = 0;
 	uint64_t from;
@@ -111,7 +111,7 @@ static void console_rewrite(struct console_watch *cw)
 void console_watch_finish(struct console_watch *cw)
 {
 	console_watch_check(cw);
-	if (cw->fd >= 0 && (cw->st->truncated & (1u << STREAM_CONSOLE)))
+	if (cw->fd >= 0 && cw->cut)
 		console_rewrite(cw);
 	if (cw->fd >= 0)
 		close(cw->fd);
@@ -147,31 +147,4 @@ char *console_tail(const char *dir)
 	}
 	*w = '\0';
 	return buf;
-}
-
-void console_classify(struct cell_state *st, const char *tail)
-{
-	int oom = strstr(tail, "Out of memory") || strstr(tail, "oom-kill");
-	enum cell_outcome found = OUTCOME_NONE;
-	const char *what = NULL;
-
-	if (strstr(tail, "Kernel panic")) {
-		found = OUTCOME_PANIC;
-		what = "the guest kernel panicked";
-	} else if (oom && !st->fio) {
-		found = OUTCOME_OOM;
-		what = "the guest ran out of memory";
-	}
-	if (found == OUTCOME_NONE)
-		return;
-	if (st->outcome != OUTCOME_NONE && st->outcome != found) {
-		char *was = st->detail;
-
-		st->detail = xasprintf("%s (see console_tail); the host saw: %s: %s", what,
-				       outcome_name(st->outcome), was ? was : "");
-		free(was);
-		st->outcome = found;
-		return;
-	}
-	cell_verdict(st, found, "%s (see console_tail)", what);
 }

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "disk_bus.h"
-#include "error.h"
+#include "core/disk_bus.h"
+#include "core/error.h"
 #include "vm.h"
 
 /* Smallest disk: ZFS's smallest vdev is 64M (SPA_MINDEVSIZE) and zpool create on a whole disk
@@ -35,24 +35,6 @@ void disk_set_remove(struct disk_set *ds);
 /* Close every disk's descriptor (a passthrough device is let go here) and free the set. */
 void disk_set_release(struct disk_set *ds);
 
-/* Where and how a run's cells run, as far as their passthrough devices care. */
-struct disk_run_plan {
-	/* A libvirt URI of the run that names another machine, or NULL: every cell runs here. */
-	const char *remote_uri;
-	/* Why cells run at once ("-j 2", "--hosts"), or NULL: one at a time. */
-	const char *parallel;
-	int repeats; /* of each cell */
-};
-struct cell;
-/* The runner's check of every cell's passthrough devices, before anything is created or
- * written, in this order: none at all when cells run on another machine (the checks and the
- * wipes would run here, on this machine's device of that name); none named twice in a cell (any
- * two names of overlapping devices); with plan->parallel, none that two tasks of the run (two
- * cells, or two repeats of one) would use; then every device's own checks (passthrough_check()).
- * 0, or -1 with err naming the cell, the disk and the device. */
-int disk_check_devices(const struct cell *cells, size_t n, const struct disk_run_plan *plan,
-		       struct zb_error *err);
-
 struct image;
 /* Whether an image's kernel can drive a bus is the image's business, not the matrix's: refuse
  * a configuration (a cell's) with a disk on a bus `img` lacks, naming the disk, the bus, the
@@ -73,10 +55,6 @@ char *disk_guest_path(const struct vm_disk *d);
  * model_params, the disk's overrides applied and checked). Returns 0, or -1 with err's message
  * and err->pos.path (a config path such as "disks[2].model_params.rpm"; error_path()). */
 int disk_models_resolve(json_t *cfg, const json_t *own, struct zb_error *err);
-/* The schema's check of disks[].model_params.NAME (struct schema_key.check): NAME is a figure
- * of the disk-model table and the value a number in its range (the figure's class and the
- * figures together are disk_models_resolve()'s). 0, or SCHEMA_BAD_KEY / SCHEMA_BAD_VALUE. */
-int disk_model_check_param(const char *key, const json_t *v, struct zb_error *err);
 /* Whether a resolved disk is modelled: a built-in service-time model on an image file (its
  * model_params filled in by disk_models_resolve()), served by a disk server (disk_server.h). */
 int disk_model_is_modelled(const json_t *disk);
@@ -89,7 +67,7 @@ void disk_models_print_markdown(FILE *f);
  * device, not the name: any other name of the same device is allowed too. */
 void passthrough_allow(const char *path);
 /* Every safety check on the device `path` names (docs/disks.md), without keeping it: the
- * runner's check of every cell before anything is created (disk_check_devices()). 0 if it may
+ * runner's check of every cell before anything is created (builder/run/devices.c). 0 if it may
  * be used, else -1 with err saying which check failed. */
 int passthrough_check(const char *path, struct zb_error *err);
 /* The same checks, keeping the device: returns a descriptor of it opened O_RDWR | O_EXCL |

@@ -6,7 +6,7 @@
 #ifndef ZB_DISK_KEYS_H
 #define ZB_DISK_KEYS_H
 
-#include "disk_bus.h"
+#include "core/disk_bus.h"
 
 /* struct schema_key entries under prefix P ("disks[]."), bus default BUSDEF (a JSON text or
  * NULL). The checks they name are the schema's (schema_int.h). */
@@ -70,7 +70,7 @@
 	}
 
 /* The keys only a disk has: the model it names and its figures (disks[].model_params.NAME: the
- * disk-model table's figures, checked against it by disk_model_check_param()). */
+ * disk-model table's figures, checked against it by schema_check_model_param()). */
 #define DISK_MODEL_KEYS(P)                                                                         \
 	{ .path = P "model",                                                                       \
 	  .type = SCHEMA_STRING,                                                                   \
@@ -84,7 +84,7 @@
 	      .help = "figures of a built-in model, overriding its row (resolved: every figure "   \
 		      "of the model)" },                                                           \
 	{                                                                                          \
-		.path = P "model_params.*", .type = SCHEMA_ANY, .check = disk_model_check_param,   \
+		.path = P "model_params.*", .type = SCHEMA_ANY, .check = schema_check_model_param,   \
 		.typename = "number",                                                              \
 		.help = "one figure by name (rpm, seek_avg_ms, cache_mb, write_cache, ...: "       \
 			"docs/disks.md), within its range"                                         \

@@ -15,11 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "diskmodel/diskmodel.h"
 #include "disk.h"
-#include "schema.h"
-#include "units.h"
-#include "util.h"
+#include "guest/units.h"
 
 /* The VM's side of a built-in model, as disk attributes (a new object). */
 static json_t *model_geometry(const struct dm_model *m)
@@ -216,27 +215,6 @@ int disk_models_resolve(json_t *cfg, const json_t *own, struct zb_error *err)
 			return unknown_model(own, i, name, err);
 		if (builtin_resolve(d, i, m, err) < 0)
 			return -1;
-	}
-	return 0;
-}
-
-int disk_model_check_param(const char *key, const json_t *v, struct zb_error *err)
-{
-	const struct dm_param_desc *p = dm_param_find(key, NULL);
-
-	if (!p) {
-		char *msg = err->msg;
-		size_t o, mlen = sizeof(err->msg);
-
-		error_set(err, 0, "unknown disk model figure \"%s\"; figures:", key);
-		o = strlen(msg);
-		for (int id = 0; id < DM_P_COUNT && o < mlen; id++)
-			o += (size_t)snprintf(msg + o, mlen - o, " %s", dm_param_descs[id].name);
-		return SCHEMA_BAD_KEY;
-	}
-	if (!json_is_number(v) || json_number_value(v) < p->min || json_number_value(v) > p->max) {
-		error_set(err, 0, "expected a number from %g to %g (%s)", p->min, p->max, p->unit);
-		return SCHEMA_BAD_VALUE;
 	}
 	return 0;
 }

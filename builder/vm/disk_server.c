@@ -14,8 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "units.h"
-#include "util.h"
+#include "core/util.h"
+#include "guest/units.h"
 
 #define HANDSHAKE_SECONDS 20 /* nbdkit loads the filter and opens the file in well under 1 s */
 #define STOP_GRACE_MS	  2000

@@ -19,9 +19,9 @@
 #include <jansson.h>
 #include <sys/types.h>
 
+#include "core/error.h"
 #include "diskmodel/dm_stats.h"
 #include "disk.h"
-#include "error.h"
 
 enum disk_mark { DISK_MARK_START, DISK_MARK_END, DISK_MARK_TOTAL };
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "core/util.h"
 
 /* libvirt's transports for a remote or local daemon (libvirt's "Connection URIs" page). */
 static const char *const transports[] = { "ssh", "libssh", "libssh2", "tcp", "tls", "unix", "ext" };

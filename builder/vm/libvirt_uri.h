@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "core/error.h"
 
 #define LIBVIRT_URI_MAX	  1024
 #define LIBVIRT_HOSTS_MAX 64 /* hosts in one --hosts list */

@@ -41,8 +41,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/util.h"
 #include "disk.h"
-#include "util.h"
 
 #define ALLOW_MAX 64
 /* ZFS keeps two labels in the first and two in the last 512K of a vdev. On a whole-disk vdev the

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "util.h"
+#include "core/util.h"
 
 void qmp_init(struct qmp *q, int fd)
 {

@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "util.h"
+#include "core/util.h"
 
 /* Every backend, in one explicit table. */
 static const struct vm_ops *const vm_backends[] = {

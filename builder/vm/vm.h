@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "error.h"
+#include "core/error.h"
 
 /* The virtio-serial port of the guest channel (docs/protocol.md). */
 #define VM_CHANNEL_NAME "org.zbench.0"

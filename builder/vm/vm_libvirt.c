@@ -38,11 +38,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "core/cleanup.h"
+#include "core/outdir.h"
+#include "core/util.h"
 #include "disk.h"
 #include "libvirt_uri.h"
-#include "outdir.h"
-#include "util.h"
 #include "vm.h"
 
 #define EMBED_PREFIX   "qemu:///embed"

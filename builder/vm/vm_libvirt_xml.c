@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "disk_bus.h"
-#include "util.h"
+#include "core/disk_bus.h"
+#include "core/util.h"
 #include "vm.h"
 #include "vm_machine.h"
 

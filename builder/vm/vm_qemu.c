@@ -37,9 +37,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "disk_bus.h"
+#include "core/disk_bus.h"
+#include "core/util.h"
 #include "qmp.h"
-#include "util.h"
 #include "vm.h"
 #include "vm_machine.h"
 #include "vm_qemu_int.h"

@@ -22,8 +22,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "disk_bus.h"
-#include "util.h"
+#include "core/disk_bus.h"
+#include "core/util.h"
 #include "vm.h"
 #include "vm_machine.h"
 #include "vm_qemu_int.h"

@@ -3,7 +3,7 @@
 #ifndef ZB_VM_QEMU_INT_H
 #define ZB_VM_QEMU_INT_H
 
-#include "error.h"
+#include "core/error.h"
 #include "vm.h"
 #include "vm_snapshot.h"
 

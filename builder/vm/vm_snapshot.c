@@ -22,10 +22,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "disk_bus.h"
-#include "proto.h"
+#include "core/disk_bus.h"
+#include "core/util.h"
+#include "guest/proto.h"
 #include "qmp.h"
-#include "util.h"
 #include "vm_machine.h"
 
 #define WARM_KEY_VERSION 1

@@ -5,12 +5,13 @@ _zbench() {
 	local opts= subs=
 	[ "$COMP_CWORD" -gt 2 ] && sub=${COMP_WORDS[2]}
 	if [ "$COMP_CWORD" -eq 1 ]; then
-		COMPREPLY=($(compgen -W "run replay merge image matrix doctor report compare export bisect -V --version --help" -- "$cur"))
+		COMPREPLY=($(compgen -W "run replay slurm merge image matrix doctor report compare export bisect -V --version --help" -- "$cur"))
 		return
 	fi
 	case $cmd in
 	run) opts="--resume -o --output -i --image --cache-dir --accel --backend --libvirt-uri --hosts --shared-paths --keep-disks --warm --cold --no-snapshot --limits-from-start --allow-device -j --jobs --allow-interference --shard -q --quiet --no-report -h --help" subs="" ;;
 	replay) opts="-o --cache-dir" subs="" ;;
+	slurm) opts="-n --shards -o --output -i --image --cache-dir --no-image-job -p --partition -t --time --one-per-node --max-at-once --allow-interference --accel --dry-run -h --help" subs="" ;;
 	merge) opts="-o" subs="" ;;
 	image) opts="--cache-dir --rebuild --rebuild-root --overlay --json" subs="build import path list" ;;
 	matrix) opts="" subs="check expand keys" ;;
@@ -34,6 +35,7 @@ _zbench() {
 	run:*) COMPREPLY+=($(compgen -f -X '!*.json' -- "$cur")); ;;
 	replay:*) COMPREPLY+=($(compgen -f -X '!*.json' -- "$cur")); ;;
 	merge:*) COMPREPLY=($(compgen -d -- "$cur")) ;;
+	slurm:*) COMPREPLY+=($(compgen -f -X '!*.json' -- "$cur")); ;;
 	report:*) COMPREPLY=($(compgen -d -- "$cur")) ;;
 	compare:*) COMPREPLY=($(compgen -d -- "$cur")) ;;
 	matrix:check) COMPREPLY+=($(compgen -f -X '!*.json' -- "$cur")); ;;

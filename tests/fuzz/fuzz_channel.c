@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "channel.h"
+#include "core/term.h"
 #include "fuzz.h"
-#include "term.h"
+#include "run/channel.h"
 
 /* The clipped form of an oversized error (channel.c, error_clipped): step 64, message 1 KiB,
  * output 16 KiB of text, each byte of which may take 6 as JSON (\u0001). */

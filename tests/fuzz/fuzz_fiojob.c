@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fiojob.h"
 #include "fuzz.h"
+#include "matrix/fiojob.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

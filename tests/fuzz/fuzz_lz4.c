@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "vmlinux.h"
+#include "image/vmlinux.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

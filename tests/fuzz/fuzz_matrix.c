@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 #include "fuzz.h"
-#include "matrix.h"
+#include "matrix/matrix.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

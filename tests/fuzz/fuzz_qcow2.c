@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "qcow2.h"
+#include "image/qcow2.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

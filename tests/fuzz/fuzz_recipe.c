@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "image_build.h"
+#include "image/image_build.h"
 
 static void inside(const char *path, const char *dir)
 {

@@ -10,13 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
-#include "compare_sides.h"
+#include "core/outdir.h"
 #include "fuzz.h"
-#include "outdir.h"
-#include "report.h"
-#include "report_int.h"
-#include "results.h"
+#include "report/compare.h"
+#include "report/compare_sides.h"
+#include "report/report.h"
+#include "report/report_int.h"
+#include "run/results.h"
 
 /* Outside its single-quoted literals, a script zbench writes holds only its own commands and
  * numbers: none of these characters, which text from a record would need to run anything. */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "libvirt_uri.h"
+#include "vm/libvirt_uri.h"
 
 static void promise(int cond)
 {

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bisect.h"
 #include "check.h"
-#include "util.h"
+#include "core/util.h"
+#include "run/bisect.h"
 
 #define MAXC 64
 

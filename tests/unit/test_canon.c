@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "canon.h"
 #include "check.h"
-#include "matrix.h"
-#include "util.h"
+#include "core/util.h"
+#include "matrix/canon.h"
+#include "matrix/matrix.h"
 
 /* A matrix whose base has the workload and the memory given, and `extra` (base members, each
  * followed by a comma, or ""): one cell. */

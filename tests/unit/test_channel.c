@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "channel.h"
 #include "check.h"
-#include "outcome.h"
+#include "run/channel.h"
+#include "run/outcome.h"
 
 static int hellos, limits;
 

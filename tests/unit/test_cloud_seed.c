@@ -5,8 +5,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "cloud_seed.h"
-#include "image_flavor.h"
+#include "image/image_flavor.h"
+#include "vm/cloud_seed.h"
 
 static void test_user_data(void)
 {

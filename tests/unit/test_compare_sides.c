@@ -6,10 +6,10 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "compare.h"
-#include "compare_sides.h"
-#include "results.h"
-#include "util.h"
+#include "core/util.h"
+#include "report/compare.h"
+#include "report/compare_sides.h"
+#include "run/results.h"
 
 static json_t *rec(const char *cell, int repeat, int attempt, const char *side, const char *outcome)
 {

@@ -1,5 +1,6 @@
-/* The console log's budget, tail and classification (builder/vm/console.c), with a writer that
- * behaves like QEMU's file chardev: its own file descriptor, with or without O_APPEND. */
+/* The console log's budget and tail (builder/vm/console.c) and its verdict
+ * (builder/run/console_verdict.c), with a writer that behaves like QEMU's file chardev: its own
+ * file descriptor, with or without O_APPEND. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,8 +9,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "console.h"
-#include "util.h"
+#include "core/util.h"
+#include "run/console_verdict.h"
+#include "vm/console.h"
 
 static char dir[] = "/tmp/zbench-test-console-XXXXXX";
 
@@ -55,11 +57,13 @@ static void test_budget(int append)
 	FILE *f;
 
 	cell_state_init(&st);
-	console_watch_init(&cw, dir, &st);
+	console_watch_init(&cw, dir, st.budget[STREAM_CONSOLE]);
 	peak = flood(&cw, append, 3 * (size_t)GUEST_BUDGET_CONSOLE, chunk);
 	/* the blocks on disk never exceed the budget and one turn of the loop's output */
 	CHECK(peak <= (off_t)(GUEST_BUDGET_CONSOLE + chunk + 4096));
 	console_watch_finish(&cw);
+	if (cw.cut)
+		cell_state_truncate(&st, STREAM_CONSOLE);
 	console_watch_release(&cw);
 	CHECK(st.truncated == 1u << STREAM_CONSOLE);
 	CHECK(stat(path, &sb) == 0 && sb.st_size <= (off_t)(GUEST_BUDGET_CONSOLE + 200));
@@ -73,7 +77,7 @@ static void test_budget(int append)
 	tail = console_tail(dir);
 	CHECK(strstr(tail, "Kernel panic - not syncing") != NULL);
 	CHECK(strlen(tail) == CONSOLE_TAIL);
-	console_classify(&st, tail);
+	console_verdict(&st, tail);
 	CHECK(st.outcome == OUTCOME_PANIC);
 	free(tail);
 	cell_state_release(&st);
@@ -93,9 +97,11 @@ static void test_small(void)
 	CHECK(write(fd, out, sizeof(out) - 1) == (ssize_t)sizeof(out) - 1);
 	close(fd);
 	cell_state_init(&st);
-	console_watch_init(&cw, dir, &st);
+	console_watch_init(&cw, dir, st.budget[STREAM_CONSOLE]);
 	console_watch_check(&cw);
 	console_watch_finish(&cw);
+	if (cw.cut)
+		cell_state_truncate(&st, STREAM_CONSOLE);
 	console_watch_release(&cw);
 	CHECK(st.truncated == 0);
 	tail = console_tail(dir);
@@ -120,9 +126,11 @@ static void test_symlink(void)
 	CHECK(symlink(target, path) == 0);
 	cell_state_init(&st);
 	st.budget[STREAM_CONSOLE] = 4;
-	console_watch_init(&cw, dir, &st);
+	console_watch_init(&cw, dir, st.budget[STREAM_CONSOLE]);
 	console_watch_check(&cw);
 	console_watch_finish(&cw);
+	if (cw.cut)
+		cell_state_truncate(&st, STREAM_CONSOLE);
 	console_watch_release(&cw);
 	CHECK(stat(target, &sb) == 0 && sb.st_size == 13); /* untouched */
 	tail = console_tail(dir);
@@ -143,21 +151,21 @@ static void test_classify(void)
 
 	cell_state_init(&st);
 	cell_verdict(&st, OUTCOME_TIMEOUT, "no message from the agent for 60 s");
-	console_classify(&st, "...\nKernel panic - not syncing\n");
+	console_verdict(&st, "...\nKernel panic - not syncing\n");
 	CHECK(st.outcome == OUTCOME_PANIC);
 	CHECK_STR(st.detail, "the guest kernel panicked (see console_tail); the host saw: "
 			     "timeout: no message from the agent for 60 s");
 	cell_state_release(&st);
 
 	cell_state_init(&st);
-	console_classify(&st, "Out of memory: Killed process 99 (zbench-engine)\n");
+	console_verdict(&st, "Out of memory: Killed process 99 (zbench-engine)\n");
 	CHECK(st.outcome == OUTCOME_OOM);
 	CHECK_STR(st.detail, "the guest ran out of memory (see console_tail)");
 	cell_state_release(&st);
 
 	cell_state_init(&st);
 	st.fio = json_object();
-	console_classify(&st, "oom-kill: something\n");
+	console_verdict(&st, "oom-kill: something\n");
 	CHECK(st.outcome == OUTCOME_NONE);
 	cell_state_release(&st);
 }

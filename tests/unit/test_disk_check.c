@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "disk.h"
-#include "image.h"
-#include "util.h"
+#include "core/util.h"
+#include "image/image.h"
+#include "vm/disk.h"
 
 static const char *const recipe_virtio =
     "{\"name\": \"virtio-only\", \"distro\": \"debian\", \"suite\": \"bookworm\", "

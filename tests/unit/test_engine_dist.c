@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "options.h"
-#include "workload.h"
+#include "guest/engine/options.h"
+#include "guest/engine/workload.h"
 
 static void job_dist(struct job *job, const char *text)
 {

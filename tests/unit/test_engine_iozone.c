@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "iozone.h"
-#include "options.h"
+#include "guest/engine/iozone.h"
+#include "guest/engine/options.h"
 
 static void job_set(struct job *job, const char *name, const char *value)
 {

@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "ioengine.h"
-#include "options.h"
-#include "workload.h"
+#include "guest/engine/ioengine.h"
+#include "guest/engine/options.h"
+#include "guest/engine/workload.h"
 
 static void test_cli_values(void)
 {

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "options.h"
-#include "workload.h"
+#include "guest/engine/options.h"
+#include "guest/engine/workload.h"
 
 static char scratch[] = "/dev/shm/zbench-rate-XXXXXX";
 

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "stats.h"
-#include "workload.h"
+#include "guest/engine/stats.h"
+#include "guest/engine/workload.h"
 
 static int cmp_u64(const void *a, const void *b)
 {

@@ -12,11 +12,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buffers.h"
 #include "check.h"
-#include "options.h"
-#include "rate.h"
-#include "workload.h"
+#include "guest/engine/buffers.h"
+#include "guest/engine/options.h"
+#include "guest/engine/rate.h"
+#include "guest/engine/workload.h"
 
 static int cmp_double(const void *a, const void *b)
 {

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "error.h"
-#include "matrix.h"
+#include "core/error.h"
+#include "matrix/matrix.h"
 
 static void test_messages(void)
 {

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "export.h"
+#include "report/export.h"
 
 static void check_field(const char *in, const char *want)
 {

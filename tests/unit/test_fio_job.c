@@ -6,10 +6,10 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "fio_job.h"
-#include "options.h"
-#include "util.h"
-#include "workload_engine.h"
+#include "core/util.h"
+#include "guest/engine/options.h"
+#include "guest/fio_job.h"
+#include "matrix/workload_engine.h"
 
 /* Every kind of value the table maps: aliases, sizes and durations in our units, fio's set-only
  * flags, sync and a pattern in our syntax; norandommap left out (ours is written). */

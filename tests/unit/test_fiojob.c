@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "fiojob.h"
-#include "matrix.h"
-#include "util.h"
+#include "core/util.h"
+#include "matrix/fiojob.h"
+#include "matrix/matrix.h"
 
 static const struct {
 	const char *text;

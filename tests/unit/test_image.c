@@ -12,14 +12,14 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "elf_deps.h"
-#include "image.h"
-#include "image_build.h"
-#include "image_flavor.h"
-#include "image_stage.h"
-#include "initramfs.h"
-#include "util.h"
-#include "vmlinux.h"
+#include "core/util.h"
+#include "image/elf_deps.h"
+#include "image/image.h"
+#include "image/image_build.h"
+#include "image/image_flavor.h"
+#include "image/image_stage.h"
+#include "image/initramfs.h"
+#include "image/vmlinux.h"
 
 static char tmp[] = "/tmp/zbench-test-image-XXXXXX";
 

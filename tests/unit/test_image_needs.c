@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "image_needs.h"
+#include "run/image_needs.h"
 
 static const char *const manifests[] = {
 	/* 0: an appliance without fio (the package absent, the file not copied), no mkfs */

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "json_pos.h"
+#include "core/json_pos.h"
 
 static const char doc[] = "{\n"
 			  "  \"a\": 1,\n"

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "libvirt_uri.h"
+#include "vm/libvirt_uri.h"
 
 static void test_uris(void)
 {

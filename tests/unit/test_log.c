@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "log.h"
+#include "core/log.h"
 
 /* Everything written to stderr since the last call. */
 static char *captured(FILE *f)

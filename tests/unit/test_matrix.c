@@ -6,9 +6,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "image.h"
-#include "matrix.h"
-#include "util.h"
+#include "core/util.h"
+#include "image/image.h"
+#include "matrix/matrix.h"
 
 static const char quick[] =
     "{\n"

@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "check.h"
-#include "metrics.h"
-#include "report.h"
-#include "results.h"
-#include "schema.h"
+#include "matrix/metrics.h"
+#include "matrix/schema.h"
+#include "report/report.h"
+#include "run/results.h"
 
 static const char *fio_text =
     "{\"jobs\":[{\"read\":{\"iops\":100,\"bw\":400,\"clat_ns\":{\"N\":10,\"mean\":2000000}},"

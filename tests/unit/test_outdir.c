@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "outdir.h"
-#include "results.h"
-#include "util.h"
+#include "core/outdir.h"
+#include "core/util.h"
+#include "run/results.h"
 
 static void name_cases(void)
 {

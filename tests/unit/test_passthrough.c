@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "disk.h"
+#include "vm/disk.h"
 
 static const struct {
 	const char *name;

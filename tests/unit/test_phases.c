@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "check.h"
-#include "matrix.h"
-#include "phase.h"
-#include "phases.h"
-#include "util.h"
+#include "core/util.h"
+#include "guest/phase.h"
+#include "matrix/matrix.h"
+#include "matrix/phases.h"
 
 /* Issue 14's cell: one hdd-7200 disk, a fresh 256M zvol (volblocksize 16k,
  * primarycache=metadata), 16k randread libaio qd8. WORKLOAD is replaced per case. */

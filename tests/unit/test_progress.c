@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "log.h"
-#include "progress.h"
+#include "core/log.h"
+#include "run/progress.h"
 
 static FILE *out_file;
 static int saved_stderr = -1;

@@ -4,7 +4,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "proto.h"
+#include "guest/proto.h"
 
 struct got {
 	int n;

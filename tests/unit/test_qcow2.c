@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "qcow2.h"
-#include "util.h"
+#include "core/util.h"
+#include "image/qcow2.h"
 
 static void put(unsigned char *b, size_t off, uint64_t v, int n)
 {

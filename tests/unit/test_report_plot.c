@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "report.h"
-#include "report_int.h"
+#include "report/report.h"
+#include "report/report_int.h"
 
 static char *script_of(const struct report_plot *p)
 {

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "report.h"
+#include "report/report.h"
 
 /* The fixture: every op once, with text that is markup in some format. */
 static void fixture(struct report_doc *d)

@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "results.h"
-#include "util.h"
+#include "core/util.h"
+#include "run/results.h"
 
 /* Feed `text` in pieces of `piece` bytes with lines of at most 16 bytes kept, 40 in all. */
 static json_t *parse(const char *text, size_t piece, struct results_skipped *skipped)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "run.h"
+#include "run/run.h"
 
 static const struct {
 	const char *params; /* config.module_params as JSON */

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "rundir.h"
-#include "vm.h"
+#include "run/rundir.h"
+#include "vm/vm.h"
 
 #define CMD(s) s, sizeof(s) - 1 /* a /proc/PID/cmdline: NUL-separated, NULs kept */
 

@@ -7,11 +7,11 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "matrix.h"
-#include "results.h"
-#include "rundir.h"
-#include "schedule.h"
-#include "util.h"
+#include "core/util.h"
+#include "matrix/matrix.h"
+#include "run/results.h"
+#include "run/rundir.h"
+#include "run/schedule.h"
 
 static const char quick[] =
     "{\n"

@@ -1,9 +1,9 @@
-/* builder/report/stats.c against known values (reference values from mpmath at 30 digits, and the
+/* builder/core/stats.c against known values (reference values from mpmath at 30 digits, and the
  * closed forms noted beside each case). */
 #include <math.h>
 
 #include "check.h"
-#include "stats.h"
+#include "core/stats.h"
 
 /* |got - want| within tol, relative to |want| when that is above 1 */
 static int close_to(double got, double want, double tol)

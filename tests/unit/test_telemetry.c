@@ -6,7 +6,7 @@
 #include <math.h>
 
 #include "check.h"
-#include "telemetry.h"
+#include "guest/telemetry.h"
 
 static const char zpool_iostat[] =
     "                        capacity                         operations                         "

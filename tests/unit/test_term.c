@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "term.h"
+#include "core/term.h"
 
 static const struct {
 	const char *in;

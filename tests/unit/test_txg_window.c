@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "matrix.h"
-#include "txg_window.h"
-#include "util.h"
+#include "core/util.h"
+#include "matrix/matrix.h"
+#include "matrix/txg_window.h"
 
 static const char base[] =
     "{\n"

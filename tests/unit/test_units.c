@@ -2,7 +2,7 @@
 #include <stdint.h>
 
 #include "check.h"
-#include "units.h"
+#include "guest/units.h"
 
 static const struct {
 	const char *s;

@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "util.h"
-#include "vm.h"
+#include "core/util.h"
+#include "vm/vm.h"
 
 static int dir_is_empty(const char *path)
 {

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "util.h"
-#include "vm.h"
+#include "core/util.h"
+#include "vm/vm.h"
 
 #define HOSTILE "run,path=pwn.log,server=on,id=x"
 

@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "util.h"
-#include "vm.h"
-#include "vm_snapshot.h"
+#include "core/util.h"
+#include "vm/vm.h"
+#include "vm/vm_snapshot.h"
 
 static struct vm_spec base_spec(struct vm_disk *disks, int n)
 {

@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "disk_bus.h"
-#include "util.h"
-#include "vm.h"
+#include "core/disk_bus.h"
+#include "core/util.h"
+#include "vm/vm.h"
 
 static void disk_bus_cases(void)
 {

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "util.h"
-#include "vmlinux.h"
+#include "core/util.h"
+#include "image/vmlinux.h"
 
 static void test_roundtrip(void)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "phases.h"
+#include "matrix/phases.h"
 
 #define MIB 1048576.0
 

@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "image_zfs_src.h"
-#include "util.h"
+#include "core/util.h"
+#include "image/image_zfs_src.h"
 
 static const struct {
 	const char *json;

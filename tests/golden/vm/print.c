@@ -18,12 +18,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "disk.h"
-#include "matrix.h"
-#include "units.h"
-#include "util.h"
-#include "vm.h"
-#include "vm_snapshot.h"
+#include "core/util.h"
+#include "guest/units.h"
+#include "matrix/matrix.h"
+#include "vm/disk.h"
+#include "vm/vm.h"
+#include "vm/vm_snapshot.h"
 
 static char base[256];
 

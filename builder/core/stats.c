@@ -1,4 +1,4 @@
-/* Statistics over repeats (builder/report/stats.h). Written for a handful of values per cell: plain
+/* Statistics over repeats (builder/core/stats.h). Written for a handful of values per cell: plain
  * two-pass formulas, no streaming, no allocation beyond the ranks of one Spearman call. */
 #include <math.h>
 #include <stdlib.h>

@@ -1,0 +1,491 @@
+/* zbench slurm MATRIX: run a matrix as a Slurm array job, one shard per task (docs/scale-out.md,
+ * "Slurm"). What runs on the nodes is a shell script (builder/cli/slurm_job.sh, copied into the
+ * run as slurm/job.sh) that a cluster's users can read and resubmit; this command checks
+ * everything it can before anything is queued (the matrix, the shard count, the image's hash,
+ * interference between tasks that may share a node), writes the script, and submits the three
+ * jobs with sbatch: the image, the array, the merge. Every value reaches the script as an
+ * argument, never as text inside it, so no path needs quoting. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/cleanup.h"
+#include "commands.h"
+#include "image/image.h"
+#include "image/image_flavor.h"
+#include "matrix/matrix.h"
+#include "core/outdir.h"
+#include "run/run.h"
+#include "run/schedule.h"
+#include "core/util.h"
+
+static void usage(FILE *f)
+{
+	fprintf(
+	    f,
+	    "usage: zbench slurm -n N [options] MATRIX\n"
+	    "\n"
+	    "Run MATRIX on a Slurm cluster as an array of N tasks, task I running shard\n"
+	    "I/N (zbench run --shard I/N -o RUNS/shard-I). Writes RUNS/slurm/job.sh and\n"
+	    "submits three jobs with sbatch, printing their ids:\n"
+	    "  image  zbench image build, once, into the cache every node mounts\n"
+	    "  array  --array=1-N after the image job; a task Slurm runs again (requeued)\n"
+	    "         resumes its shard (zbench run --resume RUNS/shard-I)\n"
+	    "  merge  after every task ended (afterany): zbench merge -o RUNS/merged,\n"
+	    "         which names the shards that are missing, then zbench report\n"
+	    "Logs: RUNS/slurm/*.out. Paths must be the same on every node (docs/scale-out.md).\n"
+	    "\n"
+	    "options:\n"
+	    "  -n, --shards N       array tasks, one shard each (1 to the number of cells)\n"
+	    "  -o, --output RUNS    a new directory for the shards, the merge and the job\n"
+	    "                       (default runs/<matrix name>-slurm-<UTC time>)\n"
+	    "  -i, --image RECIPE   image recipe (default: the matrix's \"image\", else\n"
+	    "                       %s)\n"
+	    "      --cache-dir DIR  image cache, on storage every node mounts at this path\n"
+	    "                       (default $ZBENCH_CACHE_DIR, else $XDG_CACHE_HOME/zbench,\n"
+	    "                       else ~/.cache/zbench)\n"
+	    "      --no-image-job   no build job: every node has the image in DIR already\n"
+	    "                       (a cache per node, built there beforehand)\n"
+	    "  -p, --partition P    sbatch --partition for every job\n"
+	    "  -t, --time T         each task's time limit (sbatch --time: MIN, H:M:S, D-H)\n"
+	    "      --one-per-node   each task has its node to itself (sbatch --exclusive)\n"
+	    "      --max-at-once K  at most K tasks at once (--array=1-N%%K)\n"
+	    "      --allow-interference  tasks that may share a node although a disk is not\n"
+	    "                       throttled (as zbench run -j)\n"
+	    "      --accel A        auto|kvm|tcg, passed to zbench run\n"
+	    "      --dry-run        write RUNS/slurm/ and print the sbatch commands; submit\n"
+	    "                       nothing\n"
+	    "  -h, --help           this text\n"
+	    "\n"
+	    "exit status: 0 submitted, 2 usage or input error, or sbatch refused a job\n",
+	    RUN_DEFAULT_RECIPE);
+}
+
+struct slurm_opts {
+	const char *matrix, *out, *recipe, *cache_dir, *partition, *time, *accel;
+	int shards, max_at_once, one_per_node, no_image_job, allow_interference, dry_run;
+};
+
+/* What the jobs are given, every path absolute (a task runs in the directory sbatch ran in,
+ * on another machine). */
+struct slurm_plan {
+	const struct slurm_opts *o;
+	char *zbench, *matrix, *recipe, *cache, *runs, *script;
+	char hash[65];
+	struct matrix *m;
+	FILE *log; /* RUNS/slurm/sbatch.txt: the commands as submitted */
+};
+
+/* An absolute path for a file that exists (realpath), or of a directory to be created in an
+ * existing parent. */
+static int absolute(const char *path, char **out, struct zb_error *err)
+{
+	char cwd[PATH_MAX];
+
+	if ((*out = realpath(path, NULL)))
+		return 0;
+	if (errno != ENOENT)
+		return error_sys(err, errno, "'%s'", path);
+	if (path[0] == '/') {
+		*out = xstrdup(path);
+		return 0;
+	}
+	if (!getcwd(cwd, sizeof(cwd)))
+		return error_sys(err, errno, "the current directory");
+	*out = xasprintf("%s/%s", cwd, path);
+	return 0;
+}
+
+/* The matrix: loaded (a bad one is said here, not in N task logs), one image, and a shard
+ * count each task has cells for; cells that could share a node with another task's must have
+ * throttled disks (schedule_check_interference). Prints the cells per shard. */
+static int plan_matrix(struct slurm_plan *p, struct zb_error *err)
+{
+	const struct slurm_opts *o = p->o;
+	int *per = NULL, empty = 0;
+
+	if (matrix_load(o->matrix, &p->m, err) < 0)
+		return -1;
+	if (json_object_get(p->m->json, "images"))
+		return error_set(err, EINVAL,
+				 "'%s' compares several images (\"images\"): zbench slurm runs "
+				 "one image; give one with -i",
+				 o->matrix);
+	if ((size_t)o->shards > p->m->n_cells)
+		return error_set(err, EINVAL, "%d shards of %zu cells: at most one task per cell",
+				 o->shards, p->m->n_cells);
+	if (o->shards > 1 && !o->one_per_node && o->max_at_once != 1 && !o->allow_interference &&
+	    schedule_check_interference(p->m,
+					"tasks that may share a node (--one-per-node or "
+					"--max-at-once 1 keep them apart)",
+					err) < 0)
+		return error_wrap(err, "'%s'", o->matrix);
+	per = xcalloc((size_t)o->shards, sizeof(*per));
+	for (size_t i = 0; i < p->m->n_cells; i++)
+		per[schedule_shard(&p->m->cells[i], o->shards)]++;
+	fprintf(stderr, "zbench slurm: %zu cells x %d repeats in %d shards:", p->m->n_cells,
+		p->m->repeats, o->shards);
+	for (int k = 0; k < o->shards; k++) {
+		fprintf(stderr, " %d", per[k]);
+		empty += per[k] == 0;
+	}
+	fprintf(stderr, "%s\n", empty ? " (a shard of no cells ends at once)" : "");
+	free(per);
+	return 0;
+}
+
+/* The image: the recipe as zbench run would choose it, made absolute, and the hash every node
+ * must find (image_key: computed, not looked up, so the submit host needs no cache). */
+static int plan_image(struct slurm_plan *p, struct zb_error *err)
+{
+	const char *named = p->o->recipe;
+	cleanup_free char *found = NULL;
+
+	if (!named) {
+		named = json_string_value(json_object_get(p->m->json, "image"));
+		found = image_recipe_locate(named ? named : RUN_DEFAULT_RECIPE,
+					    named ? p->matrix : NULL);
+		named = found;
+	}
+	if (absolute(named, &p->recipe, err) < 0 || image_key(p->recipe, 0, p->hash, err) < 0)
+		return error_wrap(err, "image '%s'", named);
+	return absolute(p->o->cache_dir ? p->o->cache_dir : image_cache_dir_default(), &p->cache,
+			err);
+}
+
+/* RUNS, new, with slurm/job.sh (the script beside the zbench executable, as the build tree
+ * has it) and slurm/sbatch.txt. */
+static int plan_runs(struct slurm_plan *p, struct zb_error *err)
+{
+	char exe[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	cleanup_free char *src = NULL, *dir = NULL, *log = NULL;
+	struct outdir runs;
+
+	if (n <= 0)
+		return error_sys(err, errno, "finding the zbench executable");
+	exe[n] = '\0';
+	p->zbench = xstrdup(exe);
+	if ((slash = strrchr(exe, '/')))
+		*slash = '\0';
+	src = xasprintf("%s/builder/cli/slurm_job.sh", exe);
+	if (outdir_open(&runs, p->runs, OUTDIR_NEW, 0755, err) < 0)
+		return -1;
+	outdir_close(&runs);
+	dir = xasprintf("%s/slurm", p->runs);
+	p->script = xasprintf("%s/job.sh", dir);
+	log = xasprintf("%s/sbatch.txt", dir);
+	if (mkdir_p(dir, 0755, err) < 0 || copy_file(src, p->script, err) < 0)
+		return error_wrap(err, "writing '%s'", p->script);
+	if (chmod(p->script, 0755) < 0)
+		return error_sys(err, errno, "'%s'", p->script);
+	if (!(p->log = fopen(log, "w")))
+		return error_sys(err, errno, "'%s'", log);
+	return 0;
+}
+
+/* argv of one sbatch: the options every job gets, then `extra` (NULL-terminated), then the
+ * script and its arguments (NULL-terminated). */
+struct argv_buf {
+	char *v[64];
+	int n;
+	char *owned[16];
+	int nowned;
+};
+
+static void argv_add(struct argv_buf *a, const char *s)
+{
+	if (a->n < (int)ARRAY_SIZE(a->v) - 1)
+		a->v[a->n++] = (char *)s;
+	a->v[a->n] = NULL;
+}
+
+static void argv_addf(struct argv_buf *a, char *s)
+{
+	if (a->nowned < (int)ARRAY_SIZE(a->owned))
+		a->owned[a->nowned++] = s;
+	argv_add(a, s);
+}
+
+static void argv_release(struct argv_buf *a)
+{
+	for (int i = 0; i < a->nowned; i++)
+		free(a->owned[i]);
+}
+
+/* Submit `a` (sbatch --parsable ...): the job id in `id`, or with --dry-run a placeholder. The
+ * command goes to RUNS/slurm/sbatch.txt and stderr. */
+static int submit(struct slurm_plan *p, struct argv_buf *a, const char *what, char id[32],
+		  struct zb_error *err)
+{
+	cleanup_free char *out = NULL;
+	int rc;
+
+	for (int i = 0; i < a->n; i++)
+		fprintf(p->log, "%s%s", i ? " " : "", a->v[i]);
+	fprintf(p->log, "\n");
+	fflush(p->log);
+	if (p->o->dry_run) {
+		snprintf(id, 32, "<%s>", what);
+		for (int i = 0; i < a->n; i++)
+			printf("%s%s", i ? " " : "", a->v[i]);
+		printf("\n");
+		return 0;
+	}
+	rc = run_capture(a->v, NULL, 4096, &out, err);
+	if (rc < 0)
+		return error_wrap(err, "submitting the %s job", what);
+	if (rc != 0)
+		return error_set(err, EIO,
+				 "sbatch refused the %s job (exit status %d; its message "
+				 "is above)",
+				 what, rc);
+	out[strcspn(out, ";\n")] = '\0'; /* --parsable: "ID" or "ID;CLUSTER" */
+	if (!*out || strspn(out, "0123456789") != strlen(out) || strlen(out) > 20)
+		return error_set(err, EIO, "sbatch printed no job id for the %s job", what);
+	snprintf(id, 32, "%s", out);
+	fprintf(stderr, "zbench slurm: %s job %s\n", what, id);
+	return 0;
+}
+
+/* The options of every job: --parsable, the partition, a name, the log file. */
+static void common_args(const struct slurm_plan *p, struct argv_buf *a, const char *name,
+			const char *log)
+{
+	argv_add(a, "sbatch");
+	argv_add(a, "--parsable");
+	argv_addf(a, xasprintf("--job-name=zbench-%s", name));
+	argv_addf(a, xasprintf("--output=%s/slurm/%s", p->runs, log));
+	argv_add(a, "--open-mode=append"); /* a requeued task's log keeps its killed attempt */
+	if (p->o->partition)
+		argv_addf(a, xasprintf("--partition=%s", p->o->partition));
+}
+
+static void args_add_all(struct argv_buf *a, const char *const *v)
+{
+	for (; *v; v++)
+		argv_add(a, *v);
+}
+
+/* The image job, the array after it (afterok: without the image no task could run), the merge
+ * after the array (afterany: a shard that failed is named missing or incomplete, the others are
+ * still merged and reported). */
+static int submit_all(struct slurm_plan *p, struct zb_error *err)
+{
+	const struct slurm_opts *o = p->o;
+	char img[32] = "", arr[32], mrg[32], n[16];
+	struct argv_buf a = { 0 }, t = { 0 }, m = { 0 };
+	int rc = -1;
+
+	snprintf(n, sizeof(n), "%d", o->shards);
+	if (!o->no_image_job) {
+		common_args(p, &a, "image", "image-%j.out");
+		argv_add(&a, "--exclusive"); /* a DKMS build takes every core it is given */
+		args_add_all(&a, (const char *const[]){ p->script, "image", p->zbench, p->cache,
+							p->recipe, p->hash, NULL });
+		if (submit(p, &a, "image", img, err) < 0)
+			goto out;
+	}
+	common_args(p, &t, "task", "task-%A_%a.out");
+	argv_addf(&t, o->max_at_once ? xasprintf("--array=1-%d%%%d", o->shards, o->max_at_once)
+				     : xasprintf("--array=1-%d", o->shards));
+	argv_add(&t, "--requeue"); /* preempted or its node lost: run again, resuming */
+	if (o->one_per_node)
+		argv_add(&t, "--exclusive");
+	if (o->time)
+		argv_addf(&t, xasprintf("--time=%s", o->time));
+	if (*img)
+		argv_addf(&t, xasprintf("--dependency=afterok:%s", img));
+	args_add_all(&t,
+		     (const char *const[]){ p->script, "task", p->zbench, p->runs, n, p->matrix,
+					    p->cache, p->recipe, p->hash, "-i", p->recipe, NULL });
+	if (o->accel) {
+		argv_add(&t, "--accel");
+		argv_add(&t, o->accel);
+	}
+	if (submit(p, &t, "array", arr, err) < 0)
+		goto out;
+	common_args(p, &m, "merge", "merge-%j.out");
+	argv_addf(&m, xasprintf("--dependency=afterany:%s", arr));
+	args_add_all(&m, (const char *const[]){ p->script, "merge", p->zbench, p->runs, n, NULL });
+	if (submit(p, &m, "merge", mrg, err) < 0)
+		goto out;
+	if (!o->dry_run)
+		printf("%s\n", p->runs);
+	fprintf(stderr,
+		"zbench slurm: the merged run will be %s/merged (job %s); logs in %s/slurm/\n",
+		p->runs, mrg, p->runs);
+	rc = 0;
+out:
+	argv_release(&a);
+	argv_release(&t);
+	argv_release(&m);
+	return rc;
+}
+
+static int slurm_plan_run(struct slurm_plan *p, struct zb_error *err)
+{
+	const struct slurm_opts *o = p->o;
+
+	if (absolute(o->matrix, &p->matrix, err) < 0 || plan_matrix(p, err) < 0 ||
+	    plan_image(p, err) < 0)
+		return -1;
+	if (o->out) {
+		if (absolute(o->out, &p->runs, err) < 0)
+			return -1;
+	} else {
+		char stamp[32];
+		time_t now = time(NULL);
+		cleanup_free char *name = outdir_name_from(p->m->name);
+		cleanup_free char *rel = NULL;
+
+		strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", gmtime(&now));
+		rel = xasprintf("runs/%s-slurm-%s", name, stamp);
+		if (mkdir_p("runs", 0755, err) < 0 || absolute(rel, &p->runs, err) < 0)
+			return -1;
+	}
+	if (plan_runs(p, err) < 0)
+		return -1;
+	fprintf(stderr, "zbench slurm: image %.12s of %s, cache %s\n", p->hash, p->recipe,
+		p->cache);
+	return submit_all(p, err);
+}
+
+static void slurm_plan_release(struct slurm_plan *p)
+{
+	free(p->zbench);
+	free(p->matrix);
+	free(p->recipe);
+	free(p->cache);
+	free(p->runs);
+	free(p->script);
+	matrix_free(p->m);
+	if (p->log)
+		fclose(p->log);
+}
+
+/* A count from the command line: 1..max, else said on stderr and -1. */
+static int count_arg(const char *opt, const char *arg, int max, int *out)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+
+	if (*arg < '0' || *arg > '9' || *end || v < 1 || v > max) {
+		fprintf(stderr, "zbench slurm: %s wants 1 to %d, got '%s'\n", opt, max, arg);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+enum { OPT_CACHE = 256, OPT_NO_IMAGE, OPT_ONE, OPT_MAX, OPT_ALLOW, OPT_ACCEL, OPT_DRY };
+
+static int parse_args(int argc, char **argv, struct slurm_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "shards", required_argument, NULL, 'n' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "image", required_argument, NULL, 'i' },
+		{ "cache-dir", required_argument, NULL, OPT_CACHE },
+		{ "no-image-job", no_argument, NULL, OPT_NO_IMAGE },
+		{ "partition", required_argument, NULL, 'p' },
+		{ "time", required_argument, NULL, 't' },
+		{ "one-per-node", no_argument, NULL, OPT_ONE },
+		{ "max-at-once", required_argument, NULL, OPT_MAX },
+		{ "allow-interference", no_argument, NULL, OPT_ALLOW },
+		{ "accel", required_argument, NULL, OPT_ACCEL },
+		{ "dry-run", no_argument, NULL, OPT_DRY },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "n:o:i:p:t:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			if (count_arg("--shards", optarg, MATRIX_CELLS_MAX, &o->shards) < 0)
+				return 2;
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case 'i':
+			o->recipe = optarg;
+			break;
+		case 'p':
+			o->partition = optarg;
+			break;
+		case 't':
+			o->time = optarg;
+			break;
+		case OPT_CACHE:
+			o->cache_dir = optarg;
+			break;
+		case OPT_NO_IMAGE:
+			o->no_image_job = 1;
+			break;
+		case OPT_ONE:
+			o->one_per_node = 1;
+			break;
+		case OPT_MAX:
+			if (count_arg("--max-at-once", optarg, MATRIX_CELLS_MAX, &o->max_at_once) <
+			    0)
+				return 2;
+			break;
+		case OPT_ALLOW:
+			o->allow_interference = 1;
+			break;
+		case OPT_ACCEL:
+			o->accel = optarg;
+			break;
+		case OPT_DRY:
+			o->dry_run = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind + 1 != argc || !o->shards) {
+		if (!o->shards && optind < argc)
+			fprintf(stderr,
+				"zbench slurm: -n N (the number of array tasks) is required\n");
+		usage(stderr);
+		return 2;
+	}
+	if (o->accel && strcmp(o->accel, "auto") && strcmp(o->accel, "kvm") &&
+	    strcmp(o->accel, "tcg")) {
+		fprintf(stderr, "zbench slurm: --accel wants auto, kvm or tcg, got '%s'\n",
+			o->accel);
+		return 2;
+	}
+	o->matrix = argv[optind];
+	return 0;
+}
+
+int cmd_slurm(int argc, char **argv)
+{
+	struct slurm_opts o = { 0 };
+	struct slurm_plan p = { .o = &o };
+	struct zb_error err = { 0 };
+	int rc = parse_args(argc, argv, &o);
+
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	rc = slurm_plan_run(&p, &err);
+	slurm_plan_release(&p);
+	if (rc < 0) {
+		die_message(err.msg);
+		return 2;
+	}
+	return 0;
+}
