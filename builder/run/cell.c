@@ -468,7 +468,11 @@ static int attempt_boot(struct run_ctx *ctx, struct attempt *cr, const struct ce
 		}
 		if (rc < 0)
 			return error_wrap(err, "cell %s", cell->id);
-		if (cr->probing || (!ctx->accel[0] && cr->st.said_hello))
+		/* The probe settles the run's accelerator once the guest spoke; an attempt that
+		 * ended before (its disk model failed before or during the boot) proved nothing:
+		 * the next cell probes again, rather than run KVM untried (and make the warm
+		 * snapshot on it). */
+		if ((cr->probing && cr->t_first_byte) || (!ctx->accel[0] && cr->st.said_hello))
 			snprintf(ctx->accel, sizeof(ctx->accel), "%s", cr->accel);
 		return 0;
 	}
