@@ -366,8 +366,8 @@ static int drive_round(struct drive *d)
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(drive_sources); i++) {
 		first[i] = n;
-		count[i] = drive_sources[i].fds ? drive_sources[i].fds(d, p + n, DRIVE_MAX_FDS - n)
-						: 0;
+		count[i] =
+		    drive_sources[i].fds ? drive_sources[i].fds(d, p + n, DRIVE_MAX_FDS - n) : 0;
 		n += count[i];
 	}
 	if (poll(p, (nfds_t)n, 250) < 0) {

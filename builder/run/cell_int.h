@@ -47,8 +47,7 @@ char *cell_vm_spec(struct run_ctx *ctx, struct attempt *cr, struct disk_set *ds,
 /* How the VM came up, kept for the record; moves st.t_start past a snapshot's making. */
 void cell_boot(struct run_ctx *ctx, struct attempt *cr, struct vm *vm);
 /* Take the disks' limits off while the guest sets up, where the run allows it. */
-void cell_lift_limits(struct run_ctx *ctx, struct attempt *cr, struct vm *vm,
-		      struct disk_set *ds);
+void cell_lift_limits(struct run_ctx *ctx, struct attempt *cr, struct vm *vm, struct disk_set *ds);
 /* Post the attempt's progress to the run's board: its head once, then its phase (final 0) or
  * its last line (final 1). */
 void cell_progress(struct run_ctx *ctx, struct attempt *cr, int final);

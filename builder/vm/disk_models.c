@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "core/util.h"
-#include "diskmodel/diskmodel.h"
 #include "disk.h"
+#include "diskmodel/diskmodel.h"
 #include "guest/units.h"
 
 /* The VM's side of a built-in model, as disk attributes (a new object). */
@@ -84,8 +84,7 @@ static json_t *param_json(enum dm_param_id id, double v)
 /* The figures of built-in model `m` for disk `d` (the i-th): the row's, then the disk's own
  * model_params (each checked by the table's ranges and classes), then checked together for a
  * disk of its size. The resolved model_params hold every figure of the model's class. */
-static int model_params_resolve(json_t *d, size_t i, const struct dm_model *m,
-				struct zb_error *err)
+static int model_params_resolve(json_t *d, size_t i, const struct dm_model *m, struct zb_error *err)
 {
 	json_t *over = json_object_get(d, "model_params"), *v, *all;
 	const char *size = json_string_value(json_object_get(d, "size"));
@@ -158,7 +157,8 @@ static int model_params_resolve(json_t *d, size_t i, const struct dm_model *m,
 static int builtin_resolve(json_t *d, size_t i, const struct dm_model *m, struct zb_error *err)
 {
 	/* A model describes the drive; the disk's bus (its own, else the model's) decides what of
-	 * it the guest can see: a usb2-stick on usb2, or any nvme, has no rotation rate to report. */
+	 * it the guest can see: a usb2-stick on usb2, or any nvme, has no rotation rate to report.
+	 */
 	const char *own_bus = json_string_value(json_object_get(d, "bus"));
 	const struct disk_bus *b = disk_bus_find(own_bus ? own_bus : m->bus);
 	json_t *g = model_geometry(m);
@@ -238,10 +238,8 @@ void disk_models_print_markdown(FILE *f)
 			snprintf(rot, sizeof(rot), "solid state");
 		else if (m->rotation_rate)
 			snprintf(rot, sizeof(rot), "%d rpm", m->rotation_rate);
-		fprintf(f, "| `%s` | %s | %s | %d/%d | %s | %s |\n", m->name,
-			dm_class_name(m->cls), m->bus,
-			m->logical_block_size ? m->logical_block_size : 512,
-			m->physical_block_size ? m->physical_block_size : 512, rot,
-			m->description);
+		fprintf(f, "| `%s` | %s | %s | %d/%d | %s | %s |\n", m->name, dm_class_name(m->cls),
+			m->bus, m->logical_block_size ? m->logical_block_size : 512,
+			m->physical_block_size ? m->physical_block_size : 512, rot, m->description);
 	}
 }

@@ -162,15 +162,14 @@ static int server_handshake(struct disk_server *s, int ours, struct zb_error *er
 	if (s->pid > 0 && n == 0)
 		usleep(100 * 1000);
 	log_tail(s->log, tail, sizeof(tail));
-	return error_set(err, EIO, "disk '%s' (model %s): nbdkit %s; its log (%s) ends: %s",
-			 s->name, s->model,
-			 n == 0 || s->pid < 0 ? "exited before serving"
-					      : "did not answer within 20 s",
-			 s->log, tail[0] ? tail : "(empty)");
+	return error_set(
+	    err, EIO, "disk '%s' (model %s): nbdkit %s; its log (%s) ends: %s", s->name, s->model,
+	    n == 0 || s->pid < 0 ? "exited before serving" : "did not answer within 20 s", s->log,
+	    tail[0] ? tail : "(empty)");
 }
 
-static int server_start(struct disk_server *s, struct vm_disk *vd, const json_t *d,
-			const char *dir, struct zb_error *err)
+static int server_start(struct disk_server *s, struct vm_disk *vd, const json_t *d, const char *dir,
+			struct zb_error *err)
 {
 	int sv[2];
 	char **argv;
@@ -245,8 +244,10 @@ void disk_server_describe_exit(const struct disk_server *s, char *buf, size_t le
 	else
 		snprintf(how, sizeof(how), "exited with status %d", WEXITSTATUS(s->status));
 	log_tail(s->log, tail, sizeof(tail));
-	snprintf(buf, len, "disk '%s' (model %s): its disk-model server (nbdkit) %s mid-cell; its log ends: %s",
-		 s->name, s->model, how, tail[0] ? tail : "(empty)");
+	snprintf(
+	    buf, len,
+	    "disk '%s' (model %s): its disk-model server (nbdkit) %s mid-cell; its log ends: %s",
+	    s->name, s->model, how, tail[0] ? tail : "(empty)");
 }
 
 void disk_servers_mark(struct disk_servers *sv, enum disk_mark m)
@@ -282,7 +283,8 @@ json_t *disk_servers_record(const struct disk_servers *sv)
 		}
 		json_object_set_new(o, "model", json_string(s->model));
 		if (s->marked[DISK_MARK_TOTAL])
-			json_object_set_new(o, "total", dm_stats_to_json(&s->mark[DISK_MARK_TOTAL]));
+			json_object_set_new(o, "total",
+					    dm_stats_to_json(&s->mark[DISK_MARK_TOTAL]));
 		json_object_set_new(rec, s->name, o);
 	}
 	return rec;

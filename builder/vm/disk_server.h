@@ -20,18 +20,18 @@
 #include <sys/types.h>
 
 #include "core/error.h"
-#include "diskmodel/dm_stats.h"
 #include "disk.h"
+#include "diskmodel/dm_stats.h"
 
 enum disk_mark { DISK_MARK_START, DISK_MARK_END, DISK_MARK_TOTAL };
 
 struct disk_server {
-	int disk;      /* index into the disk set */
-	char *name;  /* the disk's */
-	char *model; /* its model's */
-	pid_t pid;     /* -1 once reaped */
-	int pidfd;     /* readable when the process exits; -1 if pidfd_open is unavailable */
-	int status;    /* its wait status, once reaped */
+	int disk;	   /* index into the disk set */
+	char *name;	   /* the disk's */
+	char *model;	   /* its model's */
+	pid_t pid;	   /* -1 once reaped */
+	int pidfd;	   /* readable when the process exits; -1 if pidfd_open is unavailable */
+	int status;	   /* its wait status, once reaped */
 	char *log, *stats; /* paths in the cell directory */
 	/* DISK_MARK_START, DISK_MARK_END: the measured window's; DISK_MARK_TOTAL: the last
 	 * reading, when the server stops */
