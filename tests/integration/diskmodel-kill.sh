@@ -28,6 +28,21 @@ wait_busy() {
 	return 1
 }
 
+# 0. a server that cannot start (a filter that does not exist): each cell ends host-error with
+# nbdkit's own words, before any VM boots, and the run goes on to the next
+run0="$out/run0"
+ZBENCH_DISKMODEL=/nonexistent/zbench-diskmodel.so ./zbench run -o "$run0" \
+	tests/integration/diskmodel-kill.json >/dev/null 2>"$out/run0.log"
+rc=$?
+check "no server: zbench run exits 1 (cells failed), not 2" [ "$rc" -eq 1 ] || sed 's/^/    /' "$out/run0.log"
+check "no server: both cells host-error" \
+	[ "$(jq -r .outcome "$run0/cells.jsonl" | sort | uniq -c | awk '{print $1, $2}')" = "2 host-error" ]
+check "no server: the detail has nbdkit's log tail (the missing filter)" \
+	[ "$(jq -r 'select(.index == 0) | .detail | test("starting the disk models: disk .d0.*nbdkit exited before serving.*nonexistent")' "$run0/cells.jsonl")" = true ]
+echo "    detail: $(jq -r 'select(.index == 0) | .detail' "$run0/cells.jsonl" | cut -c1-220)"
+check "no server: no VM was started" [ -z "$(ls "$run0"/cells/*/qemu.cmdline 2>/dev/null)" ]
+check "no server: nothing left" [ "$(servers "$run0")" -eq 0 -a -z "$(leftovers "$run0")" ]
+
 # 1. kill the first cell's nbdkit while its workload runs
 ./zbench run -o "$run" tests/integration/diskmodel-kill.json >/dev/null 2>"$out/run.log" &
 pid=$!
