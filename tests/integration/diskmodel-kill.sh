@@ -64,7 +64,7 @@ check "no nbdkit left" [ "$(servers "$run")" -eq 0 ]
 check "no QEMU left" [ "$(qemus "$run")" -eq 0 ]
 check "no disk image or counters file left" [ -z "$(leftovers "$run")" ]
 
-# 2. SIGKILL zbench mid-cell: its nbdkit goes with it (--exit-with-parent); the resume reaps the
+# 2. SIGKILL zbench mid-cell: its nbdkit goes with it (PR_SET_PDEATHSIG); the resume reaps the
 # orphaned QEMU, removes the files and runs the cells
 run2="$out/run2"
 ./zbench run -o "$run2" tests/integration/diskmodel-kill.json >/dev/null 2>"$out/run2.log" &
