@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -87,6 +86,7 @@ static char **server_argv(const struct vm_disk *vd, const json_t *d, const char 
 	units_parse_size(json_string_value(json_object_get(d, "size")), &bytes);
 	argv[n++] = xstrdup("nbdkit");
 	argv[n++] = xstrdup("--single");
+	argv[n++] = xstrdup("--exit-with-parent");
 	argv[n++] = xasprintf("--filter=%s", so);
 	argv[n++] = xstrdup("file");
 	argv[n++] = xasprintf("file=%s", vd->path);
@@ -111,7 +111,7 @@ static void argv_free(char **argv)
 static int server_spawn(struct disk_server *s, char **argv, int sock, struct zb_error *err)
 {
 	int logfd = open(s->log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	pid_t pid, parent = getpid();
+	pid_t pid;
 
 	if (logfd < 0)
 		return error_sys(err, errno, "creating '%s'", s->log);
@@ -123,11 +123,6 @@ static int server_spawn(struct disk_server *s, char **argv, int sock, struct zb_
 	if (pid == 0) {
 		/* its own process group: a Ctrl-C at the terminal is zbench's to handle */
 		setpgid(0, 0);
-		/* dies with zbench, at once: nbdkit's own --exit-with-parent sends SIGTERM, which
-		 * a server with its one connection still open (QEMU, orphaned in its own group
-		 * until a resume reaps it) outlived (measured: diskmodel-kill.sh) */
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-			_exit(127);
 		if (dup2(sock, 0) < 0 || dup2(sock, 1) < 0 || dup2(logfd, 2) < 0)
 			_exit(127);
 		execvp(argv[0], argv);

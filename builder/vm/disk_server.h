@@ -8,8 +8,9 @@
  * disk's vm_disk.nbd_fd, so QEMU, which runs as the unprivileged zbench-qemu, needs no path to
  * reach it, and no socket file exists to be left behind. nbdkit runs in its own process group
  * (a Ctrl-C at the terminal reaches zbench, which ends the cell, not the disk under a running
- * guest) and is SIGKILLed by the kernel when zbench dies (PR_SET_PDEATHSIG: a killed zbench
- * takes it along). The filter publishes its
+ * guest) with --exit-with-parent: when zbench dies it gets SIGTERM and exits once its one
+ * connection closes, that is with its QEMU (which a resumed run's reaper kills, with any nbdkit
+ * still there). The filter publishes its
  * counters in NAME.dmstats in the cell directory (diskmodel/dm_stats.h), read at the measured
  * window's start and end; its messages go to NAME.nbdkit.log there, whose tail explains a
  * server that failed.

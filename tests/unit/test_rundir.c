@@ -31,7 +31,7 @@ static const struct {
 	{ CMD("qemu-system-x86_64\0-name\0zbench\0/r/a,b/cells/001-ab-r0/vm.sock\0"),
 	  "/r/a,b/cells/", 1 },
 	/* a modelled disk's nbdkit names its image and counters there (disk_server.h) */
-	{ CMD("nbdkit\0--single\0--filter=/z/build/zbench-diskmodel.so\0"
+	{ CMD("nbdkit\0--single\0--exit-with-parent\0--filter=/z/build/zbench-diskmodel.so\0"
 	      "file\0file=/r/run-1/cells/001-ab-r0/d0.img\0dm_model=hdd-7200\0"),
 	  "/r/run-1/cells/", 1 },
 	{ CMD("nbdkit\0file\0file=/r/run-10/cells/001-ab-r0/d0.img\0"), "/r/run-1/cells/", 0 },
