@@ -31,7 +31,7 @@ ifdef SANITIZE
 SANFLAGS = -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 ALL_CFLAGS = $(CFLAGS) $(WARN) $(SANFLAGS) -MMD -MP
-HOST_LIBS = -ljansson -lcrypto -laio -luring -lblkid -lvirt -lguestfs -lpthread -lm
+HOST_LIBS = -ljansson -lsqlite3 -lcrypto -laio -luring -lblkid -lvirt -lguestfs -lpthread -lm
 # The guest binaries go into the image and so into its cache key: the same source must give the
 # same bytes in any checkout directory (no build path in the debug info).
 GUEST_REPRO = -ffile-prefix-map=$(CURDIR)=.
@@ -132,13 +132,20 @@ $(GEN_OUT): $(GEN)
 	@mkdir -p $(BUILD)/gen
 	$(Q)$(foreach g,$(GENERATED),$(GEN) $(word 1,$(subst :, ,$(g))) >$(BUILD)/gen/$(notdir $(word 2,$(subst :, ,$(g)))) &&) true
 
+# $(call splice,COMMAND,MARK,FILE): COMMAND's output replaces what FILE holds between its lines
+# <!-- BEGIN MARK --> and <!-- END MARK --> (tests/generated.sh checks the same span).
+splice = $(1) >$(BUILD)/gen/splice.in && awk -v f=$(BUILD)/gen/splice.in \
+	'/<!-- END $(2) -->/ {skip=0} !skip {print} \
+	 /<!-- BEGIN $(2) -->/ {while ((getline l <f) > 0) print l; skip=1}' \
+	$(3) >$(BUILD)/gen/splice.out && cp $(BUILD)/gen/splice.out $(3)
+
 # Copy the freshly generated files over the committed ones (review the diff, then commit).
 generated: $(GEN_OUT) zbench
 	$(Q)$(foreach g,$(GENERATED),mkdir -p $(dir $(word 2,$(subst :, ,$(g)))) && cp $(BUILD)/gen/$(notdir $(word 2,$(subst :, ,$(g)))) $(word 2,$(subst :, ,$(g))) &&) true
-	$(Q)./zbench matrix keys >$(BUILD)/gen/keys.md && awk -v f=$(BUILD)/gen/keys.md \
-		'/<!-- END zbench matrix keys -->/ {skip=0} !skip {print} \
-		 /<!-- BEGIN zbench matrix keys -->/ {while ((getline l <f) > 0) print l; skip=1}' \
-		docs/matrix.md >$(BUILD)/gen/matrix.md && cp $(BUILD)/gen/matrix.md docs/matrix.md
+	$(Q)$(call splice,./zbench matrix keys,zbench matrix keys,docs/matrix.md)
+	$(Q)$(call splice,$(GEN) disks,zbench-gen disks,docs/disks.md)
+	$(Q)./zbench matrix ledger --markdown $(sort $(wildcard matrices/*.ledger.json)) >$(BUILD)/gen/seeds.md && \
+		cp $(BUILD)/gen/seeds.md docs/seeds.md
 
 $(BUILD)/zbench-engine-host: $(ENGINE_HOST_OBJS)
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ $^ $(HOST_LIBS)
@@ -246,9 +253,14 @@ $(VM_GOLDEN): tests/golden/vm/print.c $(HOSTLIB) $(BUILD)/.flags
 golden: zbench guest/zbench-agent guest/zbench-engine $(BUILD)/zbench-engine-host $(VM_GOLDEN) $(GEN)
 	$(Q)VM_GOLDEN=$(VM_GOLDEN) tests/golden/run.sh
 	$(Q)ENGINE=$(BUILD)/zbench-engine-host tests/engine-fsync.sh
+ifndef SANITIZE
+	@# our engine against fio per I/O (issue 31; about 20-30 s); not sanitized: its floors are costs
+	$(Q)ENGINE=$(BUILD)/zbench-engine-host tests/engine-vs-fio-short.sh
+endif
 	$(Q)tests/matrices.sh
 	$(Q)tests/fio-examples.sh
 	$(Q)tests/export.sh
+	$(Q)tests/history.sh
 	$(Q)tests/reproducible.sh
 	$(Q)tests/exit-status.sh
 	$(Q)tests/json-output.sh
@@ -258,6 +270,7 @@ golden: zbench guest/zbench-agent guest/zbench-engine $(BUILD)/zbench-engine-hos
 	$(Q)tests/workflow.sh
 	$(Q)GEN=$(GEN) tests/generated.sh
 	$(Q)tests/includes.sh
+	$(Q)tests/paths.sh
 
 # Real VMs: the quick matrix, every failure class, kill and resume, the configuration space.
 # Longest first (docs/performance.md, "Integration suite"), INTEGRATION_JOBS at a time: most of
@@ -269,7 +282,7 @@ INTEGRATION = $(wildcard tests/integration/warm.sh tests/integration/import.sh \
 	tests/integration/phases.sh tests/integration/run.sh tests/integration/hosts-ssh.sh \
 	tests/integration/resume.sh tests/integration/fio.sh tests/integration/parallel.sh \
 	tests/integration/engines.sh tests/integration/shards.sh tests/integration/adaptive.sh \
-	tests/integration/ab.sh tests/integration/buses.sh tests/integration/fiojob.sh \
+	tests/integration/ab.sh tests/integration/gate.sh tests/integration/buses.sh tests/integration/fiojob.sh \
 	tests/integration/diskmodels.sh tests/integration/diskmodel-kill.sh)
 INTEGRATION_JOBS ?= 2
 integration: all

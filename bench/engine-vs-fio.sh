@@ -9,10 +9,38 @@
 #
 #   bench/engine-vs-fio.sh guest [RUNDIR]   in VMs: zbench-engine and fio in the guest (below)
 #                                           REPEATS=2 TARGETS="ds vol"
+#   bench/engine-vs-fio.sh short            the short form `make golden` runs (below): the six
+#                                           jobs of issue 31, floors that catch a 2x regression
 #   bench/engine-vs-fio.sh [-k FILTER]      RUNTIME=3 REPEAT=1 LOOPDIR=/var/tmp
 #                                           SYNC_PAIRS=40 SYNC_RUNTIME=2 SYNC_RT=1
 #                                           THROTTLE_IOPS=2000 THROTTLE_PAIRS=4
 #                                           BEFORE=path/to/older/zbench-engine-host
+#
+# Columns: both tools' IOPS and their ratio (ours / fio: above 1.0, ours did more), then each
+# tool's CPU time per I/O and their ratio (fio's / ours: above 1.0, ours cost less per I/O). The
+# CPU ratio is the steadier of the two on a shared host: how much CPU the host gives a tool moves
+# its IOPS 2x between runs, much less what each I/O costs it (docs/engine.md, "Cost per I/O
+# against fio").
+#
+# The jobs of issue 31 (docs/engine.md): tmpfs psync read 64k, tmpfs psync randrw70 8k, tmpfs
+# psync randread 4k with 4 jobs, loop io_uring randread 4k qd32, loop psync randwrite 16k
+# fsync=4 and loop libaio randread 4k qd16, all direct on the loop device.
+#
+# short: those six only, each tool once for SHORT_RUNTIME (400ms), on a 16 MiB tmpfs file and a
+# loop device with 64 MiB written (skipped, with a note, where no loop device can be made: not
+# root). It prints the same table, and fails on:
+#  - a CPU ratio below the job's floor (SHORT_CPU_FLOOR below, about half of what it was when
+#    issue 31 closed): our whole cost per I/O, kernel included, doubled (a second system call per
+#    I/O, say), where no run-to-run spread seen here reached it. The fsync=4 job does a few hundred
+#    I/Os a run, too few for a CPU figure: its floor is the instruction budget;
+#  - with valgrind, the instructions per I/O of the static guest engine (guest/zbench-engine,
+#    callgrind, inside runner_loop, the I/O loop: our own code, no set-up, deterministic) above
+#    twice what they were when issue 31 closed (SHORT_BUDGET below: a 2x regression of our code);
+#  - with strace, more I/O system calls per I/O than fio's plus 10% in the async jobs (`strace
+#    -f -c`, size-bound runs: the submission pattern, deterministic).
+# Skips (passes) without fio or jq. About 20 s. `-k FILTER` picks jobs and budgets by name;
+# SHORT_ENGINE_OPTS adds options to our engine's budget runs (tests/engine-vs-fio-short.sh makes
+# a budget fail with them: a buffer regenerated per write, one of issue 31's suspects).
 #
 # BEFORE: a second engine binary (say, one built before a change) run in the same rotation as
 # the other two; its IOPS and ratio to fio get two more columns, so a change's effect is measured
@@ -141,9 +169,17 @@ if [ "${1:-}" = guest ]; then
 	guest_bench "${2:-}"
 	exit
 fi
+SHORT=0
+if [ "${1:-}" = short ]; then
+	SHORT=1
+	shift
+fi
 ENGINE=${ENGINE:-build/zbench-engine-host}
 RUNTIME=${RUNTIME:-3}
 REPEAT=${REPEAT:-1}
+SHORT_RUNTIME=${SHORT_RUNTIME:-400ms}
+GUEST_ENGINE=${GUEST_ENGINE:-guest/zbench-engine}
+SHORT_ENGINE_OPTS=${SHORT_ENGINE_OPTS:-}
 SYNC_PAIRS=${SYNC_PAIRS:-40}
 SYNC_RUNTIME=${SYNC_RUNTIME:-2}
 SYNC_RT=${SYNC_RT:-1}
@@ -154,9 +190,19 @@ BEFORE=${BEFORE:-}
 FILTER=${1:-}
 [ "$FILTER" = -k ] && FILTER=${2:-}
 
-for t in fio jq losetup; do
-	command -v "$t" >/dev/null || { echo "engine-vs-fio: '$t' is missing" >&2; exit 2; }
-done
+if [ $SHORT = 1 ]; then
+	RUNTIME=$SHORT_RUNTIME REPEAT=1
+	for t in fio jq; do
+		command -v "$t" >/dev/null || {
+			echo "engine-vs-fio short: '$t' is not installed, skipped"
+			exit 0
+		}
+	done
+else
+	for t in fio jq losetup; do
+		command -v "$t" >/dev/null || { echo "engine-vs-fio: '$t' is missing" >&2; exit 2; }
+	done
+fi
 [ -x "$ENGINE" ] || { echo "engine-vs-fio: '$ENGINE' missing: make build/zbench-engine-host" >&2; exit 2; }
 [ -z "$BEFORE" ] || [ -x "$BEFORE" ] || { echo "engine-vs-fio: BEFORE '$BEFORE' is not executable" >&2; exit 2; }
 
@@ -174,18 +220,31 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # The tmpfs file: laid out once, read by both tools (no layout inside the timed runs).
-tmpfile="$work/data"
-head -c 64M /dev/urandom >"$tmpfile"
+tmpfile="$work/data" tmpfs_mb=64
+[ $SHORT = 1 ] && tmpfs_mb=16
+head -c ${tmpfs_mb}M /dev/urandom >"$tmpfile"
 # The loop device: a sparse 1 GiB file on a real disk, opened with direct I/O by the loop driver
-# so synchronous writes reach the disk.
+# so synchronous writes reach the disk. The short form writes 64 MiB of it and works there.
+loop_mb=256
+[ $SHORT = 1 ] && loop_mb=64
 truncate -s 1G "$backing"
-loopdev=$(losetup --find --show --direct-io=on "$backing")
-# write the first 256 MiB so reads are not holes
-dd if=/dev/urandom of="$loopdev" bs=1M count=256 oflag=direct status=none
+if [ $SHORT = 1 ]; then
+	loopdev=$(losetup --find --show --direct-io=on "$backing" 2>/dev/null) || {
+		loopdev=""
+		echo "  (no loop device could be made, not root?: the loop jobs are skipped)"
+	}
+else
+	loopdev=$(losetup --find --show --direct-io=on "$backing")
+fi
+# write the first loop_mb MiB so reads are not holes
+[ -z "$loopdev" ] || dd if=/dev/urandom of="$loopdev" bs=1M count=$loop_mb oflag=direct status=none
 # The throttled loop device: a cgroup whose processes get THROTTLE_IOPS reads and writes a second
-# on it (the workers fork from the tool, so they are in it too).
-majmin=$(lsblk -dno MAJ:MIN "$loopdev" | tr -d ' ')
-if [ -d /sys/fs/cgroup/blkio ]; then
+# on it (the workers fork from the tool, so they are in it too). Not in the short form.
+majmin=""
+[ $SHORT = 1 ] || majmin=$(lsblk -dno MAJ:MIN "$loopdev" | tr -d ' ')
+if [ -z "$majmin" ]; then
+	:
+elif [ -d /sys/fs/cgroup/blkio ]; then
 	cgdir=/sys/fs/cgroup/blkio/zbench-bench.$$
 	{ mkdir "$cgdir" &&
 		echo "$majmin $THROTTLE_IOPS" >"$cgdir/blkio.throttle.read_iops_device" &&
@@ -199,12 +258,15 @@ elif grep -qw io /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
 fi
 # The disk file: 256 MiB on LOOPDIR's filesystem, every block written (so O_DSYNC overwrites need
 # no extent conversion and no journal commit), and synced before anything is timed.
-dd if=/dev/urandom of="$diskfile" bs=1M count=256 oflag=direct conv=fsync status=none
+[ $SHORT = 1 ] || dd if=/dev/urandom of="$diskfile" bs=1M count=256 oflag=direct conv=fsync status=none
 
 # name | target | options common to both tools
 JOBS=(
 	"tmpfs psync randread 4k nj=1|tmpfs|--ioengine=psync --rw=randread --bs=4k --numjobs=1"
 	"tmpfs psync randread 4k nj=2|tmpfs|--ioengine=psync --rw=randread --bs=4k --numjobs=2"
+	"tmpfs psync randread 4k nj=4|tmpfs|--ioengine=psync --rw=randread --bs=4k --numjobs=4"
+	"tmpfs psync read 64k nj=1|tmpfs|--ioengine=psync --rw=read --bs=64k --numjobs=1"
+	"tmpfs psync randrw70 8k nj=1|tmpfs|--ioengine=psync --rw=randrw --rwmixread=70 --bs=8k --numjobs=1"
 	"tmpfs psync randwrite 4k nj=1|tmpfs|--ioengine=psync --rw=randwrite --bs=4k --numjobs=1"
 	"tmpfs psync randrw70 4k nj=2|tmpfs|--ioengine=psync --rw=randrw --rwmixread=70 --bs=4k --numjobs=2"
 	"tmpfs libaio randread 4k qd16|tmpfs|--ioengine=libaio --iodepth=16 --rw=randread --bs=4k"
@@ -212,6 +274,8 @@ JOBS=(
 	"loop psync randread 4k direct|loop|--ioengine=psync --rw=randread --bs=4k --direct=1"
 	"loop libaio randread 4k qd16 direct|loop|--ioengine=libaio --iodepth=16 --rw=randread --bs=4k --direct=1"
 	"loop io_uring randread 4k qd16 direct|loop|--ioengine=io_uring --iodepth=16 --rw=randread --bs=4k --direct=1"
+	"loop io_uring randread 4k qd32 direct|loop|--ioengine=io_uring --iodepth=32 --rw=randread --bs=4k --direct=1"
+	"loop psync randwrite 16k fsync=4 direct|loop|--ioengine=psync --rw=randwrite --bs=16k --direct=1 --fsync=4"
 	"loop io_uring write 128k qd8 direct|loop|--ioengine=io_uring --iodepth=8 --rw=write --bs=128k --direct=1"
 	"tloop libaio randread 4k qd16 direct|tloop|--ioengine=libaio --iodepth=16 --rw=randread --bs=4k --direct=1"
 	"tloop io_uring randread 4k qd16 direct|tloop|--ioengine=io_uring --iodepth=16 --rw=randread --bs=4k --direct=1"
@@ -220,6 +284,19 @@ JOBS=(
 	"disk psync write 16M dsync direct|disk|--ioengine=psync --rw=write --bs=16M --direct=1 --sync=dsync"
 )
 CHECKED_SYNC_JOB="disk psync write 16M dsync direct"
+# issue 31's six kinds of job: the short form runs these
+SHORT_JOBS="|tmpfs psync read 64k nj=1|loop io_uring randread 4k qd32 direct|loop psync randwrite 16k fsync=4 direct|tmpfs psync randrw70 8k nj=1|loop libaio randread 4k qd16 direct|tmpfs psync randread 4k nj=4|"
+# The short form's CPU floors (fio's CPU per I/O over ours): about half the median of four short
+# runs on 2026-12-03 (1.40, 1.03, 1.24, 1.13, 1.26; lowest single runs 1.33, 1.02, 1.16, 1.10,
+# 0.99, load average 15-18), so that our whole cost per I/O doubling crosses the floor and the
+# run-to-run spread seen does not. The fsync=4 job has none (a few hundred I/Os a run, too few).
+declare -A SHORT_CPU_FLOOR=(
+	["tmpfs psync randread 4k nj=4"]=0.75
+	["tmpfs psync read 64k nj=1"]=0.55
+	["tmpfs psync randrw70 8k nj=1"]=0.65
+	["loop libaio randread 4k qd16 direct"]=0.6
+	["loop io_uring randread 4k qd32 direct"]=0.65
+)
 
 # run_one TOOL OPTIONS...: prints "iops ios cpu_seconds" of one run of RUNTIME_NOW seconds. CPU
 # is the workers' own (getrusage in each job process, as both tools report it): with
@@ -356,24 +433,95 @@ syscalls_per_io() {
 	echo "  syscalls per I/O (strace -f, 1 s): fio${out[0]}; zbench${out[1]}"
 }
 
+# syscalls_gate OPTIONS...: the short form's check of the submission pattern. One size-bound run
+# of each tool (8 MiB, not time-based) under `strace -f -c`; ours must make no more I/O system
+# calls per I/O than fio plus 10% (counted: io_submit, io_getevents, io_uring_enter).
+syscalls_gate() {
+	local tool per=() ios
+	for tool in fio "$ENGINE"; do
+		strace -f -c -o "$work/strace.count" \
+			-e trace=io_submit,io_getevents,io_pgetevents,io_uring_enter \
+			"$tool" --name=bench --output-format=json --output="$work/out.json" "$@" \
+			--size=8M >/dev/null 2>&1 || { echo "  FAIL: $tool under strace failed"; return 1; }
+		ios=$(jq '.jobs | map(.read.total_ios + .write.total_ios) | add' "$work/out.json")
+		per+=("$(awk -v ios="$ios" '$NF ~ /^io_/ && $4 ~ /^[0-9]+$/ { n += $4 }
+			END { if (ios > 0) printf "%.3f", n / ios }' "$work/strace.count")")
+	done
+	if awk -v f="${per[0]}" -v z="${per[1]}" 'BEGIN{exit !(f > 0 && z > 0 && z <= f * 1.1)}'; then
+		echo "  PASS: I/O system calls per I/O (strace, 8 MiB): fio ${per[0]}, ours ${per[1]}"
+	else
+		echo "  FAIL: I/O system calls per I/O (strace, 8 MiB): fio ${per[0]}, ours ${per[1]} (> fio + 10%)"
+		return 1
+	fi
+}
+
+# The short form's instruction budgets: user-space instructions per I/O of the static guest
+# engine inside runner_loop, the worker's I/O loop (callgrind), twice what they were when issue 31 closed
+# (417, 812, 792 and 626 on 2026-12-03, the same at 8x the I/Os; fio 3.33 ran 1661-2988 per I/O
+# in such jobs, counted over its whole run). name | target | options | budget
+SHORT_BUDGET=(
+	"psync randread 4k|tmpfs|--ioengine=psync --rw=randread --bs=4k --size=4M|840"
+	"libaio randread 4k qd16 direct|loop|--ioengine=libaio --iodepth=16 --rw=randread --bs=4k --direct=1 --size=4M|1620"
+	"io_uring randread 4k qd32 direct|loop|--ioengine=io_uring --iodepth=32 --rw=randread --bs=4k --direct=1 --size=4M|1580"
+	"psync randwrite 16k fsync=4 direct|loop|--ioengine=psync --rw=randwrite --bs=16k --direct=1 --fsync=4 --size=1M|1250"
+)
+instructions_gate() {
+	local b name target opts budget file n ins rc=0
+	if ! command -v valgrind >/dev/null || [ ! -x "$GUEST_ENGINE" ]; then
+		echo "instructions per I/O: skipped (no valgrind, or no $GUEST_ENGINE)"
+		return 0
+	fi
+	for b in "${SHORT_BUDGET[@]}"; do
+		IFS='|' read -r name target opts budget <<<"$b"
+		[ -n "$FILTER" ] && [[ "$name" != *"$FILTER"* ]] && continue
+		file=$tmpfile
+		if [ "$target" = loop ]; then
+			[ -n "$loopdev" ] || { echo "instructions per I/O, $name: skipped (no loop device)"; continue; }
+			file=$loopdev
+		fi
+		rm -f "$work"/cg.*
+		# shellcheck disable=SC2086
+		valgrind --tool=callgrind --toggle-collect=runner_loop \
+			--callgrind-out-file="$work/cg.%p" -q "$GUEST_ENGINE" --name=bench \
+			--output-format=json --output="$work/out.json" --filename="$file" $opts $SHORT_ENGINE_OPTS \
+			>/dev/null 2>"$work/err" || { echo "  FAIL: $name under callgrind"; cat "$work/err"; rc=1; continue; }
+		n=$(jq '.jobs | map(.read.total_ios + .write.total_ios) | add' "$work/out.json")
+		ins=$(cat "$work"/cg.* | awk '/^summary:/ { s += $2 } END { print s + 0 }')
+		ins=$(awk -v i="$ins" -v n="$n" 'BEGIN { printf "%.0f", (n > 0 ? i / n : 0) }')
+		if [ "$ins" -gt 0 ] && [ "$ins" -le "$budget" ]; then
+			echo "instructions per I/O, $name: $ins (budget $budget): PASS"
+		else
+			echo "instructions per I/O, $name: $ins (budget $budget): FAIL"
+			rc=1
+		fi
+	done
+	return $rc
+}
+
 tools=(fio "$ENGINE")
 [ -n "$BEFORE" ] && tools+=("$BEFORE")
 status=0
 if [ -n "$BEFORE" ]; then
-	printf '%-40s %12s %12s %7s %11s %11s %12s %7s %11s\n' job "fio IOPS" "zbench IOPS" ratio \
-		"fio us/IO" "zb us/IO" "before IOPS" ratio "bf us/IO"
-	printf '%-40s %12s %12s %7s %11s %11s %12s %7s %11s\n' "" "" "" "zb/fio" "(CPU)" "(CPU)" "" \
-		"bf/fio" "(CPU)"
+	printf '%-40s %12s %12s %7s %11s %11s %7s %12s %7s %11s\n' job "fio IOPS" "zbench IOPS" ratio \
+		"fio us/IO" "zb us/IO" "CPU" "before IOPS" ratio "bf us/IO"
+	printf '%-40s %12s %12s %7s %11s %11s %7s %12s %7s %11s\n' "" "" "" "zb/fio" "(CPU)" "(CPU)" \
+		"fio/zb" "" "bf/fio" "(CPU)"
 else
-	printf '%-40s %12s %12s %7s %11s %11s\n' job "fio IOPS" "zbench IOPS" ratio "fio us/IO" "zb us/IO"
-	printf '%-40s %12s %12s %7s %11s %11s\n' "" "" "" "zb/fio" "(CPU)" "(CPU)"
+	printf '%-40s %12s %12s %7s %11s %11s %7s\n' job "fio IOPS" "zbench IOPS" ratio "fio us/IO" \
+		"zb us/IO" "CPU"
+	printf '%-40s %12s %12s %7s %11s %11s %7s\n' "" "" "" "zb/fio" "(CPU)" "(CPU)" "fio/zb"
 fi
 for j in "${JOBS[@]}"; do
 	IFS='|' read -r name target opts <<<"$j"
 	[ -n "$FILTER" ] && [[ "$name" != *"$FILTER"* ]] && continue
+	[ $SHORT = 1 ] && [[ "$SHORT_JOBS" != *"|$name|"* ]] && continue
+	if [ "$target" = loop ] && [ -z "$loopdev" ]; then
+		echo "$name: skipped (no loop device)"
+		continue
+	fi
 	case "$target" in
-	tmpfs) where=(--filename="$tmpfile" --size=64M) ;;
-	loop | tloop) where=(--filename="$loopdev" --size=256M) ;;
+	tmpfs) where=(--filename="$tmpfile" --size=${tmpfs_mb}M) ;;
+	loop | tloop) where=(--filename="$loopdev" --size=${loop_mb}M) ;;
 	disk) where=(--filename="$diskfile" --size=256M) ;;
 	esac
 	mode=best reps=$REPEAT RUNTIME_NOW=$RUNTIME fio_runs=() zb_runs=() bf_runs=() pair_ratios=()
@@ -389,9 +537,14 @@ for j in "${JOBS[@]}"; do
 		[ -n "$cgdir" ] || { echo "$name: skipped (no blkio/io cgroup could be made)"; continue; }
 		mode=median reps=$THROTTLE_PAIRS IN_CG=$cgdir
 	fi
-	if [ "$target" = loop ] && [[ "$opts" == *"--iodepth=16"* ]] && command -v strace >/dev/null; then
-		# shellcheck disable=SC2086
-		syscalls_per_io "${where[@]}" $opts || echo "  (strace run failed)"
+	if [ "$target" = loop ] && [[ "$opts" == *"--iodepth="* ]] && command -v strace >/dev/null; then
+		if [ $SHORT = 1 ]; then
+			# shellcheck disable=SC2086
+			syscalls_gate "${where[@]}" $opts || status=1
+		else
+			# shellcheck disable=SC2086
+			syscalls_per_io "${where[@]}" $opts || echo "  (strace run failed)"
+		fi
 	fi
 	if [ "$name" = "$CHECKED_SYNC_JOB" ]; then
 		if command -v strace >/dev/null; then
@@ -423,14 +576,26 @@ for j in "${JOBS[@]}"; do
 	read -r fio_iops fio_us fio_lo fio_hi <<<"$(pick $mode "${fio_runs[@]}")"
 	read -r zb_iops zb_us zb_lo zb_hi <<<"$(pick $mode "${zb_runs[@]}")"
 	ratio=$(awk -v a="$zb_iops" -v b="$fio_iops" 'BEGIN{print (b > 0 ? a / b : 0)}')
-	printf '%-40s %12.0f %12.0f %7.3f %11.3f %11.3f' "$name" "$fio_iops" "$zb_iops" "$ratio" \
-		"$fio_us" "$zb_us"
+	cpu_ratio=$(awk -v a="$zb_us" -v b="$fio_us" 'BEGIN{print (a > 0 ? b / a : 0)}')
+	printf '%-40s %12.0f %12.0f %7.3f %11.3f %11.3f %7.3f' "$name" "$fio_iops" "$zb_iops" "$ratio" \
+		"$fio_us" "$zb_us" "$cpu_ratio"
 	if [ -n "$BEFORE" ]; then
 		read -r bf_iops bf_us _ <<<"$(pick $mode "${bf_runs[@]}")"
 		printf ' %12.0f %7.3f %11.3f' "$bf_iops" \
 			"$(awk -v a="$bf_iops" -v b="$fio_iops" 'BEGIN{print (b > 0 ? a / b : 0)}')" "$bf_us"
 	fi
 	printf '\n'
+	if [ $SHORT = 1 ] && [ -z "${SHORT_CPU_FLOOR[$name]:-}" ]; then
+		echo "  (device-bound, a few hundred I/Os a run: no CPU floor; its instruction budget is below)"
+	elif [ $SHORT = 1 ]; then
+		floor=${SHORT_CPU_FLOOR[$name]}
+		if awk -v r="$cpu_ratio" -v f="$floor" 'BEGIN{exit !(r >= f)}'; then
+			echo "  PASS: CPU per I/O fio/ours $cpu_ratio (floor $floor)"
+		else
+			echo "  FAIL: CPU per I/O fio/ours $cpu_ratio below its floor $floor"
+			status=1
+		fi
+	fi
 	if [ $mode = median ]; then
 		read -r pr _ pr_lo pr_hi <<<"$(pick median "${pair_ratios[@]}")"
 		read -r ci_lo ci_hi <<<"$(median_ci "${pair_ratios[@]}")"
@@ -459,4 +624,5 @@ for j in "${JOBS[@]}"; do
 		fi ;;
 	esac
 done
+[ $SHORT = 1 ] && { instructions_gate || status=1; }
 exit $status

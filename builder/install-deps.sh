@@ -16,6 +16,8 @@
 # linux-image-amd64 (nothing runs it on the host). genisoimage writes the per-cell NoCloud seed.
 #
 # fio-examples: fio's own job files, which tests/fio-examples.sh converts or refuses one by one.
+# strace and valgrind: tests/engine-vs-fio-short.sh (make golden) counts our engine's system calls
+# and instructions per I/O against fio's (docs/engine.md, "Cost per I/O against fio").
 #
 # openssh-server: tests/integration/hosts-ssh.sh runs cells on a libvirt daemon reached over a
 # real ssh connection (an sshd of the test's own on 127.0.0.1; nothing listens otherwise).
@@ -31,7 +33,7 @@ set -eu
 
 PKGS="build-essential pkg-config libjansson-dev libssl-dev libblkid-dev
 debootstrap xz-utils zstd cpio kmod
-fio fio-examples jq python3-yaml gnuplot-nox clang libclang-rt-14-dev libaio-dev liburing-dev libzstd-dev
+fio fio-examples jq strace valgrind python3-yaml python3-jsonschema libsqlite3-dev sqlite3 chromium gnuplot-nox clang libclang-rt-14-dev libaio-dev liburing-dev libzstd-dev
 libvirt-dev libvirt-daemon-driver-qemu libvirt-daemon-system libvirt-clients libxml2-utils
 libguestfs-dev libguestfs-tools genisoimage
 openssh-server openssh-client

@@ -27,10 +27,27 @@ bash contrib/completion/zbench.bash
 zsh contrib/completion/_zbench
 LIST
 
-check "docs/matrix.md's key reference is 'zbench matrix keys'" sh -c \
-	'"$1" matrix keys >"$2.want" &&
-	 awk "/<!-- END zbench matrix keys -->/ {p=0} p {print} /<!-- BEGIN zbench matrix keys -->/ {p=1}" docs/matrix.md >"$2.have" &&
-	 diff -u "$2.have" "$2.want" | head -20 && cmp -s "$2.have" "$2.want"' sh "$ZBENCH" "$tmp/keys"
+check "docs/seeds.md is 'zbench matrix ledger --markdown' of the ledgers (run 'make generated')" sh -c \
+	'"$1" matrix ledger --markdown matrices/*.ledger.json >"$2" && diff -u docs/seeds.md "$2" | head -20 && cmp -s docs/seeds.md "$2"' \
+	sh "$ZBENCH" "$tmp/seeds.md"
+
+# spliced MARK FILE COMMAND...: FILE's lines between <!-- BEGIN MARK --> and <!-- END MARK -->
+# are COMMAND's output (make generated's splice)
+spliced() {
+	mark=$1 file=$2
+	shift 2
+	"$@" >"$tmp/spliced.want" &&
+		awk -v m="$mark" '$0 == "<!-- END " m " -->" {p=0} p {print} $0 == "<!-- BEGIN " m " -->" {p=1}' \
+			"$file" >"$tmp/spliced.have" &&
+		{ diff -u "$tmp/spliced.have" "$tmp/spliced.want" | head -20; cmp -s "$tmp/spliced.have" "$tmp/spliced.want"; }
+}
+check "docs/matrix.md's key reference is 'zbench matrix keys'" \
+	spliced "zbench matrix keys" docs/matrix.md "$ZBENCH" matrix keys
+check "docs/disks.md's model table is '$GEN disks' (run 'make generated')" \
+	spliced "zbench-gen disks" docs/disks.md "$GEN" disks
+printf '\n<!-- BEGIN zbench-gen disks -->\n| `gone` | a row no table has |\n<!-- END zbench-gen disks -->\n' >"$tmp/stale.md"
+stale_fails() { ! spliced "zbench-gen disks" "$tmp/stale.md" "$GEN" disks >/dev/null; }
+check "a doc whose generated span differs fails" stale_fails
 
 # The JSON Schema, read by a validator other than ours (python3-jsonschema).
 check "the JSON Schema accepts every matrix of matrices/ and tests/golden/matrix/" \
@@ -41,6 +58,8 @@ jsonschema.Draft202012Validator.check_schema(schema)
 v = jsonschema.Draft202012Validator(schema)
 bad = 0
 for f in sys.argv[2:]:
+    if f.endswith(".ledger.json"):
+        continue
     for e in v.iter_errors(json.load(open(f))):
         print("    %s: %s: %s" % (f, "/".join(map(str, e.path)), e.message[:200]))
         bad += 1

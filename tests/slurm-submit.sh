@@ -23,9 +23,9 @@ hash=${img##* }
 check "image job: exclusive, builds the recipe, names the hash" \
 	sh -c 'case $1 in *" --exclusive "*"/job.sh image "*"/images/debian12-zfs.json "[0-9a-f]*) exit 0;; esac; exit 1' - "$img"
 check "array: 1-2%1, requeue, after the image, partition, time, resume.json" \
-	sh -c 'case $1 in *--partition=bench*--array=1-2%1" --requeue --time=30 --dependency=afterok:<image> "*" task "*" 2 "*/tests/integration/resume.json*) exit 0;; esac; exit 1' - "$task"
+	sh -c 'case $1 in *--partition=bench*--array=1-2%1" --requeue --time=30 --dependency=afterok:IMAGEJOB "*" task "*" 2 "*/tests/integration/resume.json*) exit 0;; esac; exit 1' - "$task"
 check "merge: afterany on the array" \
-	sh -c 'case $1 in *"--dependency=afterany:<array> "*" merge "*" 2") exit 0;; esac; exit 1' - "$merge"
+	sh -c 'case $1 in *"--dependency=afterany:ARRAYJOB "*" merge "*" 2") exit 0;; esac; exit 1' - "$merge"
 check "the shards' cells printed (3 + 1)" grep -q "4 cells x 1 repeats in 2 shards: 3 1" "$tmp/dry.err"
 "$ZBENCH" slurm -n 2 --one-per-node --no-image-job --dry-run -o "$tmp/r2" "$m" >"$tmp/dry2.out" 2>/dev/null
 check "--one-per-node: the array is --exclusive; --no-image-job: two jobs, no afterok" \
@@ -54,6 +54,23 @@ check "--accel other: refused" refused acc "wants auto, kvm or tcg" -n 2 --accel
 mkdir "$tmp/exists"
 "$ZBENCH" slurm -n 2 --max-at-once 1 --dry-run -o "$tmp/exists" "$m" >/dev/null 2>"$tmp/exists.err"
 check "an -o that exists: refused" [ $? -eq 2 ] && grep -q "exists" "$tmp/exists.err"
+
+# sbatch refusing the second job: the first is cancelled (stand-ins for sbatch and scancel that
+# write down how they were called)
+mkdir "$tmp/bin"
+cat >"$tmp/bin/sbatch" <<EOF
+#!/bin/sh
+n=\$(( \$(cat "$tmp/calls" 2>/dev/null || echo 0) + 1 ))
+echo \$n >"$tmp/calls"
+[ \$n -eq 2 ] && { echo "sbatch: error: Batch job submission failed: Invalid partition name specified" >&2; exit 1; }
+echo \$((40 + n))
+EOF
+printf '#!/bin/sh\necho "$*" >>"%s/scancel.args"\n' "$tmp" >"$tmp/bin/scancel"
+chmod +x "$tmp/bin/sbatch" "$tmp/bin/scancel"
+PATH="$tmp/bin:$PATH" "$ZBENCH" slurm -n 2 --max-at-once 1 -o "$tmp/half" "$m" >/dev/null 2>"$tmp/half.err"
+check "sbatch refusing the array: exit 2, said" \
+	[ $? -eq 2 ] && grep -q "sbatch refused the array job" "$tmp/half.err"
+check "... the image job (41) already queued is cancelled" [ "$(cat "$tmp/scancel.args")" = 41 ]
 
 # the job script, with what Slurm sets
 job="$tmp/r/slurm/job.sh"

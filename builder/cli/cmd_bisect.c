@@ -1,8 +1,8 @@
 /* `zbench bisect`: the first commit of an OpenZFS history that a gate calls a regression
  * (docs/compare.md, "Bisect"). Each tested commit is built as an image from source (the
- * recipe's zfs_source, builder/image_zfs_src.c), run against the good end in one interleaved run
- * (run_matrix() with two images) and judged by compare's paired analysis and gate; the search
- * itself is builder/bisect.c.
+ * recipe's zfs_source, builder/image/image_zfs_src.c), run against the good end in one interleaved
+ * run (run_matrix() with two images) and judged by compare's paired analysis and gate; the search
+ * itself is builder/run/bisect.c.
  *
  * Every commit is built as the good end plus `git diff GOOD COMMIT` (a patch of a zfs_source of
  * kind "dir" whose checkout, OUTPUT/src, stays at the good end): all images share one build tree,
@@ -553,6 +553,11 @@ static int job_open(struct bisect_job *j, struct zb_error *err)
 	    xasprintf("%s %c %s", j->o->metric, t[0] == '-' ? '<' : '>', t[0] == '+' ? t + 1 : t);
 	if (compare_gate_parse(gate, &j->gate, err) < 0)
 		return -1;
+	if (!j->gate.metric)
+		return error_set(err, EINVAL,
+				 "--metric '%s': a count metric; bisect judges timing metrics "
+				 "(docs/compare.md)",
+				 j->o->metric);
 	if (recipe_load(j, err) < 0)
 		return -1;
 	if (!(j->repo_abs = realpath(j->o->repo, NULL)))

@@ -8,7 +8,6 @@
 
 #include "commands.h"
 #include "core/cleanup.h"
-#include "core/util.h"
 #include "run/results.h"
 #include "run/run.h"
 

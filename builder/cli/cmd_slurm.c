@@ -15,15 +15,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/cleanup.h"
 #include "commands.h"
+#include "core/cleanup.h"
+#include "core/outdir.h"
+#include "core/util.h"
 #include "image/image.h"
 #include "image/image_flavor.h"
 #include "matrix/matrix.h"
-#include "core/outdir.h"
 #include "run/run.h"
 #include "run/schedule.h"
-#include "core/util.h"
 
 static void usage(FILE *f)
 {
@@ -59,8 +59,8 @@ static void usage(FILE *f)
 	    "      --allow-interference  tasks that may share a node although a disk is not\n"
 	    "                       throttled (as zbench run -j)\n"
 	    "      --accel A        auto|kvm|tcg, passed to zbench run\n"
-	    "      --dry-run        write RUNS/slurm/ and print the sbatch commands; submit\n"
-	    "                       nothing\n"
+	    "      --dry-run        write RUNS/slurm/ and print the sbatch commands (IMAGEJOB,\n"
+	    "                       ARRAYJOB for the ids); submit nothing\n"
 	    "  -h, --help           this text\n"
 	    "\n"
 	    "exit status: 0 submitted, 2 usage or input error, or sbatch refused a job\n",
@@ -79,7 +79,8 @@ struct slurm_plan {
 	char *zbench, *matrix, *recipe, *cache, *runs, *script;
 	char hash[65];
 	struct matrix *m;
-	FILE *log; /* RUNS/slurm/sbatch.txt: the commands as submitted */
+	struct outdir dir; /* RUNS/slurm */
+	char *sbatch_txt;  /* its sbatch.txt: the commands submitted so far, as shell words */
 };
 
 /* An absolute path for a file that exists (realpath), or of a directory to be created in an
@@ -159,14 +160,16 @@ static int plan_image(struct slurm_plan *p, struct zb_error *err)
 			err);
 }
 
-/* RUNS, new, with slurm/job.sh (the script beside the zbench executable, as the build tree
- * has it) and slurm/sbatch.txt. */
+/* RUNS, new, with slurm/job.sh: the script beside the zbench executable (the build tree), so
+ * every task runs the bytes submitted even if the checkout changes meanwhile. */
 static int plan_runs(struct slurm_plan *p, struct zb_error *err)
 {
 	char exe[PATH_MAX], *slash;
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	cleanup_free char *src = NULL, *dir = NULL, *log = NULL;
+	cleanup_free char *src = NULL, *text = NULL;
 	struct outdir runs;
+	size_t len;
+	int rc;
 
 	if (n <= 0)
 		return error_sys(err, errno, "finding the zbench executable");
@@ -175,23 +178,55 @@ static int plan_runs(struct slurm_plan *p, struct zb_error *err)
 	if ((slash = strrchr(exe, '/')))
 		*slash = '\0';
 	src = xasprintf("%s/builder/cli/slurm_job.sh", exe);
+	if (read_file(src, 1 << 20, &text, &len, err) < 0)
+		return error_wrap(err, "the job script");
 	if (outdir_open(&runs, p->runs, OUTDIR_NEW, 0755, err) < 0)
 		return -1;
+	rc = outdir_sub(&runs, "slurm", OUTDIR_CREATE, 0755, &p->dir, err);
 	outdir_close(&runs);
-	dir = xasprintf("%s/slurm", p->runs);
-	p->script = xasprintf("%s/job.sh", dir);
-	log = xasprintf("%s/sbatch.txt", dir);
-	if (mkdir_p(dir, 0755, err) < 0 || copy_file(src, p->script, err) < 0)
-		return error_wrap(err, "writing '%s'", p->script);
-	if (chmod(p->script, 0755) < 0)
-		return error_sys(err, errno, "'%s'", p->script);
-	if (!(p->log = fopen(log, "w")))
-		return error_sys(err, errno, "'%s'", log);
+	if (rc < 0 || outdir_write(&p->dir, "job.sh", text, len, 0755, err) < 0)
+		return -1;
+	p->script = xasprintf("%s/slurm/job.sh", p->runs);
+	p->sbatch_txt = xstrdup("");
 	return 0;
 }
 
-/* argv of one sbatch: the options every job gets, then `extra` (NULL-terminated), then the
- * script and its arguments (NULL-terminated). */
+static void text_append(char **text, const char *s)
+{
+	char *t = xasprintf("%s%s", *text, s);
+
+	free(*text);
+	*text = t;
+}
+
+/* `s` as one word of a shell command line, appended to the malloc'd *text: as it is when it
+ * holds nothing a shell treats specially, else in single quotes. */
+static void shell_word_append(char **text, const char *s)
+{
+	static const char safe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				   "0123456789_/.,:=%@+-";
+	cleanup_free char *q = xmalloc(4 * strlen(s) + 3);
+	size_t k = 0;
+
+	if (*s && strspn(s, safe) == strlen(s)) {
+		text_append(text, s);
+		return;
+	}
+	q[k++] = '\'';
+	for (; *s; s++) {
+		if (*s == '\'') {
+			memcpy(q + k, "'\\''", 4); /* close, an escaped quote, open again */
+			k += 4;
+		} else {
+			q[k++] = *s;
+		}
+	}
+	q[k++] = '\'';
+	q[k] = '\0';
+	text_append(text, q);
+}
+
+/* The argv of one sbatch command, and the strings it owns. */
 struct argv_buf {
 	char *v[64];
 	int n;
@@ -219,23 +254,31 @@ static void argv_release(struct argv_buf *a)
 		free(a->owned[i]);
 }
 
-/* Submit `a` (sbatch --parsable ...): the job id in `id`, or with --dry-run a placeholder. The
- * command goes to RUNS/slurm/sbatch.txt and stderr. */
+/* Submit `a` (sbatch --parsable ...): the job id in `id`, or with --dry-run a placeholder
+ * (IMAGEJOB, ARRAYJOB) and the command on stdout. The command is added to RUNS/slurm/sbatch.txt
+ * first. */
 static int submit(struct slurm_plan *p, struct argv_buf *a, const char *what, char id[32],
 		  struct zb_error *err)
 {
 	cleanup_free char *out = NULL;
+	size_t start = strlen(p->sbatch_txt);
 	int rc;
 
-	for (int i = 0; i < a->n; i++)
-		fprintf(p->log, "%s%s", i ? " " : "", a->v[i]);
-	fprintf(p->log, "\n");
-	fflush(p->log);
+	for (int i = 0; i < a->n; i++) {
+		if (i)
+			text_append(&p->sbatch_txt, " ");
+		shell_word_append(&p->sbatch_txt, a->v[i]);
+	}
+	text_append(&p->sbatch_txt, "\n");
+	if (outdir_write(&p->dir, "sbatch.txt", p->sbatch_txt, strlen(p->sbatch_txt), 0644, err) <
+	    0)
+		return -1;
 	if (p->o->dry_run) {
-		snprintf(id, 32, "<%s>", what);
-		for (int i = 0; i < a->n; i++)
-			printf("%s%s", i ? " " : "", a->v[i]);
-		printf("\n");
+		snprintf(id, 32, "%s",
+			 !strcmp(what, "image")	  ? "IMAGEJOB"
+			 : !strcmp(what, "array") ? "ARRAYJOB"
+						  : "MERGEJOB");
+		fputs(p->sbatch_txt + start, stdout);
 		return 0;
 	}
 	rc = run_capture(a->v, NULL, 4096, &out, err);
@@ -273,13 +316,34 @@ static void args_add_all(struct argv_buf *a, const char *const *v)
 		argv_add(a, *v);
 }
 
+/* A submission that failed half-way: the jobs already queued are cancelled, so no image build
+ * or array runs for a run that has no merge job (said on stderr; a failed scancel too). */
+static void cancel_submitted(const struct slurm_opts *o, const char *img, const char *arr)
+{
+	char *argv[] = { "scancel", (char *)img, (char *)arr, NULL };
+	struct zb_error e = { 0 };
+
+	if (o->dry_run || (!*img && !*arr))
+		return;
+	if (!*img) { /* the array alone */
+		argv[1] = (char *)arr;
+		argv[2] = NULL;
+	} else if (!*arr) {
+		argv[2] = NULL;
+	}
+	fprintf(stderr, "zbench slurm: cancelling what was submitted: %s %s\n", img, arr);
+	if (run_command(argv, NULL, &e) != 0)
+		fprintf(stderr, "zbench slurm: warning: scancel %s %s failed%s%s\n", img, arr,
+			e.msg[0] ? ": " : "", e.msg);
+}
+
 /* The image job, the array after it (afterok: without the image no task could run), the merge
  * after the array (afterany: a shard that failed is named missing or incomplete, the others are
  * still merged and reported). */
 static int submit_all(struct slurm_plan *p, struct zb_error *err)
 {
 	const struct slurm_opts *o = p->o;
-	char img[32] = "", arr[32], mrg[32], n[16];
+	char img[32] = "", arr[32] = "", mrg[32], n[16];
 	struct argv_buf a = { 0 }, t = { 0 }, m = { 0 };
 	int rc = -1;
 
@@ -323,6 +387,8 @@ static int submit_all(struct slurm_plan *p, struct zb_error *err)
 		p->runs, mrg, p->runs);
 	rc = 0;
 out:
+	if (rc < 0)
+		cancel_submitted(o, img, arr);
 	argv_release(&a);
 	argv_release(&t);
 	argv_release(&m);
@@ -365,9 +431,10 @@ static void slurm_plan_release(struct slurm_plan *p)
 	free(p->cache);
 	free(p->runs);
 	free(p->script);
+	free(p->sbatch_txt);
 	matrix_free(p->m);
-	if (p->log)
-		fclose(p->log);
+	if (p->dir.fd >= 0)
+		outdir_close(&p->dir);
 }
 
 /* A count from the command line: 1..max, else said on stderr and -1. */
@@ -475,7 +542,7 @@ static int parse_args(int argc, char **argv, struct slurm_opts *o)
 int cmd_slurm(int argc, char **argv)
 {
 	struct slurm_opts o = { 0 };
-	struct slurm_plan p = { .o = &o };
+	struct slurm_plan p = { .o = &o, .dir = { .fd = -1 } };
 	struct zb_error err = { 0 };
 	int rc = parse_args(argc, argv, &o);
 

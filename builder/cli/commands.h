@@ -1,4 +1,4 @@
-/* The subcommands of `zbench`, one per file builder/cmd_*.c. Each takes the arguments after its
+/* The subcommands of `zbench`, one per file builder/cli/cmd_*.c. Each takes the arguments after its
  * own name (argv[0] is the subcommand), prints its own output, and returns the process exit
  * status. Errors travel as struct zb_error up to the command, which prints them once. */
 #ifndef ZB_COMMANDS_H
@@ -17,6 +17,7 @@ int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
+int cmd_history(int argc, char **argv);
 
 /* One subcommand: its name, its entry point, the one line `zbench --help` shows. */
 struct zb_command {

@@ -6,6 +6,7 @@
  *   man5    docs/zbench-matrix.5             every matrix key (the schema tables)
  *   bash    contrib/completion/zbench.bash   commands, options and subcommands from the
  *   zsh     contrib/completion/_zbench       command table and each command's --help
+ *   disks   docs/disks.md (between its BEGIN/END zbench-gen disks lines)   the disk models
  *
  * `make` builds them under build/gen/, `make generated` copies them over the committed ones and
  * tests/generated.sh fails when the two differ, so none can drift from the code. Output must not
@@ -23,6 +24,7 @@
 #include "core/util.h"
 #include "core/version.h"
 #include "matrix/schema.h"
+#include "vm/disk.h"
 
 /* What the positional argument of a command (and subcommand) is, for file completion: file
  * extensions, or "/" for a directory. The one table the generator keeps itself. */
@@ -523,6 +525,11 @@ static void gen_zsh(void)
 	printf("\t*) _files ;;\n\tesac\n}\n_zbench \"$@\"\n");
 }
 
+static void gen_disks(void)
+{
+	disk_models_print_markdown(stdout);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -530,7 +537,7 @@ int main(int argc, char **argv)
 		void (*fn)(void);
 	} kinds[] = {
 		{ "schema", gen_schema }, { "man1", gen_man1 }, { "man5", gen_man5 },
-		{ "bash", gen_bash },	  { "zsh", gen_zsh },
+		{ "bash", gen_bash },	  { "zsh", gen_zsh },	{ "disks", gen_disks },
 	};
 
 	/* `image --help` names the cache directory: the documented default, not this host's. */
@@ -541,6 +548,6 @@ int main(int argc, char **argv)
 			return fflush(stdout) == 0 ? 0 : 2;
 		}
 	}
-	fprintf(stderr, "usage: zbench-gen schema|man1|man5|bash|zsh\n");
+	fprintf(stderr, "usage: zbench-gen schema|man1|man5|bash|zsh|disks\n");
 	return 2;
 }

@@ -2,8 +2,6 @@
 
 #include <string.h>
 
-#include "util.h"
-
 /* Which of these buses a guest can use depends on its kernel: Debian's cloud kernel has no AHCI
  * and no USB, its generic kernel has both. The image records the buses its kernel drives
  * (manifest.json "buses", image_modules.c) and the runner refuses a disk on any other before

@@ -4,8 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
-
 struct scanner {
 	const char *s;
 	size_t len, i;

@@ -63,10 +63,6 @@ double now_wall(void);
 /* "1.5s", "2m03s": human-readable duration into buf. */
 const char *format_duration(double seconds, char *buf, size_t len);
 
-/* Connect a stream socket to the unix socket at `path`; the fd (close-on-exec) or -1 with errno
- * (ENAMETOOLONG if the path does not fit a sockaddr_un). */
-int unix_connect(const char *path);
-
 /* Write `s` to f with &, <, >, " and ' escaped: safe in XML and HTML text and attributes. Control
  * characters XML 1.0 does not allow (C0 but tab, newline and return; DEL) become '?'. */
 void xml_escape(FILE *f, const char *s);

@@ -12,7 +12,7 @@
 
 #include "dm_int.h"
 
-#define DESTAGE_LOOKAHEAD 64  /* dirty extents the drive chooses among when it destages */
+#define DESTAGE_LOOKAHEAD 64 /* dirty extents the drive chooses among when it destages */
 #define MERGE_MAX	  (4u << 20)
 #define MAX_SEGMENTS	  64
 
@@ -25,6 +25,7 @@ struct hdd {
 	double rev_ns, t1_ns, tavg_ns, tfull_ns;
 	double outer_mbs, inner_mbs, bus_mbs;
 	uint64_t cmd_ns, flush_ns, ra_bytes, cache_bytes, pb;
+	uint64_t seg_bytes; /* a segment holds the last seg_bytes its stream read */
 	int wce, nseg;
 	/* where the head is when it is not streaming: the end of the last media op */
 	uint64_t head_off;
@@ -170,8 +171,9 @@ static int read_cached(const struct dm_disk *d, const struct hdd *h, const struc
 
 	for (int i = 0; i < h->nseg; i++) {
 		uint64_t hi = h->ra_on && h->ra_seg == i ? ra_avail(d, h, t) : h->seg[i].hi;
+		uint64_t lo = hi - h->seg[i].lo > h->seg_bytes ? hi - h->seg_bytes : h->seg[i].lo;
 
-		if (h->seg[i].lo <= r->offset && end <= hi && h->seg[i].lo < hi)
+		if (lo <= r->offset && end <= hi && lo < hi)
 			return 1;
 	}
 	return 0;
@@ -294,6 +296,9 @@ static uint64_t hdd_read(struct dm_disk *d, struct hdd *h, const struct dm_req *
 		double rate = xfer_mbs(d, h, h->ra_base_off);
 
 		done = h->ra_base_t + dm_xfer_ns(end - h->ra_base_off, rate);
+		/* the stream goes on from here, at this zone's rate */
+		h->ra_base_off = end;
+		h->ra_base_t = done;
 		if (end + h->ra_bytes > h->ra_limit)
 			h->ra_limit = end + h->ra_bytes;
 		return dm_max(done, t + dm_xfer_ns(r->len, h->bus_mbs));
@@ -357,7 +362,8 @@ static int hdd_init(struct dm_disk *d, char *why, size_t whylen)
 	h->flush_ns = dm_us(v[DM_P_FLUSH_US]);
 	h->ra_bytes = (uint64_t)(v[DM_P_READAHEAD_KB] * 1024);
 	h->nseg = (int)v[DM_P_RA_SEGMENTS];
-	h->cache_bytes = (uint64_t)(v[DM_P_CACHE_MB] * MiB);
+	h->cache_bytes = dm_cache_bytes(d, v[DM_P_CACHE_MB]);
+	h->seg_bytes = dm_max(h->cache_bytes / (uint64_t)h->nseg, 65536);
 	h->wce = v[DM_P_WRITE_CACHE] != 0;
 	h->pb = (uint64_t)v[DM_P_PHYSICAL_BLOCK];
 	h->dcap = h->cache_bytes / 4096 + 64;

@@ -61,6 +61,15 @@ static inline uint64_t dm_xfer_ns(uint64_t len, double mbs)
 	return (uint64_t)((double)len * 1000.0 / mbs + 0.5);
 }
 
+/* A model's own buffer on a disk smaller than it: a quarter of the disk (dm_params_check refuses
+ * an overridden one that does not fit). */
+static inline uint64_t dm_cache_bytes(const struct dm_disk *d, double mb)
+{
+	uint64_t b = (uint64_t)(mb * MiB);
+
+	return b > d->size / 4 && !(d->p.set & (1ull << DM_P_CACHE_MB)) ? d->size / 4 : b;
+}
+
 static inline uint64_t dm_us(double us)
 {
 	return (uint64_t)(us * 1000.0 + 0.5);

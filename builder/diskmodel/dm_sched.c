@@ -16,8 +16,9 @@
 
 #include "dm_int.h"
 
-/* an older request that waited this long goes first (drives age their queues similarly) */
-#define DM_STARVE_NS 200000000ull
+/* an older request that waited this long goes first (drives age their queues; with 32 commands
+ * reordered, waits of a few hundred ms are normal, so the bound is well above that) */
+#define DM_STARVE_NS 1500000000ull
 
 static const struct dm_class_ops *const class_ops[DM_CLASS_COUNT] = {
 	[DM_CLASS_HDD] = &dm_hdd_ops,
@@ -174,14 +175,27 @@ int dm_disk_submit(struct dm_disk *d, struct dm_req *r)
 	d->last_arrival = r->arrival;
 	r->done_set = 0;
 	count(d, r);
-	/* everything that starts before this arrival is decided first */
+	/* everything that starts before this arrival is decided first; background work the
+	 * drive does later on account of this request starts no earlier than it */
 	dm_disk_advance(d, r->arrival);
+	d->t_free = dm_max(d->t_free, r->arrival);
 	if (!d->ops->serial || !flush_pending(d)) {
 		done = d->ops->fast ? d->ops->fast(d, r, r->arrival) : 0;
 		if (done) {
 			finish(d, r, r->arrival, done);
 			return 0;
 		}
+	}
+	if (d->ops->serial && !d->npending && !d->ops->background &&
+	    d->p.v[DM_P_QUEUE_DEPTH] <= 1) {
+		/* first in, first out and nothing in the background: this request's start is
+		 * known now (what arrives later cannot go before it), so no one need wait for a
+		 * decision (USB mass storage) */
+		uint64_t start = dm_max(d->t_free, r->arrival);
+
+		d->t_free = d->ops->service(d, r, start);
+		finish(d, r, start, d->t_free);
+		return 0;
 	}
 	if (d->npending == DM_MAX_PENDING)
 		return -1;

@@ -13,11 +13,13 @@
 #include "dm_int.h"
 
 struct ssd {
-	uint64_t read_ns, program_ns, cmd_ns, flush_ns, page, units, cache_ns;
-	double bus_mbs, nand_mbs;
+	uint64_t read_ns, program_ns, write_ns, cmd_ns, flush_ns, page, units, cache_ns;
+	double bus_mbs, nand_mbs, write_mbs;
 	int wce, plp;
 	double wa;
 	uint64_t ctrl_free, bus_free, nand_free, written;
+	uint64_t buf_free;   /* the cache takes data at write_mbs */
+	uint64_t programmed; /* when everything written so far is on NAND */
 	uint64_t *die_free;
 };
 
@@ -37,35 +39,43 @@ static uint64_t link(struct ssd *s, uint64_t t, uint32_t len)
 static uint64_t ssd_read(struct dm_disk *d, struct ssd *s, const struct dm_req *r, uint64_t t)
 {
 	uint64_t first = r->offset / s->page, last = (r->offset + r->len - 1) / s->page;
-	uint64_t ready = t;
+	uint64_t done = t;
 
+	/* each page from its die, then over the link as soon as it is read (pipelined) */
 	for (uint64_t pg = first; r->len && pg <= last; pg++) {
 		uint64_t *die = &s->die_free[pg % s->units];
+		uint64_t lo = dm_max(pg * s->page, r->offset);
+		uint64_t hi = (pg + 1) * s->page < r->offset + r->len ? (pg + 1) * s->page
+								      : r->offset + r->len;
 
 		*die = dm_max(t, *die) + s->read_ns;
-		ready = dm_max(ready, *die);
+		done = link(s, *die, (uint32_t)(hi - lo));
 	}
-	return link(s, ready, r->len);
+	return done;
 }
 
 static uint64_t ssd_write(struct dm_disk *d, struct ssd *s, const struct dm_req *r, uint64_t t)
 {
 	double wa = s->written >= d->size ? s->wa : 1.0;
-	uint64_t in = link(s, t, r->len), programmed;
+	uint64_t in = link(s, t, r->len), acked, prog;
 
+	/* the cache takes the data at write_mbs, streaming behind the link */
+	s->buf_free = dm_max(in, dm_max(t, s->buf_free) + dm_xfer_ns(r->len, s->write_mbs));
+	acked = s->buf_free + s->write_ns;
 	s->written += r->len;
 	s->nand_free = dm_max(s->nand_free, in) + dm_xfer_ns((uint64_t)(r->len * wa), s->nand_mbs);
 	/* a page takes program_us whatever else is in flight */
-	programmed = dm_max(s->nand_free, in + s->program_ns);
+	prog = dm_max(s->nand_free, in + s->program_ns);
+	s->programmed = dm_max(s->programmed, prog);
 	d->st.destaged_bytes += r->len;
 	d->st.destage_ops++;
 	if (!s->wce || (r->flags & DM_REQ_FUA))
-		return programmed;
+		return dm_max(prog, acked);
 	d->st.write_cache_absorbed++;
 	/* the cache holds cache_ns of programming: beyond that the write waits for room */
-	if (s->nand_free > in + s->cache_ns)
+	if (s->nand_free > acked + s->cache_ns)
 		return s->nand_free - s->cache_ns;
-	return in;
+	return acked;
 }
 
 static uint64_t ssd_fast(struct dm_disk *d, const struct dm_req *r, uint64_t arrival)
@@ -79,13 +89,15 @@ static uint64_t ssd_fast(struct dm_disk *d, const struct dm_req *r, uint64_t arr
 	case DM_OP_WRITE:
 		return ssd_write(d, s, r, t);
 	case DM_OP_FLUSH:
+		/* with power-loss protection the cache is as good as NAND: the FLUSH costs its
+		 * command; without a cache there is nothing to flush */
 		if (s->plp || !s->wce)
-			return t + s->flush_ns;
+			return t;
 		/* everything acknowledged must be on NAND first */
 		if (s->nand_free > t)
 			d->st.flush_destaged_bytes +=
 			    (uint64_t)((double)(s->nand_free - t) * s->nand_mbs / 1000.0);
-		done = dm_max(t, s->nand_free) + s->flush_ns;
+		done = dm_max(t, s->programmed) + s->flush_ns;
 		return done;
 	default:
 		return t;
@@ -103,6 +115,8 @@ static int ssd_init(struct dm_disk *d, char *why, size_t whylen)
 	}
 	s->read_ns = dm_us(v[DM_P_READ_US]);
 	s->program_ns = dm_us(v[DM_P_PROGRAM_US]);
+	s->write_ns = dm_us(v[DM_P_WRITE_US]);
+	s->write_mbs = v[DM_P_WRITE_MBS];
 	s->cmd_ns = dm_us(v[DM_P_CMD_US]);
 	s->flush_ns = dm_us(v[DM_P_FLUSH_US]);
 	s->page = (uint64_t)(v[DM_P_PAGE_KB] * 1024);
@@ -110,7 +124,7 @@ static int ssd_init(struct dm_disk *d, char *why, size_t whylen)
 	s->bus_mbs = v[DM_P_BUS_MBS];
 	/* MB/s = bytes per us: units x page bytes per program_us */
 	s->nand_mbs = (double)(s->units * s->page) / v[DM_P_PROGRAM_US];
-	s->cache_ns = dm_xfer_ns((uint64_t)(v[DM_P_CACHE_MB] * MiB), s->nand_mbs);
+	s->cache_ns = dm_xfer_ns(dm_cache_bytes(d, v[DM_P_CACHE_MB]), s->nand_mbs);
 	s->wce = v[DM_P_WRITE_CACHE] != 0;
 	s->plp = v[DM_P_PLP] != 0;
 	s->wa = v[DM_P_STEADY_WA];

@@ -26,7 +26,7 @@ struct usb {
 /* The write of [off, off+len) inside one erase block: its cost in ns. */
 static uint64_t usb_write_block(struct dm_disk *d, struct usb *u, uint64_t off, uint64_t len)
 {
-	uint64_t blk = off / u->eb, cost = dm_xfer_ns(len, u->write_mbs);
+	uint64_t blk = off / u->eb, cost = 0;
 	int lru = 0;
 
 	for (int i = 0; i < u->nopen; i++) {
@@ -63,7 +63,8 @@ static uint64_t usb_service(struct dm_disk *d, const struct dm_req *r, uint64_t 
 	case DM_OP_READ:
 		return t + u->read_ns + dm_xfer_ns(r->len, u->bus_mbs);
 	case DM_OP_WRITE:
-		t += dm_xfer_ns(r->len, u->bus_mbs);
+		/* data crosses the bus while the stick programs it: the slower of the two */
+		t += dm_max(dm_xfer_ns(r->len, u->bus_mbs), dm_xfer_ns(r->len, u->write_mbs));
 		while (off < end) {
 			uint64_t n = (off / u->eb + 1) * u->eb - off;
 

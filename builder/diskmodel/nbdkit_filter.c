@@ -9,14 +9,22 @@
  * on top. Virtual time is CLOCK_MONOTONIC since the filter got ready. The model is one per
  * process (one disk per nbdkit), shared by its connections.
  *
+ * A request whose completion the queue cannot tell yet (it waits behind others on a serial
+ * drive) waits on its own condition variable. One waiter at a time holds the timer: it sleeps
+ * until the queue's next decision, advances it, wakes the waiters whose requests got decided,
+ * and hands the timer on when its own is decided. So a decision wakes the threads it concerns,
+ * not all 32 of a queue.
+ *
  * The filter advertises FLUSH and native FUA and models them; it does not pass them to the file
  * (the cell's disk file is scratch: a host fsync would only add the host's disk to the model).
- * nbdkit's --threads bounds the queue depth the model can see (default 16: pass 64). */
+ * nbdkit's --threads bounds the queue depth the model can see (default 16: pass 64). The unix
+ * socket appears a moment before nbdkit accepts on it: wait for --pidfile, or retry connect(). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 #define NBDKIT_API_VERSION 2
@@ -41,7 +49,16 @@ static struct {
 	struct timespec t0;
 	/* the filter's own counters (the model's are in the disk) */
 	uint64_t inflight, qd_sum, qd_max, late_ns, cpu_ns;
+	/* requests waiting for the queue to decide them */
+	struct waiter *waiters;
+	int timer_held;
 } dm = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+struct waiter {
+	struct dm_req *r;
+	pthread_cond_t cond;
+	struct waiter *next;
+};
 
 static int dm_config(nbdkit_next_config *next, nbdkit_backend *nxdata, const char *key,
 		     const char *value)
@@ -83,8 +100,8 @@ static int dm_config_complete(nbdkit_next_config_complete *next, nbdkit_backend 
 	}
 	dm_params_from_model(&dm.params, m);
 	for (int i = 0; i < dm.nover; i++) {
-		if (dm_params_set(&dm.params, dm.over[i].name, dm.over[i].value, why,
-				  sizeof(why)) < 0) {
+		if (dm_params_set(&dm.params, dm.over[i].name, dm.over[i].value, why, sizeof(why)) <
+		    0) {
 			nbdkit_error("dm_%s: %s", dm.over[i].name, why);
 			return -1;
 		}
@@ -107,6 +124,9 @@ static int dm_get_ready(int thread_model)
 			return -1;
 		}
 	}
+	/* nanosleep may wake up to the timer slack late (50 us by default): a flash model's
+	 * whole service time */
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	clock_gettime(CLOCK_MONOTONIC, &dm.t0);
 	return 0;
 }
@@ -183,10 +203,56 @@ static void publish(void)
 	dm_stats_publish(dm.stats, &s);
 }
 
+/* Wake the waiters the queue has decided (lock held). */
+static void wake_decided(void)
+{
+	for (struct waiter *w = dm.waiters; w; w = w->next) {
+		if (w->r->done_set)
+			pthread_cond_signal(&w->cond);
+	}
+}
+
+/* Wait until the queue decides w's request (lock held; see the comment at the top). */
+static void wait_decided(struct waiter *w)
+{
+	struct waiter **pp;
+
+	w->next = dm.waiters;
+	dm.waiters = w;
+	while (!w->r->done_set) {
+		if (dm.timer_held) {
+			pthread_cond_wait(&w->cond, &dm.lock);
+			continue;
+		}
+		dm.timer_held = 1;
+		while (!w->r->done_set) {
+			uint64_t ev = dm_disk_next_event(dm.disk);
+
+			pthread_mutex_unlock(&dm.lock);
+			sleep_until(ev + 1);
+			pthread_mutex_lock(&dm.lock);
+			dm_disk_advance(dm.disk, now_ns());
+			wake_decided();
+		}
+		dm.timer_held = 0;
+	}
+	for (pp = &dm.waiters; *pp != w; pp = &(*pp)->next)
+		;
+	*pp = w->next;
+	/* hand the timer to a waiter still undecided */
+	for (struct waiter *o = dm.waiters; o; o = o->next) {
+		if (!o->r->done_set) {
+			pthread_cond_signal(&o->cond);
+			break;
+		}
+	}
+}
+
 /* Queue the request in virtual time; its completion deadline. */
 static int dm_begin(uint8_t op, uint64_t offset, uint32_t len, uint32_t flags, uint64_t *deadline)
 {
 	struct dm_req r = { .offset = offset, .len = len, .op = op };
+	struct waiter w = { .r = &r, .cond = PTHREAD_COND_INITIALIZER };
 	uint64_t c0 = cpu_ns();
 
 	if (flags & NBDKIT_FLAG_FUA)
@@ -202,17 +268,14 @@ static int dm_begin(uint8_t op, uint64_t offset, uint32_t len, uint32_t flags, u
 		return -1;
 	}
 	dm.inflight++;
-	while (!r.done_set) {
-		uint64_t ev = dm_disk_next_event(dm.disk);
-
-		pthread_mutex_unlock(&dm.lock);
-		sleep_until(ev + 1);
-		pthread_mutex_lock(&dm.lock);
-		dm_disk_advance(dm.disk, now_ns());
-	}
+	/* this arrival may have decided others' requests */
+	wake_decided();
+	if (!r.done_set)
+		wait_decided(&w);
 	dm.cpu_ns += cpu_ns() - c0;
 	publish();
 	pthread_mutex_unlock(&dm.lock);
+	pthread_cond_destroy(&w.cond);
 	*deadline = r.done;
 	return 0;
 }
@@ -267,8 +330,8 @@ static int dm_flush(nbdkit_next *next, void *handle, uint32_t flags, int *err)
 	return 0;
 }
 
-static int dm_trim(nbdkit_next *next, void *handle, uint32_t count, uint64_t offset,
-		   uint32_t flags, int *err)
+static int dm_trim(nbdkit_next *next, void *handle, uint32_t count, uint64_t offset, uint32_t flags,
+		   int *err)
 {
 	uint64_t deadline;
 	int rc;
@@ -280,8 +343,8 @@ static int dm_trim(nbdkit_next *next, void *handle, uint32_t count, uint64_t off
 	return rc;
 }
 
-static int dm_zero(nbdkit_next *next, void *handle, uint32_t count, uint64_t offset,
-		   uint32_t flags, int *err)
+static int dm_zero(nbdkit_next *next, void *handle, uint32_t count, uint64_t offset, uint32_t flags,
+		   int *err)
 {
 	uint64_t deadline;
 	int rc;

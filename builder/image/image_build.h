@@ -5,7 +5,7 @@
  *   image_appliance.c, image_cloud.c, image_import.c     the flavors, each a table of steps;
  *   image_root.c       with the roots two of them build on (debootstrap, or derived from another)
  *   image.c (recipes, manifests, guest files), image_steps.c (progress, logs, the step runner),
- *   image_stage.c, image_modules.c, image_buses.c (the appliance's initramfs), image_inspect.c,
+ *   image_stage.c, image_modules.c (the appliance's initramfs), image_inspect.c,
  *   guestfs_util.c (libguestfs), initramfs.c, elf_deps.c, vmlinux.c     shared helpers
  *
  * This header declares the helpers and the root builds.

@@ -1,7 +1,8 @@
-/* The matrix loader's parts (builder/matrix*.c) and nothing else: loading and reporting at a
+/* The matrix loader's parts (builder/matrix/matrix*.c) and nothing else: loading and reporting at a
  * position (matrix.c), one configuration's cross-references (matrix_config.c), paths into a
  * configuration (matrix_paths.c), expansion into cells with their ids (matrix_expand.c). The
- * claims are checked in builder/claims.c. The public interface is builder/matrix.h. */
+ * claims are checked in builder/report/claims.c. The public interface is builder/matrix/matrix.h.
+ */
 #ifndef ZB_MATRIX_INT_H
 #define ZB_MATRIX_INT_H
 

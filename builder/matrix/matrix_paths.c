@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/util.h"
 #include "matrix_int.h"
 #include "schema.h"
 

@@ -60,7 +60,7 @@ void phases_window_measured(json_t *witness, const json_t *telemetry, const json
 			    const char *phase);
 
 /* The measured figures a claim, a reference or a report may name besides
- * builder/report/metrics.h's. */
+ * builder/matrix/metrics.h's. */
 extern const char *const phases_measured_keys[];
 
 /* Whether `name` is a metric of a record: a metrics.h key, "iozone:TEST" aside, or a measured key,

@@ -94,7 +94,7 @@ int schema_check_value(const struct schema_key *sk, const char *key, const json_
 /* Fill in the defaults of every absent key that has one, recursively. `v` must be valid. */
 void schema_fill_defaults(const struct schema *s, const struct schema_key *root, json_t *v);
 
-/* A matrix's `reference` and `expect` may name the metrics of builder/report/metrics.h and
+/* A matrix's `reference` and `expect` may name the metrics of builder/matrix/metrics.h and
  * "iozone:TEST" with TEST one of schema_iozone_tests (NULL-terminated);
  * builder/report/report_model.c computes them. */
 extern const char *const schema_iozone_tests[];

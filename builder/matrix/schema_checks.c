@@ -10,7 +10,6 @@
 #include "diskmodel/diskmodel.h"
 #include "guest/engine/options.h"
 #include "guest/phase.h"
-#include "phases.h"
 #include "schema_int.h"
 #include "vm/libvirt_uri.h"
 

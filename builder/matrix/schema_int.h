@@ -1,7 +1,7 @@
-/* The matrix schema's parts (builder/schema*.c) and nothing else: the lookup and validation
+/* The matrix schema's parts (builder/matrix/schema*.c) and nothing else: the lookup and validation
  * (schema.c) with the choice-list helpers, the value checks the tables name (schema_checks.c),
  * the zpool and zfs property tables (schema_props.c), the two key tables (schema_keys.c) and
- * their Markdown (schema_doc.c). The public interface is builder/schema.h. */
+ * their Markdown (schema_doc.c). The public interface is builder/matrix/schema.h. */
 #ifndef ZB_SCHEMA_INT_H
 #define ZB_SCHEMA_INT_H
 

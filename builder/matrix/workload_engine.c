@@ -3,9 +3,6 @@
 #include <errno.h>
 #include <string.h>
 
-#include "guest/fio_job.h"
-#include "image/image_build.h"
-
 #define ENGINE_VERSION_MAX 64 /* characters of a recorded version */
 
 const char *workload_engine_name(const json_t *config)

@@ -20,7 +20,7 @@
 int claims_check(const json_t *root, struct zb_error *err);
 
 /* The schema's `check` hooks for claim values (struct schema_key.check): a metric
- * (builder/report/metrics.h, or "iozone:TEST"), a number above 0, a percentage from 0 to under 100,
+ * (builder/matrix/metrics.h, or "iozone:TEST"), a number above 0, a percentage from 0 to under 100,
  * Spearman's rho above 0 and at most 1. 0, or SCHEMA_BAD_VALUE with the message in err. */
 int claims_check_metric(const char *key, const json_t *v, struct zb_error *err);
 int claims_check_number(const char *key, const json_t *v, struct zb_error *err);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "compare_verdict.h"
 #include "core/outdir.h"
 #include "core/util.h"
 #include "matrix/canon.h"
@@ -348,24 +349,9 @@ static void section_paired(struct report_doc *d, const struct compare *c)
 	report_doc_table_end(d);
 }
 
-static const struct {
-	const char *stem, *title;
-	enum report_metric metrics[4];
-	size_t n;
-} figures[] = {
-	{ "iops", "IOPS", { RM_READ_IOPS, RM_WRITE_IOPS }, 2 },
-	{ "bw", "Bandwidth", { RM_READ_BW, RM_WRITE_BW }, 2 },
-	{ "latency",
-	  "Completion latency",
-	  { RM_READ_LAT_MEAN, RM_READ_LAT_P99, RM_WRITE_LAT_MEAN, RM_WRITE_LAT_P99 },
-	  4 },
-};
-
-/* % change against the first axis, one series per metric and value of the other axes (seed
- * 001's "% change vs threads"). */
-/* The plot of one figure: % change against the first axis, one series per metric and values of
- * the other axes. */
-static void figure_plot(const struct compare *c, size_t f, struct report_plot *p)
+/* The plot of figure f (builder/matrix/metrics.h): % change against the first axis, one series
+ * per metric of the figure and values of the other axes (seed 001's "% change vs threads"). */
+static void figure_plot(const struct compare *c, enum metric_figure f, struct report_plot *p)
 {
 	for (size_t i = 0; i < c->n_pairs; i++) {
 		const struct report_cell *ca = c->pairs[i].a;
@@ -374,11 +360,13 @@ static void figure_plot(const struct compare *c, size_t f, struct report_plot *p
 		if (!ca->axis_label || !ca->axis_label[0])
 			continue;
 		others = report_cell_others(c->a, ca, 0);
-		for (size_t j = 0; j < figures[f].n; j++) {
-			enum report_metric m = figures[f].metrics[j];
-			struct change ch = change_of(&c->pairs[i], m);
+		for (int m = 0; m < RM_COUNT; m++) {
+			struct change ch;
 			char *series;
 
+			if (metric_table[m].figure != f)
+				continue;
+			ch = change_of(&c->pairs[i], (enum report_metric)m);
 			if (!ch.present || isnan(ch.pct))
 				continue;
 			series = *others ? xasprintf("%s, %s", metric_table[m].title, others)
@@ -403,14 +391,14 @@ static void section_plots(struct report_doc *d, const struct compare *c, struct 
 	report_doc_para(d, "%% change from A to B against %s; points above 0 are higher in B.",
 			ax->name);
 	axis_file = outdir_name_from(ax->name);
-	for (size_t f = 0; f < ARRAY_SIZE(figures); f++) {
-		char *title = xasprintf("%s: %% change vs %s", figures[f].title, ax->name);
-		char *file = xasprintf("%s-%s.svg", figures[f].stem, axis_file);
+	for (int f = FIGURE_NONE + 1; f < FIGURE_COUNT; f++) {
+		char *title = xasprintf("%s: %% change vs %s", metric_figures[f].title, ax->name);
+		char *file = xasprintf("%s-%s.svg", metric_figures[f].stem, axis_file);
 		struct report_plot p = {
 			.title = title, .ylabel = "% change (B vs A)", .xaxis = ax, .zero_line = 1
 		};
 
-		figure_plot(c, f, &p);
+		figure_plot(c, (enum metric_figure)f, &p);
 		if (p.n_series > 0)
 			pl->draw(pl, d, &p, file);
 		report_plot_release(&p);
@@ -426,6 +414,8 @@ void compare_render(struct report_doc *d, const struct compare *c, struct report
 			c->n_pairs);
 	section_environment(d, c);
 	section_drift(d, c);
+	if (c->tiers)
+		compare_tiers_render(d, c, c->tiers);
 	section_table(d, c);
 	section_paired(d, c);
 	section_plots(d, c, pl);

@@ -6,7 +6,6 @@
 
 #include "core/util.h"
 #include "report.h"
-#include "report_int.h"
 
 static void xml_text(FILE *f, const char *s)
 {

@@ -9,7 +9,6 @@
 #include "core/outdir.h"
 #include "core/util.h"
 #include "report.h"
-#include "report_int.h"
 
 /* The files plotter: gnuplot, then OUTDIR/<rel_dir>/<file>. */
 static void draw_to_file(struct report_plotter *pl, struct report_doc *d,

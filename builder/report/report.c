@@ -10,24 +10,9 @@
 #include "report.h"
 #include "report_int.h"
 
-/* One plot per (axis, figure): IOPS, bandwidth and latency against the axis, one series per
- * metric and value of the other axes, error bars the 95% CI of the mean. */
-static const struct figure {
-	const char *stem, *title, *ylabel;
-	enum report_metric metrics[4];
-	size_t n_metrics;
-} figures[] = {
-	{ "iops", "IOPS", "IOPS", { RM_READ_IOPS, RM_WRITE_IOPS }, 2 },
-	{ "bw", "Bandwidth", "KiB/s", { RM_READ_BW, RM_WRITE_BW }, 2 },
-	{ "latency",
-	  "Completion latency",
-	  "ms",
-	  { RM_READ_LAT_MEAN, RM_READ_LAT_P99, RM_WRITE_LAT_MEAN, RM_WRITE_LAT_P99 },
-	  4 },
-};
-
-/* The plot of one figure against axis k: one series per metric and values of the other axes. */
-static size_t figure_plot(const struct report_run *run, size_t k, const struct figure *fig,
+/* The plot of figure f (builder/matrix/metrics.h) against axis k: one series per metric of the
+ * figure and values of the other axes, error bars the 95% CI of the mean. */
+static size_t figure_plot(const struct report_run *run, size_t k, enum metric_figure f,
 			  struct report_plot *p)
 {
 	size_t points = 0;
@@ -39,11 +24,11 @@ static size_t figure_plot(const struct report_run *run, size_t k, const struct f
 		if (!c->axis_label || !c->axis_label[k])
 			continue;
 		others = report_cell_others(run, c, k);
-		for (size_t j = 0; j < fig->n_metrics; j++) {
-			enum report_metric m = fig->metrics[j];
+		for (int m = 0; m < RM_COUNT; m++) {
 			char *series;
 
-			if (c->stats[m].n == 0 || !report_cell_did(c, m))
+			if (metric_table[m].figure != f || c->stats[m].n == 0 ||
+			    !report_cell_did(c, m))
 				continue;
 			series = *others ? xasprintf("%s, %s", metric_table[m].title, others)
 					 : xstrdup(metric_table[m].title);
@@ -72,14 +57,15 @@ static void section_plots(struct report_doc *d, const struct report_run *run,
 
 		report_doc_heading(d, 3, h);
 		free(h);
-		for (size_t f = 0; f < ARRAY_SIZE(figures); f++) {
-			struct report_plot p = { .ylabel = figures[f].ylabel, .xaxis = ax };
-			char *title = xasprintf("%s vs %s", figures[f].title, ax->name);
+		for (int f = FIGURE_NONE + 1; f < FIGURE_COUNT; f++) {
+			const struct metric_figure_def *fig = &metric_figures[f];
+			struct report_plot p = { .ylabel = fig->ylabel, .xaxis = ax };
+			char *title = xasprintf("%s vs %s", fig->title, ax->name);
 			/* the axis index keeps names apart that the sanitising made equal */
-			char *file = xasprintf("%s-%zu-%s.svg", figures[f].stem, k, axis_file);
+			char *file = xasprintf("%s-%zu-%s.svg", fig->stem, k, axis_file);
 
 			p.title = title;
-			if (figure_plot(run, k, &figures[f], &p) > 0)
+			if (figure_plot(run, k, (enum metric_figure)f, &p) > 0)
 				pl->draw(pl, d, &p, file);
 			free(title);
 			free(file);
@@ -114,6 +100,7 @@ void report_render(struct report_doc *d, const struct report_run *run, struct re
 				"long, or not a JSON object) and %s left out.",
 				run->skipped.lines, run->skipped.lines == 1 ? "" : "s",
 				run->skipped.lines == 1 ? "is" : "are");
+	report_section_warnings(d, run);
 	report_section_environment(d, run);
 	report_section_results(d, run);
 	report_section_cell_checks(d, run);

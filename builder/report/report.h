@@ -17,30 +17,25 @@
 #include "matrix/metrics.h"
 #include "run/results.h"
 
-/* The metrics taken from each record's fio-shaped result (.fio): the report's eight of
- * builder/report/metrics.h, same order, their definitions in metric_table[RM_x]. */
-enum report_metric {
-	RM_READ_IOPS = METRIC_READ_IOPS,
-	RM_WRITE_IOPS = METRIC_WRITE_IOPS,
-	RM_READ_BW = METRIC_READ_BW,
-	RM_WRITE_BW = METRIC_WRITE_BW,
-	RM_READ_LAT_MEAN = METRIC_READ_LAT_MEAN,
-	RM_READ_LAT_P99 = METRIC_READ_LAT_P99,
-	RM_WRITE_LAT_MEAN = METRIC_WRITE_LAT_MEAN,
-	RM_WRITE_LAT_P99 = METRIC_WRITE_LAT_P99,
-	RM_COUNT = METRIC_REPORTED
-};
+/* The report's metrics: the rows of builder/matrix/metrics.h's METRIC_LIST that have a figure
+ * (they come first), as RM_x = METRIC_x; their definitions are metric_table[RM_x]. */
+#define RM_ALIAS_(id, key, how, title, unit, field, r, w, fig) RM_##id = METRIC_##id,
+enum report_metric { METRIC_LIST(RM_ALIAS_) RM_COUNT = METRIC_REPORTED };
+#undef RM_ALIAS_
+
+/* The measured phases that did not measure the disks (report_witness.c): a cell's phase whose
+ * reads reached the disks for less than half (over the engine's timed window where the record
+ * has it), or whose writes reached them for less than half within the window, means over the
+ * cell's ok repeats. Each a sentence naming the cell, the phase, the share, the reason (the ARC,
+ * holes or the page cache, memory past the window) and the usual fix; *n of them, malloc'd
+ * (report_witness_warnings_free). The end of `zbench run` prints them, the report's top shows
+ * them, and `zbench run --strict` fails on them. */
+struct report_run;
+char **report_witness_warnings(const struct report_run *run, size_t *n);
+void report_witness_warnings_free(char **w, size_t n);
 
 /* "read bw (KiB/s)", "read IOPS": a table header. malloc'd. */
 char *report_metric_header(enum report_metric m);
-
-/* Metric m (an enum metric_id: any row of builder/report/metrics.h's table, read as the row says)
- * of a fio-shaped result: 0 with *out in shown units, or -1 when the result does not have it. Sums
- * are over jobs[] and the metric's directions; the mean latency is the completion-count-weighted
- * mean of the jobs' clat_ns.mean; p99 is the largest of the jobs' clat_ns.percentile."99.000000"
- * (an upper bound on the p99 of all the jobs' I/Os together). Latencies of a direction that did no
- * I/O (clat_ns.N == 0 in every job) are absent. */
-int report_fio_metric(const json_t *fio, int m, double *out);
 
 /* One record of cells.jsonl. Borrowed pointers into the run's records. */
 struct report_attempt {
@@ -117,7 +112,7 @@ enum {
 /* Write OUTDIR/report.md, OUTDIR/report.html and the plots under OUTDIR/report-plots/ (file
  * names from axis names made safe: outdir_name_from()), each cell's page as
  * OUTDIR/report-cells/NNN-ID.md and .html (plots under NNN-ID-plots/), and with REPORT_JSON
- * OUTDIR/report.json; all through builder/outdir.h. */
+ * OUTDIR/report.json; all through builder/core/outdir.h. */
 int report_write(const struct report_run *run, const char *outdir, int flags, struct zb_error *err);
 
 /* The report model as JSON (docs/reports.md, "report.json"): the run, each cell with its axis

@@ -9,7 +9,6 @@
 #include "core/outdir.h"
 #include "core/util.h"
 #include "report.h"
-#include "report_int.h"
 
 /* Call op `op` of every writer that has it. */
 #define EACH(d, op, ...)                                                                           \

@@ -1,6 +1,6 @@
 /* Shared between the report's rooms (report_model.c, report_doc.c, plot.c, report_sections.c,
  * claims.c, junit.c, report.c) and nothing else: the run model's small readers and queries, the
- * sections, and claim evaluation. The public interface is builder/report.h. */
+ * sections, and claim evaluation. The public interface is builder/report/report.h. */
 #ifndef ZB_REPORT_INT_H
 #define ZB_REPORT_INT_H
 
@@ -27,7 +27,7 @@ int report_axis_index(const struct report_run *run, const char *name);
 /* Does the cell have every axis value of `match` (axis names to JSON values)? */
 int report_cell_matches(const struct report_run *run, const struct report_cell *c,
 			const json_t *match);
-/* A named metric (builder/report/metrics.h, or "iozone:TEST") over a cell's ok repeats: the count,
+/* A named metric (builder/matrix/metrics.h, or "iozone:TEST") over a cell's ok repeats: the count,
  * *vals (malloc'd, the caller frees) and their summary in *s. */
 size_t report_cell_metric(const struct report_cell *c, const char *metric, double **vals,
 			  struct stats_summary *s);
@@ -59,6 +59,8 @@ void report_cell_render(struct report_doc *d, const struct report_run *run,
 /* "What was measured": per measured phase, IOPS beside the witness figures (only when a record
  * has them). */
 void report_section_witness(struct report_doc *d, const struct report_run *run);
+/* At the report's top: report_witness_warnings(), one paragraph each. */
+void report_section_warnings(struct report_doc *d, const struct report_run *run);
 
 /* ---- claims.c ---------------------------------------------------------------------------- */
 
@@ -72,6 +74,16 @@ struct claim_eval {
 /* Judge one `expect` claim of the run's matrix; release *e with report_claim_eval_release(). */
 void report_claim_eval(const struct report_run *run, const json_t *claim, struct claim_eval *e);
 void report_claim_eval_release(struct claim_eval *e);
+
+/* A reference's shape verdict (builder/report/report_shape.c): Spearman's rho of ours against
+ * the published values within each of the study's groups (`values[].group`), "same shape" only
+ * when every group agrees, else "mixed: ..."; without groups, over all its cells ("same shape",
+ * "opposite shape", "no clear agreement", "n/a"). Malloc'd; *rho the mean over groups. */
+char *report_reference_verdict(const struct report_run *run, const json_t *r, double *rho);
+/* Its rows in the report's shape table: per group and within the groups, or over all cells
+ * and along each axis. */
+void report_reference_shape_rows(struct report_doc *d, const struct report_run *run, size_t i,
+				 const json_t *r);
 void report_section_claims(struct report_doc *d, const struct report_run *run);
 
 #endif

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/util.h"
 #include "report.h"
 
 static int is_word(char c)

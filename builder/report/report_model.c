@@ -25,65 +25,6 @@ int report_num_get(const json_t *obj, const char *key, double *out)
 	return isfinite(*out) ? 0 : -1;
 }
 
-/* One job's figures of metric `def` in direction `dir` into the running sum, weight and max. */
-static int job_metric(const struct metric_def *def, const json_t *d, double *sum, double *weight,
-		      double *max)
-{
-	const json_t *clat = json_object_get(d, "clat_ns");
-	double v, n;
-
-	switch (def->how) {
-	case METRIC_SUM:
-		if (report_num_get(d, def->field, &v) < 0)
-			return 0;
-		*sum += v;
-		return 1;
-	case METRIC_CLAT_MEAN:
-		if (report_num_get(clat, "mean", &v) < 0 || report_num_get(clat, "N", &n) < 0 ||
-		    n <= 0)
-			return 0;
-		*sum += v * n;
-		*weight += n;
-		return 1;
-	case METRIC_CLAT_PCT:
-		if (report_num_get(clat, "N", &n) < 0 || n <= 0 ||
-		    report_num_get(json_object_get(clat, "percentile"), def->pct, &v) < 0)
-			return 0;
-		if (v > *max)
-			*max = v;
-		return 1;
-	}
-	return 0;
-}
-
-int report_fio_metric(const json_t *fio, int m, double *out)
-{
-	static const char *const dirs[] = { "read", "write" };
-	const struct metric_def *def = &metric_table[m];
-	const json_t *jobs = json_object_get(fio, "jobs"), *job;
-	double sum = 0, weight = 0, max = -1;
-	int found = 0;
-	size_t i;
-
-	if ((unsigned)m >= METRIC_COUNT || !json_is_array(jobs) || json_array_size(jobs) == 0)
-		return -1;
-	for (int k = 0; k < 2; k++) {
-		if (!(k == 0 ? def->read : def->write))
-			continue;
-		json_array_foreach (jobs, i, job)
-			found |=
-			    job_metric(def, json_object_get(job, dirs[k]), &sum, &weight, &max);
-	}
-	if (!found)
-		return -1;
-	if (def->how == METRIC_CLAT_MEAN)
-		sum /= weight;
-	else if (def->how == METRIC_CLAT_PCT)
-		sum = max;
-	*out = sum * def->scale;
-	return 0;
-}
-
 char *report_metric_header(enum report_metric m)
 {
 	if (!*metric_table[m].unit)
@@ -269,7 +210,7 @@ static void cell_finish(struct report_cell *c)
 		for (int m = 0; m < RM_COUNT; m++) {
 			double v;
 
-			if (report_fio_metric(json_object_get(a->rec, "fio"), m, &v) == 0)
+			if (metric_read(json_object_get(a->rec, "fio"), (enum metric_id)m, &v) == 0)
 				c->values[m][c->n_values[m]++] = v;
 		}
 	}
@@ -644,10 +585,7 @@ static int iozone_metric(const json_t *fio, const char *test, double *out)
 	return 0;
 }
 
-/* A named metric (builder/report/metrics.h, or "iozone:TEST") of one record's result. A read+write
- * sum is the sum of the report's metrics over the same field, absent when neither direction has it.
- */
-/* A named metric (builder/report/metrics.h, or "iozone:TEST") of one record's result. */
+/* A named metric (builder/matrix/metrics.h, or "iozone:TEST") of one record's result. */
 static int record_metric(const json_t *fio, const char *metric, double *out)
 {
 	const struct metric_def *d;
@@ -657,7 +595,7 @@ static int record_metric(const json_t *fio, const char *metric, double *out)
 	d = metric_find(metric);
 	if (!d)
 		return -1;
-	return report_fio_metric(fio, (enum metric_id)(d - metric_table), out);
+	return metric_read(fio, (enum metric_id)(d - metric_table), out);
 }
 
 int report_cell_did(const struct report_cell *c, int m)

@@ -19,6 +19,8 @@
 #include "core/version.h"
 #include "guest/units.h"
 #include "image/image_zfs_src.h"
+#include "kvm_probe.h"
+#include "matrix/metrics.h"
 #include "matrix/workload_engine.h"
 #include "outcome.h"
 #include "progress.h"
@@ -111,10 +113,13 @@ void cell_progress(struct run_ctx *ctx, struct attempt *cr, int final)
 		return;
 	}
 	format_duration(now_monotonic() - st->t_start, el, sizeof(el));
-	if (st->fio)
-		snprintf(what, sizeof(what), ", read %.0f IOPS, write %.0f IOPS",
-			 results_fio_iops(st->fio, "read"), results_fio_iops(st->fio, "write"));
-	else if (st->detail)
+	if (st->fio) {
+		double r = 0, w = 0;
+
+		metric_read(st->fio, METRIC_READ_IOPS, &r);
+		metric_read(st->fio, METRIC_WRITE_IOPS, &w);
+		snprintf(what, sizeof(what), ", read %.0f IOPS, write %.0f IOPS", r, w);
+	} else if (st->detail)
 		snprintf(what, sizeof(what), ": %.300s", st->detail);
 	else
 		what[0] = '\0';
@@ -459,7 +464,10 @@ static int attempt_boot(struct run_ctx *ctx, struct attempt *cr, const struct ce
 			else
 				snprintf(why, sizeof(why), "the guest printed nothing in %d s",
 					 KVM_PROBE_SECONDS);
-			log_warn("KVM opened but %s; using TCG for this run", why);
+			log_warn("KVM opened but %s; using TCG for this run (remembered for this "
+				 "host's kernel and QEMU: the next run skips the probe)",
+				 why);
+			kvm_probe_run_failed(ctx, why);
 			error_clear(err);
 			snprintf(ctx->accel, sizeof(ctx->accel), "tcg");
 			remove_tree(cr->dir, err);

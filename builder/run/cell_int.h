@@ -6,6 +6,7 @@
 
 #include "cell.h"
 #include "channel.h"
+#include "kvm_probe.h"
 #include "run_int.h"
 #include "vm/disk.h"
 #include "vm/disk_server.h"
@@ -37,8 +38,6 @@ struct attempt {
 };
 
 /* ---- cell.c, for cell_drive.c ---- */
-
-#define KVM_PROBE_SECONDS 15 /* a working KVM guest prints within a second or two */
 
 /* The VM of one attempt (its kernel command line and resources from the cell's config) into
  * *spec; returns the command line spec->cmdline points to, for the caller to free. */

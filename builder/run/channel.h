@@ -42,9 +42,6 @@ enum guest_stream {
 #define GUEST_BUDGET_CONSOLE	       (8u << 20)  /* of console.log on the host's disk */
 #define GUEST_HELLO_FIELD_MAX	       256	   /* the hello's agent and kernel, kept clipped */
 
-/* The record's name of a stream ("samples", "telemetry", "phases", "error", "console"). */
-const char *guest_stream_name(enum guest_stream s);
-
 /* What one attempt at a cell learned from its guest, and the verdict so far. The runner owns it
  * (cell_state_init/cell_state_release); the channel and the runner's deadlines fill it. */
 struct cell_state {

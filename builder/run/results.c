@@ -481,36 +481,3 @@ int results_link_latest(const char *dir, struct zb_error *err)
 	free(parent);
 	return rc;
 }
-
-double results_fio_iops(const json_t *fio, const char *dir)
-{
-	const json_t *jobs = json_object_get(fio, "jobs");
-	double sum = 0;
-	size_t i;
-	json_t *job;
-
-	json_array_foreach (jobs, i, job)
-		sum += json_number_value(json_object_get(json_object_get(job, dir), "iops"));
-	return sum;
-}
-
-double results_fio_metric(const json_t *fio, const char *name)
-{
-	const struct metric_def *d = metric_find(name);
-	const json_t *jobs = json_object_get(fio, "jobs");
-	double sum = 0;
-	size_t i;
-	json_t *job;
-
-	if (!json_array_size(jobs) || !d || d->how != METRIC_SUM)
-		return NAN;
-	json_array_foreach (jobs, i, job) {
-		if (d->read)
-			sum += json_number_value(
-			    json_object_get(json_object_get(job, "read"), d->field));
-		if (d->write)
-			sum += json_number_value(
-			    json_object_get(json_object_get(job, "write"), d->field));
-	}
-	return sum;
-}

@@ -101,13 +101,6 @@ int results_read_manifest_path(const char *path, json_t **out, struct zb_error *
 json_t *results_parse_manifest(const char *label, const char *buf, size_t len,
 			       struct zb_error *err);
 
-/* Sum of jobs[].<dir>.iops of a fio-shaped result (dir "read" or "write"); 0 if absent. */
-double results_fio_iops(const json_t *fio, const char *dir);
-
-/* A named metric of a fio-shaped result, summed over jobs: iops, read_iops, write_iops, bw,
- * read_bw, write_bw (bw in KiB/s). NAN if the name is unknown or the result has no jobs. */
-double results_fio_metric(const json_t *fio, const char *name);
-
 /* Point PARENT/latest at the run directory `dir` (PARENT/NAME): a relative symlink "NAME",
  * made through outdir_symlink() (an existing `latest` symlink is replaced, never followed). */
 int results_link_latest(const char *dir, struct zb_error *err);

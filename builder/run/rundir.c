@@ -14,9 +14,9 @@
 
 #include "cell.h"
 #include "core/log.h"
-#include "core/term.h"
 #include "core/util.h"
 #include "core/version.h"
+#include "vm/disk_server.h"
 #include "vm/vm.h"
 
 /* ---- what the run is ----------------------------------------------------------------------- */
@@ -56,8 +56,12 @@ static int load_resumed(struct run_ctx *ctx, struct zb_error *err)
 		return error_set(err, EINVAL, "'%s/manifest.json' lacks the matrix or image",
 				 ctx->dir);
 	ctx->matrix_text = json_dumps(json_object_get(mm, "content"), JSON_INDENT(2));
-	return matrix_load_buffer(ctx->matrix_path, ctx->matrix_text, strlen(ctx->matrix_text),
-				  &ctx->m, err);
+	if (matrix_load_buffer(ctx->matrix_path, ctx->matrix_text, strlen(ctx->matrix_text),
+			       &ctx->m, err) < 0)
+		return -1;
+	if (ctx->o->repeats_total > ctx->m->repeats)
+		ctx->m->repeats = ctx->o->repeats_total;
+	return 0;
 }
 
 /* The options a resumed run keeps from its manifest unless the command line says otherwise. */
@@ -151,24 +155,10 @@ int rundir_load(struct run_ctx *ctx, struct zb_error *err)
 
 /* ---- a new run ----------------------------------------------------------------------------- */
 
-static char *qemu_version(void)
-{
-	char *const argv[] = { "qemu-system-x86_64", "--version", NULL };
-	char *out = NULL;
-	struct zb_error e;
-
-	if (run_capture(argv, "/dev/null", 4096, &out, &e) != 0) {
-		free(out);
-		return xstrdup("unknown");
-	}
-	out[strcspn(out, "\n")] = '\0';
-	return out;
-}
-
 static json_t *host_info(void)
 {
 	struct utsname u;
-	char *qv = qemu_version();
+	char *qv = vm_qemu_version();
 	json_t *h;
 
 	uname(&u);
@@ -268,75 +258,24 @@ static int start_new(struct run_ctx *ctx, struct zb_error *err)
 
 /* ---- a resumed run ------------------------------------------------------------------------- */
 
-int rundir_cmdline_is_leftover(const char *cmdline, size_t len, const char *cells)
+/* Kill what a killed zbench left in RUNDIR: the backend's VMs that outlived it (their own
+ * process group; vm_ops.reap), their modelled disks' servers (disk_servers_reap()), and disk
+ * images. */
+static void cleanup_leftovers(struct run_ctx *ctx)
 {
-	char *buf = xmalloc(len + 1);
-	int found;
+	int killed = ctx->vm_ops->reap(ctx->res.dir);
+	int servers = disk_servers_reap(ctx->res.dir);
+	int removed = results_remove_leftovers(&ctx->res);
 
-	memcpy(buf, cmdline, len);
-	buf[len] = '\0';
-	for (size_t k = 0; k < len; k++)
-		if (buf[k] == '\0')
-			buf[k] = ' ';
-	/* a modelled disk's nbdkit names its image and counters there (disk_server.h) */
-	found = (strstr(buf, "qemu-system") || strstr(buf, "nbdkit")) && strstr(buf, cells);
-	if (!found && strstr(buf, "qemu-system")) {
-		char *quoted = vm_qemu_opt_quote(cells);
-
-		found = strstr(buf, quoted) != NULL;
-		free(quoted);
-	}
-	free(buf);
-	return found;
-}
-
-/* Kill what a killed zbench left in RUNDIR: QEMU and nbdkit processes whose command line names a
- * file under RUNDIR/cells/ (their own process groups outlived us), and disk images. */
-static void cleanup_leftovers(struct results *res)
-{
-	const char *run_dir = res->dir;
-	char *cells = xasprintf("%s/cells/", run_dir);
-	char *abs = realpath(run_dir, NULL);
-	char *abs_cells = abs ? xasprintf("%s/cells/", abs) : xstrdup(cells);
-	DIR *proc = opendir("/proc");
-	struct dirent *de;
-	int killed = 0, removed = 0;
-
-	while (proc && (de = readdir(proc))) {
-		char path[64], buf[8192];
-		ssize_t n;
-		int fd;
-		pid_t pid = (pid_t)atoi(de->d_name);
-
-		if (pid <= 0 || pid == getpid())
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		n = read(fd, buf, sizeof(buf));
-		close(fd);
-		if (n <= 0)
-			continue;
-		if (rundir_cmdline_is_leftover(buf, (size_t)n, abs_cells) ||
-		    rundir_cmdline_is_leftover(buf, (size_t)n, cells)) {
-			kill(pid, SIGKILL);
-			killed++;
-		}
-	}
-	if (proc)
-		closedir(proc);
-	removed = results_remove_leftovers(res);
-	if (killed || removed)
-		log_warn("resume: stopped %d QEMU or nbdkit process%s and removed %d disk image%s left by "
-			 "the interrupted run",
-			 killed, killed == 1 ? "" : "es", removed, removed == 1 ? "" : "s");
+	if (killed || servers || removed)
+		log_warn("resume: stopped %d %s VM%s and %d disk server%s and removed %d disk "
+			 "image%s left by the interrupted run",
+			 killed, ctx->vm_ops->name, killed == 1 ? "" : "s", servers,
+			 servers == 1 ? "" : "s", removed, removed == 1 ? "" : "s");
+	killed += servers;
 	/* give the kernel a moment to reap the killed processes' file locks */
 	if (killed)
 		usleep(200 * 1000);
-	free(cells);
-	free(abs);
-	free(abs_cells);
 }
 
 static int start_resumed(struct run_ctx *ctx, struct zb_error *err)
@@ -360,7 +299,7 @@ static int start_resumed(struct run_ctx *ctx, struct zb_error *err)
 	ctx->lock_fd = results_lock(&ctx->res, err);
 	if (ctx->lock_fd < 0)
 		return -1;
-	cleanup_leftovers(&ctx->res);
+	cleanup_leftovers(ctx);
 	if (done_map_load(&ctx->dm, ctx->dir, err) < 0)
 		return -1;
 	resumed = json_object_get(man, "resumed");

@@ -41,10 +41,4 @@ int done_map_next(const struct done_map *dm, const struct cell *cell, int repeat
 /* ctx->done and ctx->ok as the records in the run directory have them. */
 int done_map_count(struct run_ctx *ctx, struct zb_error *err);
 
-/* Whether a process command line (`len` bytes as /proc/PID/cmdline holds it: arguments
- * separated by NULs) is a QEMU left by a killed run: a qemu-system process that names a file
- * under `cells` (a directory path ending in '/'), as it is or as vm_qemu_opt_quote() puts it
- * into an option (the `opaque=` label of every file passed as a descriptor: commas doubled). */
-int rundir_cmdline_is_leftover(const char *cmdline, size_t len, const char *cells);
-
 #endif

@@ -22,6 +22,7 @@
 #include "core/term.h"
 #include "core/util.h"
 #include "devices.h"
+#include "matrix/metrics.h"
 #include "progress.h"
 #include "rundir.h"
 #include "vm/disk.h"
@@ -42,6 +43,8 @@ static int choose_backend(struct run_ctx *ctx, struct zb_error *err)
 	int shared = o->shared_paths || json_is_true(json_object_get(opts, "shared_paths"));
 	/* a URI from a manifest or a matrix may not choose a connection that runs a program */
 	enum libvirt_uri_source src = LIBVIRT_URI_COMMAND_LINE;
+	/* --hosts and --libvirt-uri mean the backend that runs VMs on hosts */
+	const char *hosts_backend = vm_backend_with(VM_CAP_HOSTS)->name;
 
 	if (man && !hosts && !uri) {
 		hosts = json_string_value(json_object_get(opts, "hosts"));
@@ -50,19 +53,22 @@ static int choose_backend(struct run_ctx *ctx, struct zb_error *err)
 	}
 	if (!name && (o->hosts || o->libvirt_uri) && o->backend &&
 	    !vm_backend_has(o->backend, VM_CAP_HOSTS))
-		return error_set(err, EINVAL, "%s is for the libvirt backend, not --backend %s",
-				 o->hosts ? "--hosts" : "--libvirt-uri", o->backend);
+		return error_set(err, EINVAL,
+				 "%s is for a backend that runs VMs on hosts (%s), not "
+				 "--backend %s",
+				 o->hosts ? "--hosts" : "--libvirt-uri", hosts_backend, o->backend);
 	if (!name)
 		name = o->backend;
 	if (!name && (hosts || o->libvirt_uri))
-		name = "libvirt";
+		name = hosts_backend;
 	if (!name)
 		name = json_string_value(json_object_get(ctx->m->json, "backend"));
 	if (!name)
-		name = "qemu";
+		name = VM_BACKEND_DEFAULT;
 	ctx->vm_ops = vm_backend(name);
 	if (!ctx->vm_ops)
-		return error_set(err, EINVAL, "unknown backend '%s' (qemu or libvirt)", name);
+		return error_set(err, EINVAL, "unknown backend '%s' (%s)", name,
+				 VM_BACKEND_CHOICES);
 	if (vm_ops_check(ctx->vm_ops, err) < 0)
 		return -1;
 	if (!(ctx->vm_ops->caps & VM_CAP_HOSTS)) {
@@ -238,12 +244,25 @@ int schedule_shard(const struct cell *cell, int count)
 /* One (cell, repeat, side) task: nothing if the cell belongs to another shard (every side of
  * a cell is in the cell's shard), counted if the done map settled it, else cell_run() from its
  * next attempt. */
+/* Whether the run takes the cell at all: its shard, and run_options.only_cells. */
+static int cell_wanted(const struct run_ctx *ctx, const struct cell *cell)
+{
+	if (ctx->shard_count > 1 && schedule_shard(cell, ctx->shard_count) != ctx->shard_index - 1)
+		return 0;
+	if (!ctx->o->only_cells)
+		return 1;
+	for (size_t i = 0; i < ctx->o->n_only_cells; i++)
+		if (!strcmp(ctx->o->only_cells[i], cell->id))
+			return 1;
+	return 0;
+}
+
 static int run_or_skip(struct run_ctx *ctx, const struct done_map *dm, const struct cell *cell,
 		       int r, int side, struct zb_error *err)
 {
 	int ok, attempt;
 
-	if (ctx->shard_count > 1 && schedule_shard(cell, ctx->shard_count) != ctx->shard_index - 1)
+	if (!cell_wanted(ctx, cell))
 		return 0;
 	attempt = done_map_next(dm, cell, r, side, ctx->m_retries, &ok);
 	if (attempt == 0) {
@@ -263,6 +282,7 @@ static double side_cv(const json_t *records, const struct cell *cell, const char
 		      const char *metric, size_t *n)
 {
 	double *v = xcalloc(json_array_size(records) + 1, sizeof(*v));
+	const struct metric_def *def = metric_find(metric);
 	struct stats_summary st;
 	size_t i;
 	json_t *rec;
@@ -277,8 +297,8 @@ static double side_cv(const json_t *records, const struct cell *cell, const char
 		if (!id || strcmp(id, cell->id) || !oc || strcmp(oc, "ok") ||
 		    strcmp(side ? side : "A", label))
 			continue;
-		x = results_fio_metric(json_object_get(rec, "fio"), metric);
-		if (!isnan(x))
+		if (def && metric_read(json_object_get(rec, "fio"),
+				       (enum metric_id)(def - metric_table), &x) == 0)
 			v[(*n)++] = x;
 	}
 	stats_summarize(v, *n, &st);
@@ -734,8 +754,7 @@ int schedule_run(struct run_ctx *ctx, struct zb_error *err)
 	progress_init(&ctx->prog, ctx->m->n_cells, schedule_workers(ctx), ctx->is_tty,
 		      terminal_columns());
 	for (size_t i = 0; i < ctx->m->n_cells; i++)
-		if (ctx->shard_count < 2 ||
-		    schedule_shard(&ctx->m->cells[i], ctx->shard_count) == ctx->shard_index - 1) {
+		if (cell_wanted(ctx, &ctx->m->cells[i])) {
 			ctx->ncells_total += ctx->m->repeats * ctx->nsides;
 			progress_plan(&ctx->prog, i, ctx->m->repeats * ctx->nsides);
 		}

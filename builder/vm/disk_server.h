@@ -74,5 +74,8 @@ json_t *disk_servers_record(const struct disk_servers *sv);
  * remove its counters' file; the log stays in the cell directory. Safe to call twice. */
 void disk_servers_stop(struct disk_servers *sv);
 void disk_servers_release(struct disk_servers *sv);
+/* For a resumed run: SIGKILL every nbdkit whose command line names a file under RUN_DIR/cells/
+ * (vm_reap_processes()), the servers of a killed zbench's orphaned VMs. How many. */
+int disk_servers_reap(const char *run_dir);
 
 #endif

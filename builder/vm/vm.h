@@ -133,6 +133,11 @@ struct vm_ops {
 	 * NULL: the disks keep their limits from the start. */
 	int (*disk_limits)(struct vm *vm, const struct vm_disk *disks, int ndisks, int on,
 			   struct zb_error *err);
+	/* Before a resumed run starts its cells: stop what a killed zbench left of this backend's
+	 * VMs for the run directory `run_dir` (processes that outlived it, each naming a file under
+	 * RUN_DIR/cells/). Returns how many it stopped. Mandatory: leftovers a resume cannot find
+	 * would run beside the resumed cells, on their disks. */
+	int (*reap)(const char *run_dir);
 };
 
 /* ---- the qemu backend's QEMU process (vm_qemu.c, docs/security.md) ---- */
@@ -169,16 +174,45 @@ int vm_qemu_cmdline(const struct vm_spec *s, const struct vm_qemu_user *user, ch
 int vm_libvirt_domain_xml(const struct vm_spec *s, const char *name, const unsigned char uuid[16],
 			  char **paths, int remote, char **xml, struct zb_error *err);
 
-/* The backend named `name`, or NULL. Only tables that pass vm_ops_check() are returned (each
- * is checked once, on first use). */
+/* Every backend, in one list: X(ops table, "name"), its table's name. vm_backends[] (vm.c), the
+ * schema's choices for "backend" and --backend's come from it; the first row is the default. A
+ * new backend is its ops table and one row here. */
+#define VM_BACKEND_LIST(X)                                                                         \
+	X(vm_qemu_ops, "qemu")                                                                     \
+	X(vm_libvirt_ops, "libvirt")
+
+#define VM_BACKEND_DECL_(ops, name) extern const struct vm_ops ops;
+VM_BACKEND_LIST(VM_BACKEND_DECL_)
+#undef VM_BACKEND_DECL_
+
+/* The default: the list's first row (the schema's default for "backend"). */
+#define VM_BACKEND_DEFAULT "qemu"
+
+/* "qemu|libvirt": the schema's choices for "backend" (a constant expression). */
+#define VM_BACKEND_CHOICE_(ops, name) "|" name
+#define VM_BACKEND_CHOICES	      (VM_BACKEND_LIST(VM_BACKEND_CHOICE_) + 1)
+
+/* The backend named `name`, or NULL. Only tables that pass vm_ops_check() and carry their row's
+ * name are returned (each is checked once, on first use). */
 const struct vm_ops *vm_backend(const char *name);
+/* The default backend (the list's first), or the first with every flag of `caps` (the backend
+ * --hosts means); NULL if none has them. */
+const struct vm_ops *vm_backend_with(unsigned caps);
 /* Whether the backend named `name` exists and has every flag of `caps` (enum vm_cap). */
 int vm_backend_has(const char *name, unsigned caps);
 /* 0 if an ops table is whole: a name, every mandatory hook, only known capability flags, and
  * the hooks its flags need; else -1 with err naming the backend and what is wrong. */
 int vm_ops_check(const struct vm_ops *ops, struct zb_error *err);
 
-extern const struct vm_ops vm_qemu_ops;
-extern const struct vm_ops vm_libvirt_ops; /* vm_libvirt.c */
+/* The first line of `qemu-system-x86_64 --version`, or "unknown"; malloc'd. */
+char *vm_qemu_version(void);
+
+/* For reap(): whether a /proc/PID/cmdline (`len` bytes, NUL-separated) is `program`'s and names
+ * a file under `cells` (RUN_DIR/cells/), as written or as vm_qemu_opt_quote() writes it into an
+ * option's value. */
+int vm_cmdline_is_leftover(const char *cmdline, size_t len, const char *program, const char *cells);
+/* SIGKILL every process of `program` (other than this one) whose command line names a file under
+ * RUN_DIR/cells/ (its path as given, or absolute); returns how many. */
+int vm_reap_processes(const char *run_dir, const char *program);
 
 #endif

@@ -41,7 +41,6 @@
 #include "core/cleanup.h"
 #include "core/outdir.h"
 #include "core/util.h"
-#include "disk.h"
 #include "libvirt_uri.h"
 #include "vm.h"
 
@@ -786,6 +785,14 @@ static uint64_t lv_console_bytes(struct vm *vm)
 	return (uint64_t)st.st_size;
 }
 
+/* The embedded driver's QEMU (a local connection's) outlives a killed zbench as the qemu
+ * backend's does, and names the same cell files. A domain on another machine is that machine's
+ * process, not reachable from here. */
+static int lv_reap(const char *run_dir)
+{
+	return vm_reap_processes(run_dir, "qemu-system");
+}
+
 const struct vm_ops vm_libvirt_ops = {
 	.name = "libvirt",
 	.caps = VM_CAP_HOSTS,
@@ -798,4 +805,5 @@ const struct vm_ops vm_libvirt_ops = {
 	.stop = lv_stop,
 	.pid = lv_pid,
 	.free = lv_free,
+	.reap = lv_reap,
 };

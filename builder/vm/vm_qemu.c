@@ -415,6 +415,12 @@ static int qemu_disk_limits(struct vm *vm, const struct vm_disk *disks, int ndis
 	return rc;
 }
 
+/* Our QEMU runs in its own process group, so it outlives a killed zbench. */
+static int qemu_reap(const char *run_dir)
+{
+	return vm_reap_processes(run_dir, "qemu-system");
+}
+
 const struct vm_ops vm_qemu_ops = {
 	.name = "qemu",
 	.caps = VM_CAP_CLOUD_DISK | VM_CAP_DISK_MODELS,
@@ -428,4 +434,5 @@ const struct vm_ops vm_qemu_ops = {
 	.free = qemu_free,
 	.boot = qemu_boot,
 	.disk_limits = qemu_disk_limits,
+	.reap = qemu_reap,
 };

@@ -1,6 +1,15 @@
 /* io_uring through liburing: queue() fills a submission queue entry, commit() submits them all
  * with one io_uring_enter, getevents() waits for completions and copies a batch of CQEs out so
- * event() can read them; the batch is released from the ring at the next getevents(). */
+ * event() can read them; the batch is released from the ring at the next getevents().
+ *
+ * The ring is set up as fio 3.33 sets up its own (engines/io_uring.c): a completion queue of
+ * iodepth entries, COOP_TASKRUN, and SINGLE_ISSUER|DEFER_TASKRUN, each dropped when the kernel
+ * refuses it. Without them (liburing's defaults) every completion queues its task work with a
+ * signal-style notification that interrupts the worker (or wakes it) once per I/O; with
+ * DEFER_TASKRUN the completions wait until the worker enters the kernel to get events. So
+ * commit() enters with IORING_ENTER_GETEVENTS, as fio's commit does: the one io_uring_enter per
+ * submission also posts what has completed, and getevents() mostly finds it in the ring
+ * without a system call (docs/engine.md, "Cost per I/O against fio"). */
 #include <errno.h>
 #include <liburing.h>
 #include <stdlib.h>
@@ -13,6 +22,26 @@ struct uring_data {
 	unsigned nseen;		    /* CQEs of the last batch still to advance past */
 	unsigned depth;
 };
+
+/* fio's ring flags, most first; each refused one (EINVAL on an older kernel) is dropped. The
+ * worker that sets the ring up is the only one that submits to it (SINGLE_ISSUER). 0 or -errno. */
+static int uring_setup(struct uring_data *d)
+{
+	static const unsigned tries[] = {
+		IORING_SETUP_CQSIZE | IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER |
+		    IORING_SETUP_DEFER_TASKRUN,
+		IORING_SETUP_CQSIZE | IORING_SETUP_COOP_TASKRUN,
+		IORING_SETUP_CQSIZE,
+	};
+	int ret = -EINVAL;
+
+	for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]) && ret == -EINVAL; i++) {
+		struct io_uring_params p = { .flags = tries[i], .cq_entries = d->depth };
+
+		ret = io_uring_queue_init_params(d->depth, &d->ring, &p); /* -errno */
+	}
+	return ret;
+}
 
 static int uring_init(struct ioengine_thread *t)
 {
@@ -27,7 +56,7 @@ static int uring_init(struct ioengine_thread *t)
 		free(d);
 		return -ENOMEM;
 	}
-	ret = io_uring_queue_init(d->depth, &d->ring, 0); /* -errno */
+	ret = uring_setup(d);
 	if (ret < 0) {
 		free(d->cqes);
 		free(d);
@@ -74,8 +103,9 @@ static int uring_commit(struct ioengine_thread *t)
 	struct uring_data *d = t->priv;
 	int ret;
 
+	/* one io_uring_enter, with GETEVENTS so deferred completions are posted (see the top) */
 	do
-		ret = io_uring_submit(&d->ring);
+		ret = io_uring_submit_and_get_events(&d->ring);
 	while (ret == -EINTR || ret == -EAGAIN);
 	return ret < 0 ? ret : 0;
 }

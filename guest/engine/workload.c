@@ -267,7 +267,14 @@ static void *shared_alloc(size_t len)
 }
 
 /* A worker process (thread=0): run, then leave without atexit handlers or stdio flushes (they
- * belong to the parent). It dies with the parent, so a killed run leaves no I/O behind. */
+ * belong to the parent). It dies with the parent, so a killed run leaves no I/O behind.
+ *
+ * Each worker is the leader of a session of its own, as each of fio's job processes is (fio's
+ * thread_main() calls setsid()). Where the kernel groups tasks by session for scheduling
+ * (CONFIG_SCHED_AUTOGROUP, on in Debian's kernels and this host's), that gives every worker a
+ * CPU share of its own, as fio's get: measured on this 2-core host under load, 4 workers in one
+ * session got about half of what fio's 4 did (docs/engine.md, "Cost per I/O against fio").
+ * Signals still reach them: the parent's death kills them (PR_SET_PDEATHSIG). */
 static pid_t workload_parent;
 
 static void worker_process(struct workload_thread *t)
@@ -275,6 +282,7 @@ static void worker_process(struct workload_thread *t)
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != workload_parent) /* the parent died before prctl */
 		_exit(1);
+	setsid();
 	workload_worker_main(t);
 	_exit(0);
 }

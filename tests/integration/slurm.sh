@@ -83,9 +83,22 @@ stop_slurm() {
 		[ -z "$(squeue -h -t R,CG 2>/dev/null)" ] && break
 		sleep 0.5
 	done
+	pids=
 	for d in slurmd slurmctld munged; do
-		[ -s "$S/$d.pid" ] && kill "$(cat "$S/$d.pid")" 2>/dev/null
+		[ -s "$S/$d.pid" ] && pids="$pids $(cat "$S/$d.pid")"
 	done
+	# shellcheck disable=SC2086 # a list of pids
+	[ -n "$pids" ] && kill $pids 2>/dev/null
+	# until they have exited (munged writes its seed file on the way out)
+	for _ in $(seq 1 40); do
+		alive=
+		for p in $pids; do
+			case $(ps -o stat= -p "$p" 2>/dev/null) in '' | Z*) ;; *) alive=yes ;; esac
+		done
+		[ -z "$alive" ] && return 0
+		sleep 0.5
+	done
+	echo "slurm: a daemon did not stop:$pids"
 }
 trap stop_slurm EXIT
 
@@ -168,6 +181,11 @@ check "the merge job wrote the report" [ -s "$m/report.md" -a -s "$m/report.html
 check "zbench report accepts the merged run" [ $? -eq 0 ]
 check "no QEMU process left" [ "$(qemus)" -eq 0 ]
 t_array=$(($(date +%s) - t_start))
+# where the time went: each job's run time as Slurm counts it, the accelerator the cells had
+for j in "$img" "${arr}_1" "${arr}_2" "$mrg"; do
+	scontrol show job -o "$j" | sed -n 's/^JobId=\([0-9]*\) .*JobName=\([^ ]*\) .*RunTime=\([^ ]*\) .*/    job \1 \2 ran \3/p'
+done
+echo "    accel: $(jq -r .accel "$m/manifest.json"), cells: $(jq -r '"\(.boot) \(.wall_seconds | floor) s"' "$m/cells.jsonl" | paste -sd, -)"
 
 # --- 2. what must fail -----------------------------------------------------------------------
 # The task script of run 1, submitted by hand as an array of 3 for its 2 shards.

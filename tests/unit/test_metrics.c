@@ -1,5 +1,5 @@
-/* builder/matrix/metrics.c: the one metrics table, and that the readers built on it (the report's
- * report_fio_metric() and results_fio_metric(), which run.c's adaptive search uses) agree. */
+/* builder/matrix/metrics.c: the one metrics table, its one reader (metric_read(): the report,
+ * compare, export and the adaptive search), and the schema's lists derived from it. */
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,7 +9,6 @@
 #include "matrix/metrics.h"
 #include "matrix/schema.h"
 #include "report/report.h"
-#include "run/results.h"
 
 static const char *fio_text =
     "{\"jobs\":[{\"read\":{\"iops\":100,\"bw\":400,\"clat_ns\":{\"N\":10,\"mean\":2000000}},"
@@ -37,24 +36,20 @@ int main(void)
 	CHECK_STR(metric_table[RM_WRITE_LAT_P99].key, "write_lat_p99");
 	CHECK(!metric_table[RM_READ_LAT_MEAN].higher_is_better);
 	CHECK(metric_table[RM_WRITE_BW].higher_is_better);
-	/* the two readers agree on every summed metric of the table, the read+write sums too:
-	 * report_fio_metric() reads each row as the table says, with no list of its own */
-	for (int m = 0; m < METRIC_COUNT; m++) {
-		if (metric_table[m].how != METRIC_SUM)
-			continue;
-		CHECK(report_fio_metric(fio, m, &v) == 0);
-		CHECK(v == results_fio_metric(fio, metric_table[m].key));
-	}
-	CHECK(results_fio_metric(fio, "iops") == 165);
-	CHECK(results_fio_metric(fio, "bw") == 660);
-	CHECK(results_fio_metric(fio, "write_iops") == 55);
-	/* latencies are the report's only (results_fio_metric() does not weight them) */
-	CHECK(isnan(results_fio_metric(fio, "read_lat_mean")));
-	CHECK(isnan(results_fio_metric(fio, "nonsense")));
-	CHECK(report_fio_metric(fio, RM_READ_LAT_MEAN, &v) == 0 && fabs(v - 3) < 1e-9);
-	CHECK(report_fio_metric(fio, RM_WRITE_LAT_MEAN, &v) < 0);
-	CHECK(report_fio_metric(fio, METRIC_IOPS, &v) == 0 && v == 165);
-	CHECK(report_fio_metric(fio, METRIC_COUNT, &v) < 0);
+	/* one reader: each row read as the table says, with no list of its own */
+	CHECK(metric_table_check() == 0);
+	CHECK(metric_read(fio, METRIC_IOPS, &v) == 0 && v == 165);
+	CHECK(metric_read(fio, METRIC_BW, &v) == 0 && v == 660);
+	CHECK(metric_read(fio, METRIC_WRITE_IOPS, &v) == 0 && v == 55);
+	CHECK(metric_read(fio, METRIC_READ_LAT_MEAN, &v) == 0 && fabs(v - 3) < 1e-9);
+	CHECK(metric_read(fio, METRIC_WRITE_LAT_MEAN, &v) < 0);
+	CHECK(metric_read(fio, METRIC_COUNT, &v) < 0);
+	CHECK(metric_read(NULL, METRIC_IOPS, &v) < 0);
+	/* each figure shows the report's metrics that name it, in table order */
+	CHECK(metric_table[METRIC_READ_IOPS].figure == FIGURE_IOPS);
+	CHECK(metric_table[METRIC_WRITE_LAT_P99].figure == FIGURE_LATENCY);
+	CHECK(metric_table[METRIC_IOPS].figure == FIGURE_NONE);
+	CHECK_STR(metric_figures[FIGURE_LATENCY].stem, "latency");
 	json_decref(fio);
 	/* p99: the largest of the jobs' percentile the table names, of jobs that did such I/O */
 	fio = json_loads("{\"jobs\":[{\"read\":{\"clat_ns\":{\"N\":3,\"percentile\":"
@@ -63,12 +58,12 @@ int main(void)
 			 "\"N\":2,\"percentile\":{\"99.000000\":7000000}}}}]}",
 			 0, NULL);
 	CHECK(fio != NULL);
-	CHECK(report_fio_metric(fio, RM_READ_LAT_P99, &v) == 0 && fabs(v - 7) < 1e-9);
-	CHECK(report_fio_metric(fio, RM_WRITE_LAT_P99, &v) < 0);
+	CHECK(metric_read(fio, METRIC_READ_LAT_P99, &v) == 0 && fabs(v - 7) < 1e-9);
+	CHECK(metric_read(fio, METRIC_WRITE_LAT_P99, &v) < 0);
 	json_decref(fio);
 
 	/* the schema's lists are the table's: adaptive.metric's choices are exactly the summed
-	 * metrics (results_fio_metric() reads only those), a claim may name every metric, and the
+	 * metrics (their CV is the adaptive search's), a claim may name every metric, and the
 	 * message for an unknown one lists them all */
 	{
 		const struct schema_key *ad = schema_find(&schema_matrix, "adaptive.metric");

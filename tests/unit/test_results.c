@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "core/util.h"
+#include "matrix/metrics.h"
 #include "run/results.h"
 
 /* Feed `text` in pieces of `piece` bytes with lines of at most 16 bytes kept, 40 in all. */
@@ -163,9 +164,12 @@ int main(void)
 	fio = json_loads("{\"jobs\":[{\"read\":{\"iops\":10.5},\"write\":{\"iops\":2}},"
 			 "{\"read\":{\"iops\":1.5},\"write\":{\"iops\":3}}]}",
 			 0, NULL);
-	CHECK(results_fio_iops(fio, "read") == 12.0);
-	CHECK(results_fio_iops(fio, "write") == 5.0);
-	CHECK(results_fio_iops(fio, "trim") == 0.0);
+	{
+		double v = 0;
+
+		CHECK(metric_read(fio, METRIC_READ_IOPS, &v) == 0 && v == 12.0);
+		CHECK(metric_read(fio, METRIC_WRITE_IOPS, &v) == 0 && v == 5.0);
+	}
 	json_decref(fio);
 
 	CHECK(remove_tree(tmpl, &err) == 0);

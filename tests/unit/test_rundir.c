@@ -1,12 +1,11 @@
-/* A resumed run finds the QEMU (and nbdkit) processes a killed zbench left behind by the cell directory in
- * their command line (rundir_cmdline_is_leftover): as written, or as vm_qemu_opt_quote() puts
- * a path into an option's value (every file reaches QEMU as a descriptor whose `opaque=` label
- * is the quoted path: a ',' doubled). */
+/* A resumed run's backend (vm_ops.reap) finds the QEMU processes a killed zbench left behind by
+ * the cell directory in their command line (vm_cmdline_is_leftover): as written, or as
+ * vm_qemu_opt_quote() puts a path into an option's value (every file reaches QEMU as a descriptor
+ * whose `opaque=` label is the quoted path: a ',' doubled). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
-#include "run/rundir.h"
 #include "vm/vm.h"
 
 #define CMD(s) s, sizeof(s) - 1 /* a /proc/PID/cmdline: NUL-separated, NULs kept */
@@ -30,11 +29,6 @@ static const struct {
 	/* as written, where a path is not an option's value */
 	{ CMD("qemu-system-x86_64\0-name\0zbench\0/r/a,b/cells/001-ab-r0/vm.sock\0"),
 	  "/r/a,b/cells/", 1 },
-	/* a modelled disk's nbdkit names its image and counters there (disk_server.h) */
-	{ CMD("nbdkit\0--single\0--exit-with-parent\0--filter=/z/build/zbench-diskmodel.so\0"
-	      "file\0file=/r/run-1/cells/001-ab-r0/d0.img\0dm_model=hdd-7200\0"),
-	  "/r/run-1/cells/", 1 },
-	{ CMD("nbdkit\0file\0file=/r/run-10/cells/001-ab-r0/d0.img\0"), "/r/run-1/cells/", 0 },
 	/* not QEMU, or another run directory */
 	{ CMD("vi\0/r/run-1/cells/001-ab-r0/console.log\0"), "/r/run-1/cells/", 0 },
 	{ CMD("qemu-system-x86_64\0-add-fd\0fd=3,set=1,opaque=/r/run-10/cells/001-ab-r0/d\0"),
@@ -48,8 +42,8 @@ static const struct {
 int main(void)
 {
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		CHECK(rundir_cmdline_is_leftover(cases[i].cmdline, cases[i].len, cases[i].cells) ==
-		      cases[i].want);
+		CHECK(vm_cmdline_is_leftover(cases[i].cmdline, cases[i].len, "qemu-system",
+					     cases[i].cells) == cases[i].want);
 	/* the quoted form is the one the QEMU backend writes */
 	{
 		const char *cells = "/tmp/z,bench/cells/";
@@ -58,8 +52,21 @@ int main(void)
 		int n = snprintf(cmd, sizeof(cmd),
 				 "qemu-system-x86_64%c-add-fd%cfd=3,set=1,opaque=%s", 0, 0, q);
 
-		CHECK(rundir_cmdline_is_leftover(cmd, (size_t)n, cells) == 1);
+		CHECK(vm_cmdline_is_leftover(cmd, (size_t)n, "qemu-system", cells) == 1);
 		free(q);
+	}
+	/* a modelled disk's nbdkit names its image and counters there (disk_servers_reap()) */
+	{
+		static const char srv[] = "nbdkit\0--single\0--exit-with-parent\0--filter=/z/build/"
+					  "zbench-diskmodel.so\0file\0file=/r/run-1/cells/001-ab-r0/"
+					  "d0.img\0dm_model=hdd-7200\0";
+		static const char other[] = "nbdkit\0file\0file=/r/run-10/cells/001-ab-r0/d0.img\0";
+
+		CHECK(vm_cmdline_is_leftover(srv, sizeof(srv) - 1, "nbdkit", "/r/run-1/cells/") == 1);
+		CHECK(vm_cmdline_is_leftover(other, sizeof(other) - 1, "nbdkit", "/r/run-1/cells/") ==
+		      0);
+		CHECK(vm_cmdline_is_leftover(srv, sizeof(srv) - 1, "qemu-system", "/r/run-1/cells/") ==
+		      0);
 	}
 	return check_summary("rundir");
 }

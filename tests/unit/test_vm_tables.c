@@ -60,8 +60,25 @@ static void backend_cases(void)
 	broken.caps |= 1u << 30; /* a flag nobody defined */
 	CHECK(vm_ops_check(&broken, &err) == -1);
 	broken = *qemu;
+	broken.reap = NULL; /* its leftovers would survive a resume */
+	CHECK(vm_ops_check(&broken, &err) == -1);
+	broken = *qemu;
 	broken.start = dummy_start;
 	CHECK(vm_ops_check(&broken, &err) == 0);
+
+	/* every name of the list is a registered backend; the first is the default, the hosts one
+	 * is the first with VM_CAP_HOSTS */
+	{
+		char names[256], *save = NULL;
+
+		snprintf(names, sizeof(names), "%s", VM_BACKEND_CHOICES);
+		CHECK_STR(names, "qemu|libvirt");
+		for (char *n = strtok_r(names, "|", &save); n; n = strtok_r(NULL, "|", &save))
+			CHECK(vm_backend(n) && !strcmp(vm_backend(n)->name, n));
+		CHECK(vm_backend_with(0) == vm_backend(VM_BACKEND_DEFAULT));
+		CHECK(vm_backend_with(VM_CAP_HOSTS) == lv);
+		CHECK(vm_backend_with(VM_CAP_HOSTS | VM_CAP_CLOUD_DISK) == NULL);
+	}
 }
 
 int main(void)
