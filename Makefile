@@ -31,7 +31,7 @@ ifdef SANITIZE
 SANFLAGS = -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 ALL_CFLAGS = $(CFLAGS) $(WARN) $(SANFLAGS) -MMD -MP
-HOST_LIBS = -ljansson -lcrypto -laio -luring -lblkid -lvirt -lguestfs -lpthread -lm
+HOST_LIBS = -ljansson -lsqlite3 -lcrypto -laio -luring -lblkid -lvirt -lguestfs -lpthread -lm
 # The guest binaries go into the image and so into its cache key: the same source must give the
 # same bytes in any checkout directory (no build path in the debug info).
 GUEST_REPRO = -ffile-prefix-map=$(CURDIR)=.
@@ -260,6 +260,7 @@ endif
 	$(Q)tests/matrices.sh
 	$(Q)tests/fio-examples.sh
 	$(Q)tests/export.sh
+	$(Q)tests/history.sh
 	$(Q)tests/reproducible.sh
 	$(Q)tests/exit-status.sh
 	$(Q)tests/json-output.sh
@@ -281,7 +282,7 @@ INTEGRATION = $(wildcard tests/integration/warm.sh tests/integration/import.sh \
 	tests/integration/phases.sh tests/integration/run.sh tests/integration/hosts-ssh.sh \
 	tests/integration/resume.sh tests/integration/fio.sh tests/integration/parallel.sh \
 	tests/integration/engines.sh tests/integration/shards.sh tests/integration/adaptive.sh \
-	tests/integration/ab.sh tests/integration/buses.sh tests/integration/fiojob.sh)
+	tests/integration/ab.sh tests/integration/gate.sh tests/integration/buses.sh tests/integration/fiojob.sh)
 INTEGRATION_JOBS ?= 2
 integration: all
 	$(Q)JOBS=$(INTEGRATION_JOBS) tests/run-integration.sh $(INTEGRATION)

@@ -33,7 +33,7 @@ set -eu
 
 PKGS="build-essential pkg-config libjansson-dev libssl-dev libblkid-dev
 debootstrap xz-utils zstd cpio kmod
-fio fio-examples jq strace valgrind python3-yaml gnuplot-nox clang libclang-rt-14-dev libaio-dev liburing-dev libzstd-dev
+fio fio-examples jq strace valgrind python3-yaml python3-jsonschema libsqlite3-dev sqlite3 chromium gnuplot-nox clang libclang-rt-14-dev libaio-dev liburing-dev libzstd-dev
 libvirt-dev libvirt-daemon-driver-qemu libvirt-daemon-system libvirt-clients libxml2-utils
 libguestfs-dev libguestfs-tools genisoimage
 openssh-server openssh-client

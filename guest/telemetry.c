@@ -98,11 +98,18 @@ struct arc {
 	uint64_t hits, misses, size, c, l2_hits, l2_misses, l2_size;
 };
 
+/* The ZIL's global kstats (/proc/spl/kstat/zfs/zil: one pool per guest, so the pool's). Bytes
+ * are what went into log blocks, on the pool's disks or a separate log device. */
+struct zil {
+	uint64_t commits, itxs, normal_bytes, slog_bytes;
+};
+
 struct snap {
 	double t;
 	struct dstat d[TM_DISKS_MAX];
 	int have[TM_DISKS_MAX];
 	struct arc arc;
+	struct zil zil;
 	uint64_t txg_last; /* highest committed txg seen */
 };
 
@@ -194,6 +201,34 @@ static void read_arc(struct telemetry *t, struct snap *s)
 		for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
 			if (!strcmp(name, fields[i].name))
 				*(uint64_t *)((char *)&s->arc + fields[i].off) = v;
+		}
+	}
+}
+
+static void read_zil(struct telemetry *t, struct snap *s)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} fields[] = {
+		{ "zil_commit_count", offsetof(struct zil, commits) },
+		{ "zil_itx_count", offsetof(struct zil, itxs) },
+		{ "zil_itx_metaslab_normal_bytes", offsetof(struct zil, normal_bytes) },
+		{ "zil_itx_metaslab_slog_bytes", offsetof(struct zil, slog_bytes) },
+	};
+	char *save = NULL;
+
+	if (slurp("/proc/spl/kstat/zfs/zil", t->buf, TM_BUF) < 0)
+		return;
+	for (char *line = strtok_r(t->buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char name[64];
+		unsigned long long v;
+
+		if (sscanf(line, "%63s %*u %llu", name, &v) != 2)
+			continue;
+		for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+			if (!strcmp(name, fields[i].name))
+				*(uint64_t *)((char *)&s->zil + fields[i].off) = v;
 		}
 	}
 }
@@ -502,6 +537,7 @@ static void snapshot(struct telemetry *t, struct snap *s, double now)
 	s->t = now;
 	read_diskstats(t, s);
 	read_arc(t, s);
+	read_zil(t, s);
 	s->txg_last = txg;
 	read_txgs(t, s);
 }
@@ -570,17 +606,44 @@ static json_t *disk_delta(const struct dstat *a, const struct dstat *b, const ch
 	    util > 100 ? 100 : util);
 }
 
-static json_t *delta(struct telemetry *t, const struct snap *a, const struct snap *b)
+static uint64_t grew(uint64_t a, uint64_t b)
+{
+	return b >= a ? b - a : 0;
+}
+
+/* One disk's exact counts between two snapshots (the summary's "counts", issue 29): I/Os and
+ * bytes as the block layer completed them, and flushes. Unlike the rates, these repeat exactly
+ * when the workload is bound by size rather than time. w_ios counts each empty flush write (as
+ * w_iops does); w_data_ios leaves them out. */
+static void disk_counts(json_t *o, const struct dstat *a, const struct dstat *b)
+{
+	uint64_t w = grew(a->wr_ios, b->wr_ios), f = grew(a->fl_ios, b->fl_ios);
+
+	json_object_set_new(
+	    o, "counts",
+	    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "r_ios",
+		      (json_int_t)grew(a->rd_ios, b->rd_ios), "w_ios", (json_int_t)w, "w_data_ios",
+		      (json_int_t)(w >= f ? w - f : 0), "flushes", (json_int_t)f, "r_bytes",
+		      (json_int_t)(grew(a->rd_sectors, b->rd_sectors) * 512), "w_bytes",
+		      (json_int_t)(grew(a->wr_sectors, b->wr_sectors) * 512)));
+}
+
+/* With `counts` (the summary), each disk's exact counts and the ZIL's are added. */
+static json_t *delta(struct telemetry *t, const struct snap *a, const struct snap *b, int counts)
 {
 	double dt = b->t - a->t;
-	json_t *disks = json_object();
+	json_t *disks = json_object(), *out;
 
 	for (int i = 0; i < t->n; i++) {
-		if (a->have[i] && b->have[i])
-			json_object_set_new(disks, t->name[i],
-					    disk_delta(&a->d[i], &b->d[i], t->dev[i], dt));
+		if (a->have[i] && b->have[i]) {
+			json_t *d = disk_delta(&a->d[i], &b->d[i], t->dev[i], dt);
+
+			if (counts)
+				disk_counts(d, &a->d[i], &b->d[i]);
+			json_object_set_new(disks, t->name[i], d);
+		}
 	}
-	return json_pack(
+	out = json_pack(
 	    "{s:f, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:{s:I, s:I}}", "interval", dt,
 	    "disks", disks, "arc", "hits", (json_int_t)(b->arc.hits - a->arc.hits), "misses",
 	    (json_int_t)(b->arc.misses - a->arc.misses), "size", (json_int_t)b->arc.size, "c",
@@ -589,6 +652,15 @@ static json_t *delta(struct telemetry *t, const struct snap *a, const struct sna
 	    (json_int_t)b->arc.l2_size, "txg", "last", (json_int_t)b->txg_last, "committed",
 	    (json_int_t)(b->txg_last >= a->txg_last && a->txg_last ? b->txg_last - a->txg_last
 								   : 0));
+	if (counts)
+		json_object_set_new(
+		    out, "zil",
+		    json_pack("{s:I, s:I, s:I}", "commits",
+			      (json_int_t)grew(a->zil.commits, b->zil.commits), "itxs",
+			      (json_int_t)grew(a->zil.itxs, b->zil.itxs), "bytes",
+			      (json_int_t)(grew(a->zil.normal_bytes, b->zil.normal_bytes) +
+					   grew(a->zil.slog_bytes, b->zil.slog_bytes))));
+	return out;
 }
 
 int telemetry_arcstat(const char *name, uint64_t *v)
@@ -619,7 +691,7 @@ json_t *telemetry_sample(struct telemetry *t, double now)
 		return NULL;
 	cur = t->prev;
 	snapshot(t, &cur, now);
-	out = delta(t, &t->prev, &cur);
+	out = delta(t, &t->prev, &cur, 0);
 	t->prev = cur;
 	vdev_drain(&t->vd);
 	if (t->vd.fresh) /* the report that completed last in this interval */
@@ -638,7 +710,7 @@ json_t *telemetry_summary(struct telemetry *t, double now)
 		json_decref(telemetry_sample(t, now)); /* brings prev up to now */
 	if (t->prev.t <= t->first.t)
 		return NULL;
-	out = delta(t, &t->first, &t->prev);
+	out = delta(t, &t->first, &t->prev, 1);
 	if (t->vd.summed)
 		json_object_set_new(out, "vdevs", vdev_json(t, &t->vd.sum, t->vd.summed));
 	if (t->vd.pid > 0) {

@@ -1,7 +1,7 @@
 #!/bin/sh
 # One exit-status convention across commands (docs/errors.md): 0 done, 1 "done, but the answer
 # is no" (a cell not ok, doctor found something missing, image path: not cached), 2 usage or
-# input error or zbench itself failed. Every command is driven into each class it has, without
+# input error or zbench itself failed, 3 and 4 compare's failed and undecided gates. Every command is driven into each class it has, without
 # booting anything. Prints "exit-status: N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -56,6 +56,16 @@ check "report unknown option: 2" status 2 "$ZBENCH" report --frob x
 check "report of a run with a failed cell: 1" status 1 "$ZBENCH" report -o "$tmp/rep" tests/golden/report/faults/rundir
 check "compare missing runs: 2" status 2 "$ZBENCH" compare "$tmp/a" "$tmp/b"
 check "compare unknown option: 2" status 2 "$ZBENCH" compare --frob a b
+g=tests/golden/compare-gate
+check "compare, every gate the same: 0" status 0 "$ZBENCH" compare -o "$tmp/cmp" \
+	--fail-if 'read_iops < -5%' "$g/tiers-pass/a" "$g/tiers-pass/b"
+check "compare, a gate different: 3" status 3 "$ZBENCH" compare -o "$tmp/cmp" \
+	--fail-if 'read_iops > 10%' "$g/tiers-fail/a" "$g/tiers-fail/b"
+check "compare, a gate undecided: 4" status 4 "$ZBENCH" compare -o "$tmp/cmp" \
+	--fail-if 'read_iops < -5%' "$g/tiers-undecided/a" "$g/tiers-undecided/b"
+check "compare --adaptive of two runs: 2" status 2 "$ZBENCH" compare --adaptive \
+	--fail-if 'read_iops < -5%' "$g/tiers-undecided/a" "$g/tiers-undecided/b"
+check "compare --noise without a number: 2" status 2 "$ZBENCH" compare --noise x% a b
 check "export of a run: 0" status 0 "$ZBENCH" export -f csv -o "$tmp/export" tests/golden/export/fixture/rundir
 check "export missing run: 2" status 2 "$ZBENCH" export -f csv -o "$tmp/export" "$tmp/nope"
 check "export unknown format: 2" status 2 "$ZBENCH" export -f xml tests/golden/export/fixture/rundir

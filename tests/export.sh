@@ -5,13 +5,15 @@
 # fio's fio_jsonplus_clat2csv (--validate: its CSV holds exactly the bins) and fio2gnuplot from
 # Debian's fio package, and fio-plot's importer rules (one job per file, "job options" with rw,
 # bs, iodepth and numjobs, files named <rw>-<iodepth>-<numjobs>.json; fio-plot itself with
-# FIO_PLOT=DIR, a checkout of it). Prints "export: N passed, N failed".
+# FIO_PLOT=DIR, a checkout of it); Bencher's metric format and github-action-benchmark's custom
+# JSON against their documented schemas (tests/schemas/). Prints "export: N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
 . tests/check.inc
 ZBENCH=${ZBENCH:-./zbench}
 case $ZBENCH in /*) ;; *) ZBENCH=$(pwd)/$ZBENCH ;; esac
 RUN=$(pwd)/tests/golden/export/fixture/rundir
+SCHEMAS=$(pwd)/tests/schemas
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -126,6 +128,29 @@ PY
 check "csv: unique rows, repeats and phases, a formula summary defused, no escape bytes" csv
 check "export --format json" sh -c "'$ZBENCH' export '$RUN' -f json -o '$tmp/json' >/dev/null 2>&1 && jq -e '.rows | length == 7 and (map(.metrics.read_iops) | all(. != null))' '$tmp/json/cells.json' >/dev/null"
 check "default -o is RUNDIR/export" sh -c "cp -r '$RUN' '$tmp/run' && '$ZBENCH' export '$tmp/run' -f csv >/dev/null 2>&1 && test -f '$tmp/run/export/cells.csv'"
+# the dashboards' formats against their documented schemas (tests/schemas/, written from
+# Bencher's and github-action-benchmark's docs), and a schema check that must fail
+schema() { # SCHEMA FILE
+	python3 -c 'import json, sys, jsonschema
+jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))' "$@" 2>"$tmp/schema.err" || { sed "s/^/    /" "$tmp/schema.err" | tail -3; false; }
+}
+check "export --format bmf" sh -c "'$ZBENCH' export '$RUN' -f bmf -o '$tmp/bmf' >'$tmp/bmf.out' 2>/dev/null"
+check "bmf.json is Bencher's metric format" schema "$SCHEMAS"/bmf.schema.json "$tmp/bmf/bmf.json"
+check "bmf: a benchmark per cell and phase (6), each with its metrics, lower <= value <= upper" \
+	jq -e 'length == 6 and (.[] | .write_iops // .read_iops | .lower_value <= .value and .value <= .upper_value)' "$tmp/bmf/bmf.json"
+check "bmf: the repeated cell is one benchmark (its two repeats, alike, give one value)" \
+	jq -e '[to_entries[] | select(.key | test("00000000000000e0")) | .value.read_iops | .lower_value == .upper_value] == [true]' "$tmp/bmf/bmf.json"
+check "the BMF schema refuses a metric without a value (the check can fail)" \
+	sh -c "echo '{\"b\": {\"m\": {\"lower_value\": 1}}}' > '$tmp/bad.json'; ! python3 -c 'import json, sys, jsonschema
+jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))' '$SCHEMAS/bmf.schema.json' '$tmp/bad.json' 2>/dev/null"
+check "export --format gab" sh -c "'$ZBENCH' export '$RUN' -f gab -o '$tmp/gab' >/dev/null 2>&1"
+check "gab-bigger.json is github-action-benchmark's custom format" schema "$SCHEMAS"/gab-custom.schema.json "$tmp/gab/gab-bigger.json"
+check "gab-smaller.json is github-action-benchmark's custom format" schema "$SCHEMAS"/gab-custom.schema.json "$tmp/gab/gab-smaller.json"
+check "gab: IOPS and bandwidth bigger-is-better, latencies smaller-is-better" sh -c \
+	"jq -e 'map(.name) | any(test(\" read_iops\$\")) and (any(test(\"lat\")) | not)' '$tmp/gab/gab-bigger.json' >/dev/null &&
+	 jq -e 'map(.name) | any(test(\" write_lat_p99\$\")) and (any(test(\"_iops\$\")) | not)' '$tmp/gab/gab-smaller.json' >/dev/null"
+check "gab: names are unique within a file (the action keys its charts by name)" sh -c \
+	"jq -e 'map(.name) | length == (unique | length)' '$tmp/gab/gab-bigger.json' >/dev/null"
 check "--format x is a usage error (2)" sh -c "'$ZBENCH' export '$RUN' -f x >/dev/null 2>&1; [ \$? -eq 2 ]"
 echo "export: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

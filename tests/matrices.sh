@@ -60,5 +60,15 @@ for n in 000 001 002 003 004; do
 		fi
 	done
 done
+# A study says what it is in one line; why it is built so is docs/seeds-notes.md's.
+for f in matrices/*.json; do
+	d=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("description", ""))' "$f")
+	if [ "${#d}" -le 160 ] && [ "$(printf '%s' "$d" | wc -l)" -eq 0 ]; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		echo "FAIL $f: its description is ${#d} characters; keep one line (at most 160) and put the reasoning in docs/seeds-notes.md"
+	fi
+done
 echo "matrices: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -553,6 +553,11 @@ static int job_open(struct bisect_job *j, struct zb_error *err)
 	    xasprintf("%s %c %s", j->o->metric, t[0] == '-' ? '<' : '>', t[0] == '+' ? t + 1 : t);
 	if (compare_gate_parse(gate, &j->gate, err) < 0)
 		return -1;
+	if (!j->gate.metric)
+		return error_set(err, EINVAL,
+				 "--metric '%s': a count metric; bisect judges timing metrics "
+				 "(docs/compare.md)",
+				 j->o->metric);
 	if (recipe_load(j, err) < 0)
 		return -1;
 	if (!(j->repo_abs = realpath(j->o->repo, NULL)))

@@ -11,9 +11,11 @@
 #include <jansson.h>
 
 #include "commands.h"
+#include "core/term.h"
 #include "core/util.h"
 #include "core/version.h"
 #include "image/image.h"
+#include "run/kvm_probe.h"
 #include "vm/vm.h"
 
 static int problems;
@@ -158,10 +160,23 @@ int cmd_doctor(int argc, char **argv)
 		 : "qboot.rom missing: boots use SeaBIOS, a little slower");
 	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 	if (fd >= 0) {
+		struct kvm_host h;
+		char why[1024];
+
 		close(fd);
-		line(-1, "kvm",
-		     "/dev/kvm opens; whether guests run on it is probed on the first "
-		     "cell (accel auto falls back to TCG)");
+		kvm_host_this(&h);
+		if (kvm_probe_recall(cache, &h, why, sizeof(why)))
+			line(
+			    -1, "kvm",
+			    "/dev/kvm opens but KVM failed its probe on this host with this kernel "
+			    "and QEMU: %s; runs use TCG without probing (remove %s/%s to probe "
+			    "again)",
+			    TERM(why), cache, KVM_PROBE_FILE);
+		else
+			line(-1, "kvm",
+			     "/dev/kvm opens; whether guests run on it is probed on the first "
+			     "cell (accel auto falls back to TCG, and remembers a failure for "
+			     "this kernel and QEMU)");
 	} else {
 		line(-1, "kvm", "/dev/kvm cannot be opened: cells run under TCG (slower, works)");
 	}

@@ -78,40 +78,59 @@ static void usage(FILE *f)
 	    "      --no-report      do not write the report (report.md, report.html,\n"
 	    "                       report.json and the cells' pages) into the run\n"
 	    "                       directory at the end; `zbench report RUNDIR` does\n"
+	    "      --strict         exit 1 when a measured phase did not measure the disks:\n"
+	    "                       less than half of its reads reached them, or of its\n"
+	    "                       writes within the timed window (named on stderr at the\n"
+	    "                       end, and at the report's top, whatever the option)\n"
 	    "  -h, --help           this text\n"
 	    "\n"
 	    "Without -o the run directory is runs/<matrix name>-<UTC time>, and runs/latest\n"
 	    "is a symlink to the newest one.\n"
 	    "\n"
-	    "exit status: 0 all cells ok, 1 some cell failed (see cells.jsonl),\n"
+	    "exit status: 0 all cells ok, 1 some cell failed (see cells.jsonl) or, with\n"
+	    "             --strict, some phase did not measure the disks,\n"
 	    "             2 usage or input error, 130 interrupted\n",
 	    RUN_DEFAULT_RECIPE, VM_BACKEND_CHOICES, VM_BACKEND_DEFAULT,
 	    vm_backend_with(VM_CAP_HOSTS)->name);
 }
 
-/* The report of the run into its own directory (docs/reports.md). The run's outcome stands
- * whatever happens here: a report that cannot be written is a warning. */
-static void end_of_run_report(const char *dir)
+/* The end of a run: every measured phase that did not measure the disks named on stderr, and
+ * (with `report`) the report into the run directory (docs/reports.md). The run's outcome stands
+ * whatever happens here: a report that cannot be written is a warning. Returns how many phases
+ * were named. */
+static size_t end_of_run(const char *dir, int report)
 {
 	struct zb_error err = { 0 };
 	struct report_run run;
+	size_t n;
+	char **w;
 
 	if (report_run_load(dir, &run, &err) < 0) {
 		fprintf(stderr, "zbench: warning: no report: %s\n", TERM(err.msg));
-		return;
+		return 0;
 	}
 	results_skipped_print(&run.skipped, stderr);
-	if (report_write(&run, dir, REPORT_JSON, &err) < 0)
+	w = report_witness_warnings(&run, &n);
+	for (size_t i = 0; i < n; i++) {
+		char buf[1024 + 4];
+
+		fprintf(stderr, "zbench: warning: not measured on the disks: %s\n",
+			term_text(w[i], 1024, buf, sizeof(buf)));
+	}
+	report_witness_warnings_free(w, n);
+	if (report && report_write(&run, dir, REPORT_JSON, &err) < 0)
 		fprintf(stderr, "zbench: warning: no report: %s\n", TERM(err.msg));
-	else
+	else if (report)
 		log_info("report in %s/report.html (and report.md, report.json)", dir);
 	report_run_release(&run);
+	return n;
 }
 
 /* What the command line sets: the run's options, and whether to write the report at the end. */
 struct run_cli {
 	struct run_options o;
 	int report;
+	int strict; /* a phase that did not measure the disks fails the run */
 };
 
 static int set_output(struct run_cli *c, const char *arg)
@@ -248,6 +267,12 @@ static int set_no_report(struct run_cli *c, const char *arg)
 	return 0;
 }
 
+static int set_strict(struct run_cli *c, const char *arg)
+{
+	c->strict = 1;
+	return 0;
+}
+
 /* The options of `zbench run`, as usage() describes them: long name, short letter (0: none),
  * whether it takes an argument, and what it sets (0, or -1 after saying why on stderr). */
 static const struct run_flag {
@@ -276,6 +301,7 @@ static const struct run_flag {
 	{ "resume", 0, 1, set_resume },
 	{ "quiet", 'q', 0, set_quiet },
 	{ "no-report", 0, 0, set_no_report },
+	{ "strict", 0, 0, set_strict },
 };
 
 #define RUN_FLAG_LONG 256 /* getopt's value for row k without a letter: RUN_FLAG_LONG + k */
@@ -345,8 +371,11 @@ int cmd_run(int argc, char **argv)
 	}
 	if (dir)
 		printf("%s\n", dir); /* the run directory on stdout: scripts take it from there */
-	if (c.report && dir && rc != 130)
-		end_of_run_report(dir);
+	if (dir && rc != 130 && end_of_run(dir, c.report) > 0 && c.strict && rc == 0) {
+		fprintf(stderr, "zbench: --strict: some measured phases did not measure the disks "
+				"(warnings above)\n");
+		rc = 1;
+	}
 	free(dir);
 	return rc;
 }

@@ -11,8 +11,12 @@ const struct zb_command zb_commands[] = {
 	{ "matrix", cmd_matrix, "check a matrix file and list the cells it expands to" },
 	{ "doctor", cmd_doctor, "say what this host has and lacks for zbench" },
 	{ "report", cmd_report, "render a run directory: Markdown, HTML with plots, JUnit" },
-	{ "compare", cmd_compare, "compare two runs cell by cell: % change, significance" },
-	{ "export", cmd_export, "a run's results for other tools: fio JSON (fio-plot), CSV, JSON" },
+	{ "compare", cmd_compare, "compare two runs cell by cell: verdicts in tiers, gates" },
+	{ "export", cmd_export,
+	  "a run's results for other tools: fio JSON (fio-plot), CSV, JSON, Bencher, "
+	  "github-action-benchmark" },
+	{ "history", cmd_history,
+	  "a results history in SQLite: add runs, show a metric over time" },
 	{ "bisect", cmd_bisect,
 	  "find the OpenZFS commit that regressed a metric: builds, A/B, gate" },
 };

@@ -17,6 +17,7 @@ int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
+int cmd_history(int argc, char **argv);
 
 /* One subcommand: its name, its entry point, the one line `zbench --help` shows. */
 struct zb_command {

@@ -95,7 +95,10 @@ static const struct schema_key matrix_keys[] = {
 	  .check = schema_check_ident,
 	  .typename = "name",
 	  .help = "the study's name ([A-Za-z0-9_-], at most 64)" },
-	{ .path = "description", .type = SCHEMA_STRING, .help = "what the study measures" },
+	{ .path = "description",
+	  .type = SCHEMA_STRING,
+	  .help = "what the study measures, in one line (the report prints it at its top); the "
+		  "reasoning belongs in docs" },
 	{ .path = "image",
 	  .type = SCHEMA_STRING,
 	  .check = schema_check_recipe_path,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "compare_verdict.h"
 #include "core/outdir.h"
 #include "core/util.h"
 #include "matrix/canon.h"
@@ -413,6 +414,8 @@ void compare_render(struct report_doc *d, const struct compare *c, struct report
 			c->n_pairs);
 	section_environment(d, c);
 	section_drift(d, c);
+	if (c->tiers)
+		compare_tiers_render(d, c, c->tiers);
 	section_table(d, c);
 	section_paired(d, c);
 	section_plots(d, c, pl);

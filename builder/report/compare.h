@@ -7,6 +7,9 @@
 #include "matrix/metrics.h"
 #include "report.h"
 
+struct count_def;
+struct compare_tiers;
+
 /* Config paths left out when matching cells across runs: they name the image, which is what a
  * comparison of two images varies on purpose. */
 extern const char *const compare_ignored_paths[];
@@ -19,8 +22,9 @@ struct compare_pair {
  * of `metric` from A to B is significant (Holm-adjusted p below the level) and beyond `pct` on
  * the side `below` says (B lower than A by more than 5% here). */
 struct compare_gate {
-	const struct metric_def *metric;
-	int below; /* '<': fail on a change below pct; '>': above */
+	const struct metric_def *metric; /* a timing metric, or NULL for a count */
+	const struct count_def *count;	 /* a count metric (builder/report/counts.h), or NULL */
+	int below;			 /* '<': fail on a change below pct; '>': above */
 	double pct;
 	char *text; /* as given, for messages and JUnit */
 };
@@ -81,6 +85,8 @@ struct compare {
 	size_t only_a, only_b; /* cells with no match in the other run */
 	struct compare_analysis an;
 	struct compare_drift drift;
+	/* the verdicts in tiers (compare_verdict.h), rendered when set; borrowed */
+	const struct compare_tiers *tiers;
 };
 
 /* Match the cells of two loaded runs. Fails, naming both runs, when they share no cell. */
@@ -96,10 +102,13 @@ int compare_write(const struct compare *c, const char *outdir, struct zb_error *
 
 void compare_release(struct compare *c);
 
-/* Parse "METRIC < -5%" / "METRIC > 10%" (any metric of builder/matrix/metrics.c; the number is a
- * signed percentage, '%' required). 0, or -1 with err. compare_gate_release() frees g->text. */
+/* Parse "METRIC < -5%" / "METRIC > 10%" (any metric of builder/matrix/metrics.c or count of
+ * builder/report/counts.c; the number is a signed percentage, '%' required). 0, or -1 with err.
+ * compare_gate_release() frees g->text. */
 int compare_gate_parse(const char *s, struct compare_gate *g, struct zb_error *err);
 void compare_gate_release(struct compare_gate *g);
+/* The gate's metric name ("write_iops", "disk_flushes"). */
+const char *compare_gate_key(const struct compare_gate *g);
 
 /* Pair the repeats of every matched cell and test each metric (the report's eight, and the
  * gated ones), Holm-adjust within the families and judge the gates (borrowed: they must

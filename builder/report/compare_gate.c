@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "compare.h"
+#include "compare_verdict.h"
 #include "core/util.h"
+#include "counts.h"
 #include "run/results.h"
 
 /* --- gates ------------------------------------------------------------------------------- */
@@ -33,7 +35,8 @@ int compare_gate_parse(const char *s, struct compare_gate *g, struct zb_error *e
 	memcpy(name, p, n);
 	name[n] = '\0';
 	g->metric = metric_find(name);
-	if (!g->metric)
+	g->count = g->metric ? NULL : count_find(name);
+	if (!g->metric && !g->count)
 		return error_set(err, EINVAL,
 				 "gate '%s': unknown metric '%s' (see docs/reports.md)", s, name);
 	g->below = *op == '<';
@@ -47,6 +50,11 @@ int compare_gate_parse(const char *s, struct compare_gate *g, struct zb_error *e
 	g->text = xstrdup(s);
 	text_printable(g->text);
 	return 0;
+}
+
+const char *compare_gate_key(const struct compare_gate *g)
+{
+	return g->metric ? g->metric->key : g->count->key;
 }
 
 void compare_gate_release(struct compare_gate *g)
@@ -239,7 +247,7 @@ static json_t *gate_json(const struct compare *c, const struct compare_gate *g)
 			json_array_append_new(failed, json_string(c->pairs[t->pair].a->id));
 	}
 	return json_pack("{s:s, s:s, s:s, s:f, s:I, s:o, s:b}", "gate", g->text, "metric",
-			 g->metric->key, "op", g->below ? "<" : ">", "pct", g->pct, "judged",
+			 compare_gate_key(g), "op", g->below ? "<" : ">", "pct", g->pct, "judged",
 			 (json_int_t)judged, "failed_cells", failed, "passed",
 			 judged > 0 && json_array_size(failed) == 0);
 }
@@ -251,7 +259,8 @@ char *compare_json(const struct compare *c)
 
 	for (size_t i = 0; i < c->an.n_tests; i++)
 		json_array_append_new(tests, test_json(c, &c->an.tests[i]));
-	for (size_t g = 0; g < c->an.n_gates; g++)
+	/* with the tiers, their gates decide (compare_tiers_json()) */
+	for (size_t g = 0; !c->tiers && g < c->an.n_gates; g++)
 		json_array_append_new(gates, gate_json(c, &c->an.gates[g]));
 	for (size_t i = 0; i < c->drift.n; i++) {
 		const struct compare_drift_item *it = &c->drift.items[i];
@@ -268,6 +277,15 @@ char *compare_json(const struct compare *c)
 			"holm", "alpha", COMPARE_ALPHA, "same_image", c->an.same_image,
 			"significant", (json_int_t)c->an.n_significant, "gates", gates, "tests",
 			tests, "passed", compare_gates_passed(c), "drift", drift);
+	if (c->tiers) {
+		json_t *v = compare_tiers_json(c, c->tiers);
+
+		json_object_set(doc, "gates", json_object_get(v, "gates"));
+		json_object_del(v, "gates");
+		json_object_set_new(doc, "passed",
+				    json_boolean(compare_tiers_status(c->tiers) == COMPARE_PASSED));
+		json_object_set_new(doc, "verdicts", v);
+	}
 	s = json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(doc);
 	return s;
@@ -279,7 +297,7 @@ static void junit_case(FILE *f, const struct compare_gate *g, const char *name, 
 		       const char *msg)
 {
 	fputs("    <testcase classname=\"zbench.compare.", f);
-	xml_escape(f, g->metric->key);
+	xml_escape(f, compare_gate_key(g));
 	fputs("\" name=\"", f);
 	xml_escape(f, name);
 	fputs("\">\n", f);

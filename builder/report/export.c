@@ -9,6 +9,7 @@
 
 #include "core/outdir.h"
 #include "core/util.h"
+#include "counts.h"
 #include "guest/engine/options.h"
 #include "guest/phase.h"
 #include "matrix/metrics.h"
@@ -18,10 +19,11 @@
 /* One exported result: a record's whole workload, or one engine phase of it. Borrowed. */
 struct unit {
 	const json_t *rec;
-	const char *phase;     /* NULL: the workload had no phases */
-	const json_t *fio;     /* fio-shaped */
-	json_t *options;       /* the phase's engine options (owned) */
-	const json_t *samples; /* the record's, without phases; else NULL */
+	const char *phase;	    /* NULL: the workload had no phases */
+	const json_t *fio;	    /* fio-shaped */
+	json_t *options;	    /* the phase's engine options (owned) */
+	const json_t *samples;	    /* the record's, without phases; else NULL */
+	const json_t *phase_result; /* the phase's entry of phase_results; else NULL */
 };
 
 struct exporter {
@@ -288,6 +290,29 @@ static void export_rows(struct exporter *X, const struct unit *u)
 		fprintf(X->rows, ",%s,%s,%s\n", metric_table[m].key,
 			*metric_table[m].unit ? metric_table[m].unit : "IOPS", num);
 	}
+	/* the count metrics (counts.h) of the record, or of this phase: telemetry_summary */
+	for (int k = 0; k < COUNT_N; k++) {
+		const json_t *res = u->phase_result ? u->phase_result : u->rec;
+		double v;
+
+		if (count_value(res, (enum count_id)k, &v) < 0)
+			continue;
+		json_object_set_new(metrics, count_table[k].key, json_real(v));
+		if (!X->rows)
+			continue;
+		export_csv_field(X->rows, str(u->rec, "cell"));
+		fprintf(X->rows, ",%" JSON_INTEGER_FORMAT ",",
+			json_integer_value(json_object_get(u->rec, "index")));
+		export_csv_field(X->rows, str(u->rec, "side"));
+		fprintf(X->rows, ",%" JSON_INTEGER_FORMAT ",",
+			json_integer_value(json_object_get(u->rec, "repeat")));
+		export_csv_field(X->rows, u->phase ? u->phase : "");
+		fputc(',', X->rows);
+		export_csv_field(X->rows, str(u->rec, "summary"));
+		bprintf(num, sizeof(num), "%.17g", v);
+		fprintf(X->rows, ",%s,%s,%s\n", count_table[k].key,
+			*count_table[k].unit ? count_table[k].unit : "ratio", num);
+	}
 	if (X->json_rows)
 		json_array_append_new(
 		    X->json_rows,
@@ -332,7 +357,8 @@ static int export_records(struct exporter *X, const json_t *records, struct zb_e
 			json_array_foreach (phases, k, pr) {
 				struct unit u = { .rec = rec,
 						  .phase = str(pr, "name"),
-						  .fio = json_object_get(pr, "fio") };
+						  .fio = json_object_get(pr, "fio"),
+						  .phase_result = pr };
 
 				if (!json_is_object(u.fio) || !*u.phase)
 					continue;
@@ -395,6 +421,10 @@ int export_run(const char *rundir, enum export_format format, const char *outdir
 		fputs("cell,index,side,repeat,phase,summary,metric,unit,value\n", X.rows);
 	} else if (format == EXPORT_JSON) {
 		X.json_rows = json_array();
+	}
+	if (format == EXPORT_BMF || format == EXPORT_GAB) {
+		rc = export_bench(records, format, &X.out, units, err);
+		goto out;
 	}
 	if (export_records(&X, records, err) < 0)
 		goto out;

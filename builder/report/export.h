@@ -18,7 +18,16 @@ enum export_format {
 	EXPORT_FIO,  /* per cell, phase and repeat a one-job fio JSON (fio-plot) and fio logs */
 	EXPORT_CSV,  /* cells.csv: one row per cell, phase, repeat and metric */
 	EXPORT_JSON, /* cells.json: the same rows as JSON */
+	EXPORT_BMF,  /* bmf.json: Bencher's metric format (export_bench.c) */
+	EXPORT_GAB,  /* gab-bigger.json, gab-smaller.json: github-action-benchmark's custom */
 };
+
+struct outdir;
+
+/* The BMF or github-action-benchmark files of `records` (cells.jsonl) into `out`; *units says
+ * how many benchmarks (cell, phase, side) they hold (builder/report/export_bench.c). */
+int export_bench(const json_t *records, enum export_format format, const struct outdir *out,
+		 size_t *units, struct zb_error *err);
 
 /* Export the run directory `rundir` into `outdir` (created if missing; default
  * RUNDIR/export). `*units` says how many (cell, phase, repeat) results were written. Records

@@ -100,6 +100,7 @@ void report_render(struct report_doc *d, const struct report_run *run, struct re
 				"long, or not a JSON object) and %s left out.",
 				run->skipped.lines, run->skipped.lines == 1 ? "" : "s",
 				run->skipped.lines == 1 ? "is" : "are");
+	report_section_warnings(d, run);
 	report_section_environment(d, run);
 	report_section_results(d, run);
 	report_section_cell_checks(d, run);

@@ -23,6 +23,17 @@
 enum report_metric { METRIC_LIST(RM_ALIAS_) RM_COUNT = METRIC_REPORTED };
 #undef RM_ALIAS_
 
+/* The measured phases that did not measure the disks (report_witness.c): a cell's phase whose
+ * reads reached the disks for less than half (over the engine's timed window where the record
+ * has it), or whose writes reached them for less than half within the window, means over the
+ * cell's ok repeats. Each a sentence naming the cell, the phase, the share, the reason (the ARC,
+ * holes or the page cache, memory past the window) and the usual fix; *n of them, malloc'd
+ * (report_witness_warnings_free). The end of `zbench run` prints them, the report's top shows
+ * them, and `zbench run --strict` fails on them. */
+struct report_run;
+char **report_witness_warnings(const struct report_run *run, size_t *n);
+void report_witness_warnings_free(char **w, size_t n);
+
 /* "read bw (KiB/s)", "read IOPS": a table header. malloc'd. */
 char *report_metric_header(enum report_metric m);
 

@@ -59,6 +59,8 @@ void report_cell_render(struct report_doc *d, const struct report_run *run,
 /* "What was measured": per measured phase, IOPS beside the witness figures (only when a record
  * has them). */
 void report_section_witness(struct report_doc *d, const struct report_run *run);
+/* At the report's top: report_witness_warnings(), one paragraph each. */
+void report_section_warnings(struct report_doc *d, const struct report_run *run);
 
 /* ---- claims.c ---------------------------------------------------------------------------- */
 

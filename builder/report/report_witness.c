@@ -126,3 +126,97 @@ void report_section_witness(struct report_doc *d, const struct report_run *run)
 	if (any)
 		report_doc_table_end(d);
 }
+
+/* The mean of `metric` of `phase` over the cell's ok repeats; NAN without data. */
+static double cell_mean(const struct report_cell *c, const char *phase, const char *metric)
+{
+	char *name = *phase ? xasprintf("%s.%s", phase, metric) : xstrdup(metric);
+	struct stats_summary s;
+	double *vals, v = NAN;
+
+	if (report_cell_metric(c, name, &vals, &s) > 0 && isfinite(s.mean))
+		v = s.mean;
+	free(vals);
+	free(name);
+	return v;
+}
+
+/* One warning of a phase that did not measure the disks, or NULL. */
+static char *phase_warning(const struct report_cell *c, const char *phase, int writes)
+{
+	const char *what = *phase ? phase : "the workload";
+	double share, arc;
+
+	if (writes) {
+		share = cell_mean(c, phase, "window_disk_write_share");
+		if (!(share < 0.5))
+			return NULL;
+		return xasprintf(
+		    "cell %s (%s), %s: %.0f%% of its writes reached the disks within "
+		    "the timed window: the rest stayed in memory (dirty data, the page "
+		    "cache) past it; the usual fix: direct=1, an fsync (fsync, "
+		    "end_fsync), or a runtime of several TXGs (workload.window \"txg\")",
+		    c->id, c->summary, what, 100 * share);
+	}
+	share = cell_mean(c, phase, "window_disk_read_share");
+	if (isnan(share))
+		share = cell_mean(c, phase, "disk_read_share");
+	if (!(share < 0.5))
+		return NULL;
+	arc = cell_mean(c, phase, "arc_hit_ratio");
+	if (arc >= 0.5)
+		return xasprintf(
+		    "cell %s (%s), %s: %.0f%% of its reads reached the disks: the ARC "
+		    "answered them (hit ratio %.0f%%); the usual fix: a file larger "
+		    "than the ARC (or a smaller zfs_arc_max), or primarycache=metadata",
+		    c->id, c->summary, what, 100 * share, 100 * arc);
+	return xasprintf("cell %s (%s), %s: %.0f%% of its reads reached the disks: holes "
+			 "(blocks never written) or the page cache answered them; the usual fix: "
+			 "a prefill phase that writes the data first, or direct=1",
+			 c->id, c->summary, what, 100 * share);
+}
+
+char **report_witness_warnings(const struct report_run *run, size_t *n)
+{
+	char **out = NULL;
+
+	*n = 0;
+	for (size_t i = 0; i < run->n_cells; i++) {
+		const char *names[64];
+		size_t np = cell_phases(&run->cells[i], names, 64);
+
+		for (size_t p = 0; p < np; p++) {
+			for (int w = 0; w < 2; w++) {
+				char *msg = phase_warning(&run->cells[i], names[p], w);
+
+				if (!msg)
+					continue;
+				out = xrealloc(out, (*n + 1) * sizeof(*out));
+				out[(*n)++] = msg;
+			}
+		}
+	}
+	return out;
+}
+
+void report_witness_warnings_free(char **w, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(w[i]);
+	free(w);
+}
+
+void report_section_warnings(struct report_doc *d, const struct report_run *run)
+{
+	size_t n;
+	char **w = report_witness_warnings(run, &n);
+
+	if (n) {
+		report_doc_heading(d, 2, "Not measured on the disks");
+		report_doc_para(d, "These measured phases did not measure the disks (\"What was "
+				   "measured\" below has the figures):");
+		for (size_t i = 0; i < n; i++)
+			report_doc_para(d, "%s.", w[i]);
+	}
+	report_witness_warnings_free(w, n);
+}

@@ -28,6 +28,7 @@
 #include "guest/proto.h"
 #include "guest/units.h"
 #include "image/image_zfs_src.h"
+#include "kvm_probe.h"
 #include "matrix/metrics.h"
 #include "matrix/phases.h"
 #include "matrix/workload_engine.h"
@@ -37,7 +38,6 @@
 #include "vm/console.h"
 #include "vm/disk.h"
 
-#define KVM_PROBE_SECONDS  15 /* a working KVM guest prints within a second or two */
 #define EXIT_GRACE_SECONDS 30 /* after the result: time for the guest to power off */
 /* Added to timeouts.boot on the cloud flavor: systemd and cloud-init start before the agent
  * (measured under TCG here: docs/images.md). */
@@ -742,7 +742,10 @@ static int attempt_boot(struct run_ctx *ctx, struct attempt *cr, const struct ce
 			else
 				snprintf(why, sizeof(why), "the guest printed nothing in %d s",
 					 KVM_PROBE_SECONDS);
-			log_warn("KVM opened but %s; using TCG for this run", why);
+			log_warn("KVM opened but %s; using TCG for this run (remembered for this "
+				 "host's kernel and QEMU: the next run skips the probe)",
+				 why);
+			kvm_probe_run_failed(ctx, why);
 			error_clear(err);
 			snprintf(ctx->accel, sizeof(ctx->accel), "tcg");
 			remove_tree(cr->dir, err);

@@ -26,6 +26,7 @@
 #include "core/term.h"
 #include "core/util.h"
 #include "image_needs.h"
+#include "kvm_probe.h"
 #include "run_int.h"
 #include "rundir.h"
 #include "schedule.h"
@@ -135,6 +136,7 @@ int run_matrix(const struct run_options *o, struct zb_error *err)
 	    run_images(&ctx, err) == 0 && rundir_start(&ctx, err) == 0) {
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
+		kvm_probe_run_start(&ctx);
 		if (schedule_run(&ctx, err) == 0)
 			rc = run_finish(&ctx, err);
 	}

@@ -42,6 +42,13 @@ struct run_options {
 	int allow_interference;	 /* -j with unthrottled disks: run anyway */
 	int shard_index, shard_count; /* run only cells whose shard is index (1-based) of count */
 	const char *resume_dir;	      /* finish this run directory instead of starting a new one */
+	/* With resume_dir (compare --adaptive, docs/compare.md): run repeats 0..repeats_total-1
+	 * instead of the matrix's count (more, never fewer), and only the cells named in
+	 * only_cells (ids; NULL: every cell). Each added repeat runs every image back to back in
+	 * the turning order of the fixed repeats, so the sides stay paired and interleaved. */
+	int repeats_total;
+	const char *const *only_cells;
+	size_t n_only_cells;
 	char **dir_out; /* if set: the run directory (malloc'd) when the run got to its end (run
 			 * or interrupted); run_matrix() prints nothing on stdout, the caller
 			 * prints it if its command promises it (zbench run, replay) */

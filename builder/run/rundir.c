@@ -55,8 +55,12 @@ static int load_resumed(struct run_ctx *ctx, struct zb_error *err)
 		return error_set(err, EINVAL, "'%s/manifest.json' lacks the matrix or image",
 				 ctx->dir);
 	ctx->matrix_text = json_dumps(json_object_get(mm, "content"), JSON_INDENT(2));
-	return matrix_load_buffer(ctx->matrix_path, ctx->matrix_text, strlen(ctx->matrix_text),
-				  &ctx->m, err);
+	if (matrix_load_buffer(ctx->matrix_path, ctx->matrix_text, strlen(ctx->matrix_text),
+			       &ctx->m, err) < 0)
+		return -1;
+	if (ctx->o->repeats_total > ctx->m->repeats)
+		ctx->m->repeats = ctx->o->repeats_total;
+	return 0;
 }
 
 /* The options a resumed run keeps from its manifest unless the command line says otherwise. */
@@ -150,24 +154,10 @@ int rundir_load(struct run_ctx *ctx, struct zb_error *err)
 
 /* ---- a new run ----------------------------------------------------------------------------- */
 
-static char *qemu_version(void)
-{
-	char *const argv[] = { "qemu-system-x86_64", "--version", NULL };
-	char *out = NULL;
-	struct zb_error e;
-
-	if (run_capture(argv, "/dev/null", 4096, &out, &e) != 0) {
-		free(out);
-		return xstrdup("unknown");
-	}
-	out[strcspn(out, "\n")] = '\0';
-	return out;
-}
-
 static json_t *host_info(void)
 {
 	struct utsname u;
-	char *qv = qemu_version();
+	char *qv = vm_qemu_version();
 	json_t *h;
 
 	uname(&u);

@@ -216,12 +216,25 @@ int schedule_shard(const struct cell *cell, int count)
 /* One (cell, repeat, side) task: nothing if the cell belongs to another shard (every side of
  * a cell is in the cell's shard), counted if the done map settled it, else cell_run() from its
  * next attempt. */
+/* Whether the run takes the cell at all: its shard, and run_options.only_cells. */
+static int cell_wanted(const struct run_ctx *ctx, const struct cell *cell)
+{
+	if (ctx->shard_count > 1 && schedule_shard(cell, ctx->shard_count) != ctx->shard_index - 1)
+		return 0;
+	if (!ctx->o->only_cells)
+		return 1;
+	for (size_t i = 0; i < ctx->o->n_only_cells; i++)
+		if (!strcmp(ctx->o->only_cells[i], cell->id))
+			return 1;
+	return 0;
+}
+
 static int run_or_skip(struct run_ctx *ctx, const struct done_map *dm, const struct cell *cell,
 		       int r, int side, struct zb_error *err)
 {
 	int ok, attempt;
 
-	if (ctx->shard_count > 1 && schedule_shard(cell, ctx->shard_count) != ctx->shard_index - 1)
+	if (!cell_wanted(ctx, cell))
 		return 0;
 	attempt = done_map_next(dm, cell, r, side, ctx->m_retries, &ok);
 	if (attempt == 0) {
@@ -712,8 +725,7 @@ int schedule_run(struct run_ctx *ctx, struct zb_error *err)
 	progress_init(&ctx->prog, ctx->m->n_cells, schedule_workers(ctx), ctx->is_tty,
 		      terminal_columns());
 	for (size_t i = 0; i < ctx->m->n_cells; i++)
-		if (ctx->shard_count < 2 ||
-		    schedule_shard(&ctx->m->cells[i], ctx->shard_count) == ctx->shard_index - 1) {
+		if (cell_wanted(ctx, &ctx->m->cells[i])) {
 			ctx->ncells_total += ctx->m->repeats * ctx->nsides;
 			progress_plan(&ctx->prog, i, ctx->m->repeats * ctx->nsides);
 		}

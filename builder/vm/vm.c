@@ -76,6 +76,20 @@ int vm_ops_check(const struct vm_ops *ops, struct zb_error *err)
 	return 0;
 }
 
+char *vm_qemu_version(void)
+{
+	char *const argv[] = { "qemu-system-x86_64", "--version", NULL };
+	char *out = NULL;
+	struct zb_error e;
+
+	if (run_capture(argv, "/dev/null", 4096, &out, &e) != 0) {
+		free(out);
+		return xstrdup("unknown");
+	}
+	out[strcspn(out, "\n")] = '\0';
+	return out;
+}
+
 int vm_cmdline_is_leftover(const char *cmdline, size_t len, const char *program, const char *cells)
 {
 	char *buf = xmalloc(len + 1);

@@ -198,6 +198,9 @@ int vm_backend_has(const char *name, unsigned caps);
  * the hooks its flags need; else -1 with err naming the backend and what is wrong. */
 int vm_ops_check(const struct vm_ops *ops, struct zb_error *err);
 
+/* The first line of `qemu-system-x86_64 --version`, or "unknown"; malloc'd. */
+char *vm_qemu_version(void);
+
 /* For reap(): whether a /proc/PID/cmdline (`len` bytes, NUL-separated) is `program`'s and names
  * a file under `cells` (RUN_DIR/cells/), as written or as vm_qemu_opt_quote() writes it into an
  * option's value. */

@@ -5,11 +5,11 @@ _zbench() {
 	local opts= subs=
 	[ "$COMP_CWORD" -gt 2 ] && sub=${COMP_WORDS[2]}
 	if [ "$COMP_CWORD" -eq 1 ]; then
-		COMPREPLY=($(compgen -W "run replay slurm merge image matrix doctor report compare export bisect -V --version --help" -- "$cur"))
+		COMPREPLY=($(compgen -W "run replay slurm merge image matrix doctor report compare export history bisect -V --version --help" -- "$cur"))
 		return
 	fi
 	case $cmd in
-	run) opts="--resume -o --output -i --image --cache-dir --accel --backend --libvirt-uri --hosts --shared-paths --keep-disks --warm --cold --no-snapshot --limits-from-start --allow-device -j --jobs --allow-interference --shard -q --quiet --no-report -h --help" subs="" ;;
+	run) opts="--resume -o --output -i --image --cache-dir --accel --backend --libvirt-uri --hosts --shared-paths --keep-disks --warm --cold --no-snapshot --limits-from-start --allow-device -j --jobs --allow-interference --shard -q --quiet --no-report --strict -h --help" subs="" ;;
 	replay) opts="-o --cache-dir" subs="" ;;
 	slurm) opts="-n --shards -o --output -i --image --cache-dir --no-image-job -p --partition -t --time --one-per-node --max-at-once --allow-interference --accel --dry-run -h --help" subs="" ;;
 	merge) opts="-o" subs="" ;;
@@ -17,8 +17,9 @@ _zbench() {
 	matrix) opts="--controls --estimate --markdown" subs="check expand keys ledger" ;;
 	doctor) opts="--json" subs="" ;;
 	report) opts="-o --junit --json --phase --output" subs="" ;;
-	compare) opts="-o --fail-if --json --output --junit --summary --phase" subs="" ;;
+	compare) opts="-o --fail-if --json --adaptive --max-repeats --max-minutes --output --junit --summary --phase --alpha --noise --tolerance --seed" subs="" ;;
 	export) opts="--format -o -f --output" subs="" ;;
+	history) opts="--db --metric --cell -o" subs="add show" ;;
 	bisect) opts="--repo --good --bad --metric --threshold -i --image -o --output --cache-dir --accel -q --quiet -h --help" subs="" ;;
 	*) return ;;
 	esac

@@ -25,6 +25,15 @@ if [ -z "${RUNDIR:-}" ]; then
 	check "the record keeps clat_ns.bins (json+)" [ "$(rec '.phase_results[1].fio.jobs[0].read.clat_ns | has("bins")')" = true ]
 	check "fio_jsonplus_clat2csv validates the exported bins" \
 		sh -c "cd '$out' && fio_jsonplus_clat2csv '$f' clat.csv >/dev/null && fio_jsonplus_clat2csv --validate '$f' clat.csv | grep -q validated"
+	# a 16M file just written is read from the ARC: the end of the run says so, with the fix
+	check "the end of the run names the read phase: the ARC answered its reads" \
+		grep -q 'not measured on the disks: cell [0-9a-f]* ([^)]*), read: [0-9]*% of its reads reached the disks: the ARC answered them.*primarycache=metadata' "$out/log"
+	check "the report says so at its top" grep -q '^## Not measured on the disks' "$run/report.md"
+	./zbench run --resume "$run" --no-report >/dev/null 2>&1
+	check "a finished run resumed exits 0 without --strict" [ $? -eq 0 ]
+	./zbench run --resume "$run" --no-report --strict >/dev/null 2>"$out/log2"
+	check "--strict: exits 1" [ $? -eq 1 ]
+	check "--strict says why" grep -q 'strict: some measured phases did not measure the disks' "$out/log2"
 fi
 rm -rf "$out"
 echo "fiojob: $passed passed, $failed failed"
