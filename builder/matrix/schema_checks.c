@@ -10,6 +10,7 @@
 #include "diskmodel/diskmodel.h"
 #include "guest/engine/options.h"
 #include "guest/phase.h"
+#include "image/recipe_trust.h"
 #include "schema_int.h"
 #include "vm/libvirt_uri.h"
 
@@ -196,6 +197,9 @@ int schema_check_recipe_path(const char *key, const json_t *v, struct zb_error *
 		    s);
 		return SCHEMA_BAD_VALUE;
 	}
+	/* a file chooses no recipe outside the repository or the matrix's directory */
+	if (recipe_name_check(s, err) < 0)
+		return SCHEMA_BAD_VALUE;
 	return 0;
 }
 

@@ -44,9 +44,10 @@ static const struct schema_key matrix_keys[] = {
 	  .type = SCHEMA_STRING,
 	  .check = schema_check_recipe_path,
 	  .typename = "path",
-	  .help = "image recipe for `zbench run` without -i: absolute, or relative to the "
-		  "repository, else to the matrix file's directory (default "
-		  "images/debian12-zfs.json)" },
+	  .help = "image recipe for `zbench run` without -i: a relative path without '..', "
+		  "found in the repository, else in the matrix file's directory (default "
+		  "images/debian12-zfs.json); one that runs code when built is built only "
+		  "with -i or `zbench image build`" },
 	{ .path = "images",
 	  .type = SCHEMA_ARRAY,
 	  .check = schema_check_images,
