@@ -282,7 +282,8 @@ INTEGRATION = $(wildcard tests/integration/warm.sh tests/integration/import.sh \
 	tests/integration/phases.sh tests/integration/run.sh tests/integration/hosts-ssh.sh \
 	tests/integration/resume.sh tests/integration/fio.sh tests/integration/parallel.sh \
 	tests/integration/engines.sh tests/integration/shards.sh tests/integration/adaptive.sh \
-	tests/integration/ab.sh tests/integration/gate.sh tests/integration/buses.sh tests/integration/fiojob.sh)
+	tests/integration/ab.sh tests/integration/buses.sh tests/integration/fiojob.sh \
+	tests/integration/diskmodels.sh tests/integration/diskmodel-kill.sh)
 INTEGRATION_JOBS ?= 2
 integration: all
 	$(Q)JOBS=$(INTEGRATION_JOBS) tests/run-integration.sh $(INTEGRATION)
@@ -291,7 +292,8 @@ integration: all
 # stay out of make test and make integration (docs/compare.md, "Bisect").
 # slurm.sh starts a Slurm of its own (slurmctld, slurmd, munge: installed by install-deps.sh
 # --slurm, which only this target asks for) and runs a 4-cell array through it (docs/scale-out.md).
-INTEGRATION_SLOW = tests/integration/bisect.sh tests/integration/slurm.sh
+# gate.sh runs an adaptive A/A gate: up to 10 repeats a side (20 VMs, up to 20 minutes under TCG).
+INTEGRATION_SLOW = tests/integration/bisect.sh tests/integration/slurm.sh tests/integration/gate.sh
 integration-slow: all
 	$(Q)builder/install-deps.sh --slurm
 	$(Q)JOBS=1 tests/run-integration.sh $(INTEGRATION_SLOW)

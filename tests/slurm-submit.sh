@@ -51,6 +51,15 @@ check "unthrottled disks, tasks may share a node: refused" \
 check "a matrix of several images: refused" refused imgs "compares several images" -n 2 \
 	matrices/seed001-pr6566-ab.json
 check "--accel other: refused" refused acc "wants auto, kvm or tcg" -n 2 --accel xen "$m"
+jq '.image = "../images/debian12-zfs.json"' "$m" >"$tmp/climb.json"
+check "a matrix's recipe with '..': refused" refused climb "must be a relative path" -n 2 \
+	--max-at-once 1 "$tmp/climb.json"
+jq '.image = "images/debian12-zfs-src.json"' "$m" >"$tmp/src.json"
+check "a matrix's recipe whose build runs code: refused" refused src "whose build runs code" \
+	-n 2 --max-at-once 1 "$tmp/src.json"
+"$ZBENCH" slurm -n 2 --max-at-once 1 --dry-run -i images/debian12-zfs-src.json -o "$tmp/src-i" \
+	"$tmp/src.json" >/dev/null 2>&1
+check "... the same recipe given with -i: submitted" [ $? -eq 0 ]
 mkdir "$tmp/exists"
 "$ZBENCH" slurm -n 2 --max-at-once 1 --dry-run -o "$tmp/exists" "$m" >/dev/null 2>"$tmp/exists.err"
 check "an -o that exists: refused" [ $? -eq 2 ] && grep -q "exists" "$tmp/exists.err"

@@ -21,6 +21,7 @@
 #include "core/util.h"
 #include "image/image.h"
 #include "image/image_flavor.h"
+#include "image/recipe_trust.h"
 #include "matrix/matrix.h"
 #include "run/run.h"
 #include "run/schedule.h"
@@ -149,9 +150,25 @@ static int plan_image(struct slurm_plan *p, struct zb_error *err)
 	cleanup_free char *found = NULL;
 
 	if (!named) {
+		const char *why = NULL;
+		int code;
+
+		/* a recipe the matrix names is a file's choice (docs/security.md, "Recipes"): as
+		 * zbench run, a checked name, and never one whose build runs code unless -i says so
+		 * (the image job builds it) */
 		named = json_string_value(json_object_get(p->m->json, "image"));
+		if (named && recipe_name_check(named, err) < 0)
+			return error_wrap(err, "'%s'", p->o->matrix);
 		found = image_recipe_locate(named ? named : RUN_DEFAULT_RECIPE,
 					    named ? p->matrix : NULL);
+		code = named ? recipe_runs_code(found, &why, err) : 0;
+		if (code < 0)
+			return error_wrap(err, "image '%s'", found);
+		if (code > 0)
+			return error_set(err, EPERM,
+					 "'%s' names the recipe '%s', whose build runs code (%s): "
+					 "give it with -i to build it",
+					 p->o->matrix, named, why);
 		named = found;
 	}
 	if (absolute(named, &p->recipe, err) < 0 || image_key(p->recipe, 0, p->hash, err) < 0)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/util.h"
+#include "diskmodel/dm_stats.h"
 #include "matrix/metrics.h"
 #include "matrix/phases.h"
 #include "matrix/schema.h"
@@ -386,12 +387,38 @@ int claims_check(const json_t *root, struct zb_error *err)
  * --------------------------
  */
 
+int claims_disk_model_metric(const char *name, char *disk, size_t len, const char **counter)
+{
+	const char *dot;
+	struct dm_stats zero = { 0 };
+	json_t *names;
+	int known;
+
+	if (strncmp(name, "disk_model.", 11))
+		return 0;
+	name += 11;
+	dot = strchr(name, '.');
+	if (!dot || dot == name || (size_t)(dot - name) >= len)
+		return 0;
+	/* the counters and means the record holds are the renderer's (dm_stats_to_json) */
+	names = dm_stats_to_json(&zero);
+	known = json_object_get(names, dot + 1) != NULL;
+	json_decref(names);
+	if (!known)
+		return 0;
+	snprintf(disk, len, "%.*s", (int)(dot - name), name);
+	*counter = dot + 1;
+	return 1;
+}
+
 int claims_check_metric(const char *key, const json_t *v, struct zb_error *err)
 {
-	const char *s = json_string_value(v);
+	const char *s = json_string_value(v), *counter;
+	char disk[64];
 
 	(void)key;
-	if (metric_find(s) || phases_metric_known(s))
+	if (metric_find(s) || phases_metric_known(s) ||
+	    claims_disk_model_metric(s, disk, sizeof(disk), &counter))
 		return 0;
 	if (!strncmp(s, "iozone:", 7))
 		for (size_t i = 0; schema_iozone_tests[i]; i++)
@@ -405,7 +432,8 @@ int claims_check_metric(const char *key, const json_t *v, struct zb_error *err)
 	    "stride_read fwrite refwrite fread refread), disk_read_share disk_write_share "
 	    "arc_hit_ratio compress_ratio window_disk_read_share window_disk_write_share "
 	    "l2arc_hit_ratio flushes_per_write, each "
-	    "optionally PHASE.METRIC",
+	    "optionally PHASE.METRIC; disk_model.DISK.COUNTER (a modelled disk's: seeks, rmw, "
+	    "flush_ns_sum, mean_service_us, ...: docs/results.md)",
 	    s);
 	return SCHEMA_BAD_VALUE;
 }

@@ -165,7 +165,8 @@ static int is_leftover(const char *name)
 	size_t len = strlen(name);
 
 	return (len > 4 && !strcmp(name + len - 4, ".img")) || !strcmp(name, "channel.sock") ||
-	       !strcmp(name, "qmp.sock");
+	       !strcmp(name, "qmp.sock") ||
+	       (len > 8 && !strcmp(name + len - 8, ".dmstats")); /* a disk model's counters */
 }
 
 /* Remove the leftovers in one cell directory; the number of images removed. */

@@ -19,6 +19,7 @@
 #include "core/util.h"
 #include "core/version.h"
 #include "recipe_resolve.h"
+#include "vm/disk_server.h"
 #include "vm/vm.h"
 
 /* ---- what the run is ----------------------------------------------------------------------- */
@@ -283,17 +284,20 @@ static int start_new(struct run_ctx *ctx, struct zb_error *err)
 /* ---- a resumed run ------------------------------------------------------------------------- */
 
 /* Kill what a killed zbench left in RUNDIR: the backend's VMs that outlived it (their own
- * process group; vm_ops.reap), and disk images. */
+ * process group; vm_ops.reap), their modelled disks' servers (disk_servers_reap()), and disk
+ * images. */
 static void cleanup_leftovers(struct run_ctx *ctx)
 {
 	int killed = ctx->vm_ops->reap(ctx->res.dir);
+	int servers = disk_servers_reap(ctx->res.dir);
 	int removed = results_remove_leftovers(&ctx->res);
 
-	if (killed || removed)
-		log_warn("resume: stopped %d %s VM%s and removed %d disk image%s left by the "
-			 "interrupted run",
-			 killed, ctx->vm_ops->name, killed == 1 ? "" : "s", removed,
-			 removed == 1 ? "" : "s");
+	if (killed || servers || removed)
+		log_warn("resume: stopped %d %s VM%s and %d disk server%s and removed %d disk "
+			 "image%s left by the interrupted run",
+			 killed, ctx->vm_ops->name, killed == 1 ? "" : "s", servers,
+			 servers == 1 ? "" : "s", removed, removed == 1 ? "" : "s");
+	killed += servers;
 	/* give the kernel a moment to reap the killed processes' file locks */
 	if (killed)
 		usleep(200 * 1000);
