@@ -1,4 +1,5 @@
 /* zbench run MATRIX: the main job. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,14 +52,6 @@ struct run_cli {
 	int strict; /* a phase that did not measure the disks fails the run */
 };
 
-static int set_output(void *ctx, const char *arg)
-{
-	struct run_cli *c = ctx;
-
-	c->o.out_dir = arg;
-	return 0;
-}
-
 static int set_image(void *ctx, const char *arg)
 {
 	struct run_cli *c = ctx;
@@ -69,87 +62,6 @@ static int set_image(void *ctx, const char *arg)
 	}
 	c->o.recipes[c->o.n_recipes++] = arg;
 	c->o.recipe_path = c->o.recipes[0];
-	return 0;
-}
-
-static int set_cache_dir(void *ctx, const char *arg)
-{
-	struct run_cli *c = ctx;
-
-	c->o.cache_dir = arg;
-	return 0;
-}
-
-static int set_accel(void *ctx, const char *arg)
-{
-	struct run_cli *c = ctx;
-
-	c->o.accel = arg;
-	return 0;
-}
-
-/* --backend, --libvirt-uri and --hosts are checked by run_matrix(), with the matrix's own. */
-static int set_backend(void *ctx, const char *arg)
-{
-	struct run_cli *c = ctx;
-
-	c->o.backend = arg;
-	return 0;
-}
-
-static int set_libvirt_uri(void *ctx, const char *arg)
-{
-	struct run_cli *c = ctx;
-
-	c->o.libvirt_uri = arg;
-	return 0;
-}
-
-static int set_hosts(void *ctx, const char *arg)
-{
-	struct run_cli *c = ctx;
-
-	c->o.hosts = arg;
-	return 0;
-}
-
-static int set_shared_paths(void *ctx, const char *arg)
-{
-	struct run_cli *c = ctx;
-
-	c->o.shared_paths = 1;
-	return 0;
-}
-
-static int set_keep_disks(void *ctx, const char *arg)
-{
-	struct run_cli *c = ctx;
-
-	c->o.keep_disks = 1;
-	return 0;
-}
-
-static int set_cold(void *ctx, const char *arg)
-{
-	struct run_cli *c = ctx;
-
-	c->o.cold = 1;
-	return 0;
-}
-
-static int set_limits_from_start(void *ctx, const char *arg)
-{
-	struct run_cli *c = ctx;
-
-	c->o.limits_from_start = 1;
-	return 0;
-}
-
-static int set_warm(void *ctx, const char *arg)
-{
-	struct run_cli *c = ctx;
-
-	c->o.warm = 1;
 	return 0;
 }
 
@@ -171,14 +83,6 @@ static int set_jobs(void *ctx, const char *arg)
 	return 0;
 }
 
-static int set_allow_interference(void *ctx, const char *arg)
-{
-	struct run_cli *c = ctx;
-
-	c->o.allow_interference = 1;
-	return 0;
-}
-
 static int set_shard(void *ctx, const char *arg)
 {
 	struct run_cli *c = ctx;
@@ -189,14 +93,6 @@ static int set_shard(void *ctx, const char *arg)
 		fprintf(stderr, "zbench run: --shard wants I/N with 1 <= I <= N, got '%s'\n", arg);
 		return -1;
 	}
-	return 0;
-}
-
-static int set_resume(void *ctx, const char *arg)
-{
-	struct run_cli *c = ctx;
-
-	c->o.resume_dir = arg;
 	return 0;
 }
 
@@ -214,21 +110,14 @@ static int set_no_report(void *ctx, const char *arg)
 	return 0;
 }
 
-static int set_strict(void *ctx, const char *arg)
-{
-	struct run_cli *c = ctx;
-
-	c->strict = 1;
-	return 0;
-}
-
 /* The options of `zbench run`: parsing, --help, the man page and completion (options.h). */
 static const struct cli_option run_options[] = {
 	{ .name = "output",
 	  .letter = 'o',
 	  .arg = "DIR",
 	  .help = "run directory (default runs/<matrix name>-<UTC time>)",
-	  .set = set_output },
+	  .kind = CLI_STRING,
+	  .offset = offsetof(struct run_cli, o.out_dir) },
 	{ .name = "image",
 	  .letter = 'i',
 	  .arg = "RECIPE",
@@ -245,7 +134,8 @@ static const struct cli_option run_options[] = {
 	  .arg = "DIR",
 	  .help = "image cache (default $ZBENCH_CACHE_DIR, else\n$XDG_CACHE_HOME/zbench, else "
 		  "~/.cache/zbench)",
-	  .set = set_cache_dir },
+	  .kind = CLI_STRING,
+	  .offset = offsetof(struct run_cli, o.cache_dir) },
 	{ .name = "accel",
 	  .letter = 0,
 	  .arg = "A",
@@ -253,7 +143,8 @@ static const struct cli_option run_options[] = {
 	  .help = "overrides the matrix's vm.accel; auto tries KVM with a\ndeadline on the guest's "
 		  "first "
 		  "output, then TCG (a failure\nremembered per host, kernel and QEMU)",
-	  .set = set_accel },
+	  .kind = CLI_STRING,
+	  .offset = offsetof(struct run_cli, o.accel) },
 	{ .name = "backend",
 	  .letter = 0,
 	  .arg = "B",
@@ -261,31 +152,36 @@ static const struct cli_option run_options[] = {
 	  .help = "the VM backend (docs/libvirt.md); default: the matrix's\n\"backend\", else the "
 		  "first "
 		  "of these (the one that runs VMs\non hosts with --hosts or --libvirt-uri)",
-	  .set = set_backend },
+	  .kind = CLI_STRING,
+	  .offset = offsetof(struct run_cli, o.backend) },
 	{ .name = "libvirt-uri",
 	  .letter = 0,
 	  .arg = "URI",
 	  .help = "libvirt connection (default $ZBENCH_LIBVIRT_URI, the\nmatrix's \"libvirt_uri\", "
 		  "else "
 		  "qemu:///embed with its\nroot in the run directory)",
-	  .set = set_libvirt_uri },
+	  .kind = CLI_STRING,
+	  .offset = offsetof(struct run_cli, o.libvirt_uri) },
 	{ .name = "hosts",
 	  .letter = 0,
 	  .arg = "URI[=N],...",
 	  .help =
 	      "place cells on these libvirt hosts, at most N at once\non each (default 1); implies "
 	      "the libvirt backend\n(docs/scale-out.md)",
-	  .set = set_hosts },
+	  .kind = CLI_STRING,
+	  .offset = offsetof(struct run_cli, o.hosts) },
 	{ .name = "shared-paths",
 	  .letter = 0,
 	  .help = "hosts of --hosts or --libvirt-uri on other machines see\nthe image cache and "
 		  "the run "
 		  "directory at the same paths",
-	  .set = set_shared_paths },
+	  .kind = CLI_FLAG,
+	  .offset = offsetof(struct run_cli, o.shared_paths) },
 	{ .name = "keep-disks",
 	  .letter = 0,
 	  .help = "keep each cell's disk images in its directory",
-	  .set = set_keep_disks },
+	  .kind = CLI_FLAG,
+	  .offset = offsetof(struct run_cli, o.keep_disks) },
 	{ .name = "warm",
 	  .letter = 0,
 	  .help =
@@ -293,9 +189,18 @@ static const struct cli_option run_options[] = {
 	      "made "
 	      "on first use, kept in\nthe cache); a cell that cannot be restored boots, and\nits "
 	      "record says why (docs/performance.md)",
-	  .set = set_warm },
-	{ .name = "cold", .letter = 0, .help = "boot every cell", .set = set_cold },
-	{ .name = "no-snapshot", .letter = 0, .help = "the same as --cold", .set = set_cold },
+	  .kind = CLI_FLAG,
+	  .offset = offsetof(struct run_cli, o.warm) },
+	{ .name = "cold",
+	  .letter = 0,
+	  .help = "boot every cell",
+	  .kind = CLI_FLAG,
+	  .offset = offsetof(struct run_cli, o.cold) },
+	{ .name = "no-snapshot",
+	  .letter = 0,
+	  .help = "the same as --cold",
+	  .kind = CLI_FLAG,
+	  .offset = offsetof(struct run_cli, o.cold) },
 	{ .name = "limits-from-start",
 	  .letter = 0,
 	  .help = "keep the disks' I/O limits (throttle) while the guest\nsets up too; by default "
@@ -304,7 +209,8 @@ static const struct cli_option run_options[] = {
 		  "before\nthe first "
 		  "phase that is not an unmeasured prefill (qemu\nbackend, one cell at a time; "
 		  "docs/disks.md)",
-	  .set = set_limits_from_start },
+	  .kind = CLI_FLAG,
+	  .offset = offsetof(struct run_cli, o.limits_from_start) },
 	{ .name = "allow-device",
 	  .letter = 0,
 	  .arg = "PATH",
@@ -323,7 +229,8 @@ static const struct cli_option run_options[] = {
 	{ .name = "allow-interference",
 	  .letter = 0,
 	  .help = "let -j run cells whose disks are not throttled",
-	  .set = set_allow_interference },
+	  .kind = CLI_FLAG,
+	  .offset = offsetof(struct run_cli, o.allow_interference) },
 	{ .name = "shard",
 	  .letter = 0,
 	  .arg = "I/N",
@@ -338,7 +245,8 @@ static const struct cli_option run_options[] = {
 	      "finish a run that was interrupted or killed: cells with a\nrecord are not run "
 	      "again, "
 	      "what the run left behind (its\nVMs, disk images) is removed; same matrix and image",
-	  .set = set_resume },
+	  .kind = CLI_STRING,
+	  .offset = offsetof(struct run_cli, o.resume_dir) },
 	{ .name = "quiet",
 	  .letter = 'q',
 	  .help = "no progress lines or run information on stderr (warnings\nand errors still); "
@@ -358,7 +266,8 @@ static const struct cli_option run_options[] = {
 		  "reached them, or of its\nwrites within the timed window (named on stderr at "
 		  "the\nend, "
 		  "and at the report's top, whatever the option)",
-	  .set = set_strict },
+	  .kind = CLI_FLAG,
+	  .offset = offsetof(struct run_cli, strict) },
 };
 
 static const struct cli_command run_cli_command = {

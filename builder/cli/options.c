@@ -29,9 +29,12 @@ void cli_usage(const struct cli_command *c, FILE *f)
 		char head[128];
 		int len;
 
-		len = snprintf(head, sizeof(head), "  %s%c%s--%s%s%s", o->letter ? "-" : "  ",
-			       o->letter ? o->letter : ' ', o->letter ? ", " : "  ", o->name,
-			       o->arg ? " " : "", o->arg ? o->arg : "");
+		if (o->letter)
+			len = snprintf(head, sizeof(head), "  -%c, --%s%s%s", o->letter, o->name,
+				       o->arg ? " " : "", o->arg ? o->arg : "");
+		else
+			len = snprintf(head, sizeof(head), "      --%s%s%s", o->name,
+				       o->arg ? " " : "", o->arg ? o->arg : "");
 		fputs(head, f);
 		for (const char *h = o->help; *h;) {
 			size_t n = strcspn(h, "\n");
