@@ -358,15 +358,27 @@ int claims_check_metric(const char *key, const json_t *v, struct zb_error *err)
 		for (size_t i = 0; schema_iozone_tests[i]; i++)
 			if (!strcmp(s + 7, schema_iozone_tests[i]))
 				return 0;
-	error_set(
-	    err, 0,
-	    "unknown metric \"%s\"; known: read_iops write_iops iops read_bw write_bw bw "
-	    "read_lat_mean read_lat_p99 write_lat_mean write_lat_p99 iozone:TEST (TEST: write "
-	    "rewrite read reread random_read random_write backward_read record_rewrite "
-	    "stride_read fwrite refwrite fread refread), disk_read_share disk_write_share "
-	    "arc_hit_ratio compress_ratio window_disk_read_share window_disk_write_share, each "
-	    "optionally PHASE.METRIC",
-	    s);
+	{
+		/* the list from the tables: metrics, iozone's tests, the witness's figures */
+		char known[1024], tests[256];
+		size_t n = 0, t = 0;
+
+		known[0] = tests[0] = '\0';
+		for (size_t m = 0; m < METRIC_COUNT; m++)
+			n += (size_t)snprintf(known + n, sizeof(known) - n, "%s ",
+					      metric_table[m].key);
+		for (size_t i = 0; schema_iozone_tests[i] && t < sizeof(tests); i++)
+			t += (size_t)snprintf(tests + t, sizeof(tests) - t, "%s%s", i ? " " : "",
+					      schema_iozone_tests[i]);
+		n = strlen(known);
+		n += (size_t)snprintf(known + n, sizeof(known) - n, "iozone:TEST (TEST: %s),",
+				      tests);
+		for (size_t i = 0; phases_measured_keys[i] && n < sizeof(known); i++)
+			n += (size_t)snprintf(known + n, sizeof(known) - n, " %s",
+					      phases_measured_keys[i]);
+		error_set(err, 0, "unknown metric \"%s\"; known: %s, each optionally PHASE.METRIC",
+			  s, known);
+	}
 	return SCHEMA_BAD_VALUE;
 }
 
