@@ -144,6 +144,8 @@ generated: $(GEN_OUT) zbench
 	$(Q)$(foreach g,$(GENERATED),mkdir -p $(dir $(word 2,$(subst :, ,$(g)))) && cp $(BUILD)/gen/$(notdir $(word 2,$(subst :, ,$(g)))) $(word 2,$(subst :, ,$(g))) &&) true
 	$(Q)$(call splice,./zbench matrix keys,zbench matrix keys,docs/matrix.md)
 	$(Q)$(call splice,$(GEN) disks,zbench-gen disks,docs/disks.md)
+	$(Q)./zbench matrix ledger --markdown $(sort $(wildcard matrices/*.ledger.json)) >$(BUILD)/gen/seeds.md && \
+		cp $(BUILD)/gen/seeds.md docs/seeds.md
 
 $(BUILD)/zbench-engine-host: $(ENGINE_HOST_OBJS)
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ $^ $(HOST_LIBS)
@@ -280,7 +282,7 @@ INTEGRATION = $(wildcard tests/integration/warm.sh tests/integration/import.sh \
 	tests/integration/phases.sh tests/integration/run.sh tests/integration/hosts-ssh.sh \
 	tests/integration/resume.sh tests/integration/fio.sh tests/integration/parallel.sh \
 	tests/integration/engines.sh tests/integration/shards.sh tests/integration/adaptive.sh \
-	tests/integration/ab.sh tests/integration/buses.sh tests/integration/fiojob.sh)
+	tests/integration/ab.sh tests/integration/gate.sh tests/integration/buses.sh tests/integration/fiojob.sh)
 INTEGRATION_JOBS ?= 2
 integration: all
 	$(Q)JOBS=$(INTEGRATION_JOBS) tests/run-integration.sh $(INTEGRATION)

@@ -8,13 +8,17 @@
 #   bench/count-cv.sh [RUNDIR]        (boots REPEATS VMs: run it under vmslot; an existing
 #                                      RUNDIR is analysed again, no VM)
 #   NUMJOBS=4 bench/count-cv.sh       the same with 4 threads
+#   TXG_TIMEOUT=120 bench/count-cv.sh  zfs_txg_timeout 120 s: no TXG is synced on a timer
+#                                      while the phase runs (docs/compare.md: what moves)
 set -u
 cd "$(dirname "$0")/.."
 dir=${1:-runs/count-cv-$(date -u +%Y%m%dT%H%M%S)}
 m=$(mktemp /tmp/zbench-count-cv.XXXXXX.json)
 trap 'rm -f "$m"' EXIT
-jq --argjson j "${NUMJOBS:-1}" --argjson r "${REPEATS:-10}" \
-	'.repeats = $r | .base.workload.numjobs = $j' bench/count-cv.json >"$m"
+jq --argjson j "${NUMJOBS:-1}" --argjson r "${REPEATS:-10}" --arg t "${TXG_TIMEOUT:-}" \
+	'.repeats = $r | .base.workload.numjobs = $j
+	 | if $t != "" then .base.module_params = { "zfs": { "zfs_txg_timeout": ($t | tonumber) } } else . end' \
+	bench/count-cv.json >"$m"
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 if [ ! -s "$dir/cells.jsonl" ]; then # an existing run directory is analysed again
 	./zbench run -o "$dir" "$m" >/dev/null 2>"$dir.log" || { echo "run failed: $dir.log"; exit 1; }
@@ -33,4 +37,4 @@ awk -F, 'NR > 1 && $5 == "measure" { n[$7]++; s[$7] += $NF; ss[$7] += $NF * $NF 
 			printf "| %s | %d | %.6g | %s |\n", k, n[k], mean, cv
 		}
 	}' "$dir/export/cells.csv" | sort -t'|' -k2,2 | { printf '| metric | n | mean | CV |\n|---|---|---|---|\n'; cat; }
-echo "numjobs ${NUMJOBS:-1}; load average: start $load0, end $load1 ($(nproc) cores); run directory $dir"
+echo "numjobs ${NUMJOBS:-1}, zfs_txg_timeout ${TXG_TIMEOUT:-5 (default)}; load average: start $load0, end $load1 ($(nproc) cores); run directory $dir"

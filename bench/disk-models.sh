@@ -7,6 +7,8 @@
 # figure and the ratios; then per model the host CPU per request: the filter's own accounting
 # (the model and its lock, not the file I/O: its stats file's host_cpu_ns) and the whole nbdkit
 # process's (/proc/PID/stat), and how late the host answered against the model's deadlines.
+# First it runs the loads once through nbdkit without the filter: the host's ceiling (fio's NBD
+# engine, nbdkit and the file), above which no model can be measured here.
 # The loads: 4k random read/write at QD1 and QD32, 1M sequential read/write at QD1 over the
 # first 10% (the outer zone, where datasheets measure), 4k sequential writes with a FLUSH after
 # each (fio --fsync=1) with the drive's write cache on and off (dm_write_cache=0), the mean FLUSH
@@ -60,12 +62,14 @@ def start(model, tag, extra):
     with open(img, "wb") as f:
         f.truncate(1 << 30)
     log = open(f"{tmp}/{tag}.log", "w")
-    p = subprocess.Popen(["nbdkit", "--foreground", "--unix", sock, "--threads", "64",
-                          f"--filter={so}", "file", f"file={img}", f"dm_model={model}",
-                          f"dm_stats={tmp}/{tag}.stats"] + extra, stdout=log, stderr=log)
+    filt = [f"--filter={so}"] if model else []
+    args = [f"dm_model={model}", f"dm_stats={tmp}/{tag}.stats"] + extra if model else []
+    p = subprocess.Popen(["nbdkit", "--foreground", "--unix", sock, "--threads", "64"] + filt +
+                         ["file", f"file={img}"] + args, stdout=log, stderr=log)
     open(f"{tmp}/{tag}.pid", "w").write(str(p.pid))
     for _ in range(100):
         if os.path.exists(sock):
+            time.sleep(0.1)  # the socket exists a moment before nbdkit accepts on it
             return p, sock
         time.sleep(0.05)
     sys.exit(f"nbdkit for {model} did not start: {open(f'{tmp}/{tag}.log').read()}")
@@ -81,7 +85,26 @@ def fio(sock, opts):
                     f"--output={out}"] + opts.split(), stdout=subprocess.DEVNULL, check=True)
     return json.load(open(out))["jobs"][0]
 
+def measure(p, sock, key):
+    opts, srv, what = LOADS[key]
+    j = fio(sock, opts)
+    side = j["read"] if "read" in opts.split()[0] else j["write"]
+    v = side["iops"] if what == "iops" else side["bw_bytes"] / 1e6
+    fl = j["sync"]["lat_ns"]["mean"] / 1000 if j["sync"]["total_ios"] else None
+    return v, fl
+
 hz = os.sysconf("SC_CLK_TCK")
+ceiling = {}
+for key, (opts, srv, what) in LOADS.items():
+    if opts and srv == "d":
+        p, sock = start(None, f"plain-{key}", [])
+        ceiling[key], fl = measure(p, sock, key)
+        if key == "sync1":
+            ceiling["flush1"] = fl
+        p.terminate()
+        p.wait()
+print("host ceiling (nbdkit without the filter): " +
+      ", ".join(f"{k} {v:.4g}" for k, v in ceiling.items()) + "\n")
 print("| model | load | fio via nbdkit | model, virtual time | published | fio/published | "
       "model/published | source |\n|---|---|---|---|---|---|---|---|")
 cpu_lines = []
@@ -97,11 +120,9 @@ for m in models:
             continue  # a stick has no write cache to turn off
         # a fresh drive for each load, as in the virtual-time column
         p, sock = start(m, f"{m}-{key}", ["dm_write_cache=0"] if srv == "wc0" else [])
-        j = fio(sock, opts)
-        side = j["read"] if "read" in opts.split()[0] else j["write"]
-        got[key] = side["iops"] if what == "iops" else side["bw_bytes"] / 1e6
-        if key == "sync1" and j["sync"]["total_ios"]:
-            flush_us = j["sync"]["lat_ns"]["mean"] / 1000
+        got[key], fl = measure(p, sock, key)
+        if key == "sync1":
+            flush_us = fl
         st = stats(f"{tmp}/{m}-{key}.stats")
         tot["ticks"] += cpu_ticks(p.pid)
         p.terminate()

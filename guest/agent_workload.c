@@ -279,6 +279,129 @@ static void pool_sync(void)
 		sync();
 }
 
+/* ---- waiting for a state (guest/phase.h, issue 33 item 5) ---------------------------------- */
+
+struct until {
+	enum phase_state state;
+	uint64_t bytes;		 /* l2arc_size */
+	double idle, timeout;	 /* seconds */
+	double t0, quiet_since;	 /* when the wait began; when the feed last wrote */
+	uint64_t value, written; /* l2_size now; l2_write_bytes at quiet_since */
+	int runs;
+};
+
+static double until_seconds(const json_t *u, const char *key)
+{
+	uint64_t us = 0;
+
+	units_parse_duration(json_string_value(json_object_get(u, key)), &us);
+	return (double)us / 1e6;
+}
+
+static void until_init(struct until *w, const json_t *phase)
+{
+	const json_t *u = json_object_get(phase, "until");
+
+	memset(w, 0, sizeof(*w));
+	w->state = phase_until_state(phase);
+	units_parse_size(json_string_value(json_object_get(u, "bytes")), &w->bytes);
+	w->idle = until_seconds(u, "idle");
+	w->timeout = until_seconds(u, "timeout");
+	w->t0 = w->quiet_since = mono_now();
+	telemetry_arcstat("l2_write_bytes", &w->written);
+}
+
+/* Whether the state holds now. */
+static int until_holds(struct until *w)
+{
+	uint64_t written = 0;
+	double now = mono_now();
+
+	telemetry_arcstat("l2_size", &w->value);
+	switch (w->state) {
+	case PHASE_STATE_L2ARC_SIZE:
+		return w->value >= w->bytes;
+	case PHASE_STATE_L2ARC_IDLE:
+		telemetry_arcstat("l2_write_bytes", &written);
+		if (written != w->written) {
+			w->written = written;
+			w->quiet_since = now;
+		}
+		return now - w->quiet_since >= w->idle;
+	case PHASE_STATE_DIRTY_WRITTEN:
+		pool_sync();
+		return 1;
+	case PHASE_STATE_NONE:
+		break;
+	}
+	return 1;
+}
+
+/* Past the timeout: the cell fails, saying how far it got. */
+static void until_check_timeout(const struct until *w, const char *what)
+{
+	if (mono_now() - w->t0 <= w->timeout)
+		return;
+	fail_step(NULL,
+		  "%s: the state it waits for did not hold within %.0f s (the L2ARC held %llu "
+		  "bytes%s%llu asked; %d engine runs)",
+		  what, w->timeout, (unsigned long long)w->value,
+		  w->state == PHASE_STATE_L2ARC_SIZE ? " of " : ", ",
+		  (unsigned long long)(w->state == PHASE_STATE_L2ARC_SIZE ? w->bytes : 0), w->runs);
+}
+
+/* What the wait reached, for the phase's result. */
+static json_t *until_outcome(const struct until *w, const json_t *phase)
+{
+	return json_pack("{s:s, s:b, s:f, s:i, s:I}", "state",
+			 json_string_value(json_object_get(json_object_get(phase, "until"), "state")),
+			 "reached", 1, "seconds", mono_now() - w->t0, "runs", w->runs, "l2_size",
+			 (json_int_t)w->value);
+}
+
+/* Action "wait": poll once a second; a growing L2ARC is progress for the host's heartbeat. */
+static void action_wait(const json_t *phase)
+{
+	struct until w;
+	uint64_t shown = 0;
+
+	until_init(&w, phase);
+	while (!until_holds(&w)) {
+		until_check_timeout(&w, "action wait");
+		if (w.value != shown) {
+			shown = w.value;
+			send_msg(json_pack("{s:s, s:s}", "type", "phase", "name", "phase wait"));
+		}
+		for (struct timespec ts = { 1, 0 }; nanosleep(&ts, &ts) < 0 && errno == EINTR;)
+			;
+	}
+	logf_console("action wait: %s after %.1f s (l2_size %llu)",
+		     json_string_value(json_object_get(json_object_get(phase, "until"), "state")),
+		     mono_now() - w.t0, (unsigned long long)w.value);
+}
+
+/* An engine phase with "until": its engine runs again until the state holds. Returns the last
+ * run's result and summary (replacing *fio and *summary) and what the wait reached. */
+static json_t *run_until(const json_t *phase, const json_t *opts, json_t **fio, json_t **summary)
+{
+	struct until w;
+
+	until_init(&w, phase);
+	w.runs = 1;
+	while (!until_holds(&w)) {
+		until_check_timeout(&w, json_string_value(json_object_get(phase, "name")));
+		json_decref(*fio);
+		json_decref(*summary);
+		*fio = engine_run(opts, summary);
+		w.runs++;
+	}
+	logf_console("phase '%s': %s after %d runs, %.1f s (l2_size %llu)",
+		     json_string_value(json_object_get(phase, "name")),
+		     json_string_value(json_object_get(json_object_get(phase, "until"), "state")),
+		     w.runs, mono_now() - w.t0, (unsigned long long)w.value);
+	return until_outcome(&w, phase);
+}
+
 /* The actions between phases: one handler per row of PHASE_ACTION_LIST (guest/phase.h). */
 static void action_sync(const json_t *phase)
 {
@@ -335,7 +458,7 @@ static void run_phases(const json_t *w, const json_t *phases)
 
 	json_array_foreach (phases, i, p) {
 		const char *name = json_string_value(json_object_get(p, "name"));
-		json_t *opts, *fio, *summary;
+		json_t *opts, *fio, *summary, *until = NULL;
 		int measured = phase_is_measured(p);
 
 		/* "phase NAME" restarts the host's progress clock (an action has no samples) */
@@ -351,6 +474,8 @@ static void run_phases(const json_t *w, const json_t *phases)
 		opts = phase_engine_options(w, p, agent.target_is_dev);
 		phase_now = name;
 		fio = engine_run(opts, &summary);
+		if (phase_until_state(p) != PHASE_STATE_NONE)
+			until = run_until(p, opts, &fio, &summary);
 		phase_now = NULL;
 		json_decref(opts);
 		/* Prepared data is on the disks: without this the prefill's TXG writeback (its
@@ -359,10 +484,10 @@ static void run_phases(const json_t *w, const json_t *phases)
 		 * figures below then count what was synced. */
 		if (phase_is_prefill(p))
 			pool_sync();
-		send_msg(json_pack("{s:s, s:s, s:b, s:O, s:o*, s:o}", "type", "phase_result",
+		send_msg(json_pack("{s:s, s:s, s:b, s:O, s:o*, s:o, s:o*}", "type", "phase_result",
 				   "name", name, "measured", measured, "fio", fio,
 				   "telemetry_summary", json_incref(summary), "target",
-				   target_space()));
+				   target_space(), "until", until));
 		if (measured) {
 			json_decref(last);
 			json_decref(last_summary);

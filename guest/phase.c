@@ -34,8 +34,8 @@ bool phase_key_is_zbench(const char *key, int in_phase)
 						     "allow_constant_buffer",
 						     "allow_buffered_writes",
 						     "window" };
-	static const char *const phase_keys[] = { "name", "measured", "prefill", "action",
-						  "duration" };
+	static const char *const phase_keys[] = { "name",   "measured", "prefill",
+						  "action", "duration", "until" };
 	const char *const *k = in_phase ? phase_keys : workload_keys;
 	size_t n = in_phase ? sizeof(phase_keys) / sizeof(phase_keys[0])
 			    : sizeof(workload_keys) / sizeof(workload_keys[0]);
@@ -44,6 +44,19 @@ bool phase_key_is_zbench(const char *key, int in_phase)
 		if (!strcmp(key, k[i]))
 			return true;
 	return false;
+}
+
+enum phase_state phase_until_state(const json_t *phase)
+{
+	static const char *const names[] = { [PHASE_STATE_L2ARC_SIZE] = "l2arc_size",
+					     [PHASE_STATE_L2ARC_IDLE] = "l2arc_idle",
+					     [PHASE_STATE_DIRTY_WRITTEN] = "dirty_written" };
+	const char *s = json_string_value(json_object_get(json_object_get(phase, "until"), "state"));
+
+	for (size_t i = 1; s && i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i]))
+			return (enum phase_state)i;
+	return PHASE_STATE_NONE;
 }
 
 bool phase_is_measured(const json_t *phase)

@@ -25,7 +25,8 @@
 	  action_export_import) /* zpool export + import: the ARC holds nothing of the pool */     \
 	X(DROP_CACHES, "drop_caches",                                                              \
 	  action_drop_caches) /* echo 3 > /proc/sys/vm/drop_caches (page cache, dentries) */       \
-	X(SLEEP, "sleep", action_sleep) /* wait `duration` */
+	X(SLEEP, "sleep", action_sleep) /* wait `duration` */                                    \
+	X(WAIT, "wait", action_wait) /* wait until the state `until` names holds */
 
 #define PHASE_ACTION_ENUM_(id, name, handler) PHASE_ACTION_##id,
 enum phase_action {
@@ -34,9 +35,28 @@ enum phase_action {
 };
 #undef PHASE_ACTION_ENUM_
 
-/* "sync|export_import|drop_caches|sleep": the schema's choices (a constant expression). */
+/* "sync|export_import|drop_caches|sleep|wait": the schema's choices (a constant expression). */
 #define PHASE_ACTION_CHOICE_(id, name, handler) "|" name
 #define PHASE_ACTION_CHOICES			(PHASE_ACTION_LIST(PHASE_ACTION_CHOICE_) + 1)
+
+/* A warm-up whose effect depends on the host's speed waits for a state instead of a time
+ * (issue 33, item 5): a phase's "until": {"state": S, "timeout": T, ...}. On an engine phase
+ * the engine runs again until S holds (a warm read repeated until the L2ARC holds the data); on
+ * action "wait" the agent polls once a second. Past T the cell fails: a warm-up that did not
+ * reach its state would make the measurement mean something else.
+ *   l2arc_size     the L2ARC holds at least "bytes" (arcstats l2_size)
+ *   l2arc_idle     the L2ARC feed wrote nothing for "idle" (arcstats l2_write_bytes)
+ *   dirty_written  the pool's dirty data is on its disks (zpool sync returned) */
+enum phase_state {
+	PHASE_STATE_NONE,
+	PHASE_STATE_L2ARC_SIZE,
+	PHASE_STATE_L2ARC_IDLE,
+	PHASE_STATE_DIRTY_WRITTEN,
+};
+#define PHASE_STATE_CHOICES "l2arc_size|l2arc_idle|dirty_written"
+
+/* The state a phase's "until" names (PHASE_STATE_NONE: none, or unknown). */
+enum phase_state phase_until_state(const json_t *phase);
 
 /* The action a phase object names (PHASE_ACTION_NONE for an engine run or an unknown name). */
 enum phase_action phase_action_of(const json_t *phase);

@@ -663,6 +663,25 @@ static json_t *delta(struct telemetry *t, const struct snap *a, const struct sna
 	return out;
 }
 
+int telemetry_arcstat(const char *name, uint64_t *v)
+{
+	static char buf[TM_BUF];
+	char *save = NULL;
+
+	if (slurp("/proc/spl/kstat/zfs/arcstats", buf, sizeof(buf)) < 0)
+		return -1;
+	for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char n[64];
+		unsigned long long x;
+
+		if (sscanf(line, "%63s %*u %llu", n, &x) == 2 && !strcmp(n, name)) {
+			*v = x;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 json_t *telemetry_sample(struct telemetry *t, double now)
 {
 	struct snap cur;

@@ -19,6 +19,10 @@ struct telemetry *telemetry_start(const char *pool, const json_t *disks, double 
 json_t *telemetry_sample(struct telemetry *t, double now);
 /* Per disk over the whole span since telemetry_start(): mean %util, IOPS, kB/s, await. */
 json_t *telemetry_summary(struct telemetry *t, double now);
+
+/* One counter of /proc/spl/kstat/zfs/arcstats ("l2_size"): 0 and *v, or -1 when the file or
+ * the name is not there. For a phase that waits for a state (guest/phase.h). */
+int telemetry_arcstat(const char *name, uint64_t *v);
 void telemetry_free(struct telemetry *t);
 /* For tests: parse `text` as if the `zpool iostat` child had printed it (with pool "" in
  * telemetry_start() there is no child). */

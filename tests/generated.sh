@@ -27,6 +27,10 @@ bash contrib/completion/zbench.bash
 zsh contrib/completion/_zbench
 LIST
 
+check "docs/seeds.md is 'zbench matrix ledger --markdown' of the ledgers (run 'make generated')" sh -c \
+	'"$1" matrix ledger --markdown matrices/*.ledger.json >"$2" && diff -u docs/seeds.md "$2" | head -20 && cmp -s docs/seeds.md "$2"' \
+	sh "$ZBENCH" "$tmp/seeds.md"
+
 # spliced MARK FILE COMMAND...: FILE's lines between <!-- BEGIN MARK --> and <!-- END MARK -->
 # are COMMAND's output (make generated's splice)
 spliced() {
@@ -54,6 +58,8 @@ jsonschema.Draft202012Validator.check_schema(schema)
 v = jsonschema.Draft202012Validator(schema)
 bad = 0
 for f in sys.argv[2:]:
+    if f.endswith(".ledger.json"):
+        continue
     for e in v.iter_errors(json.load(open(f))):
         print("    %s: %s: %s" % (f, "/".join(map(str, e.path)), e.message[:200]))
         bad += 1

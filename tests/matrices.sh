@@ -1,12 +1,14 @@
 #!/bin/sh
 # Every study file under matrices/ (the seeds' full and CI variants, quick.json, ...) must load
-# and expand without booting anything: `zbench matrix check` on each. Prints
+# and expand without booting anything: `zbench matrix check` on each; every seed's findings
+# ledger (matrices/seedNNN.ledger.json) must load against them, and every seed has one. Prints
 # "matrices: N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
 ZBENCH=${ZBENCH:-./zbench}
 passed=0 failed=0
 for f in matrices/*.json; do
+	case "$f" in *.ledger.json) continue ;; esac
 	if out=$("$ZBENCH" matrix check "$f" 2>&1); then
 		passed=$((passed + 1))
 	else
@@ -15,8 +17,42 @@ for f in matrices/*.json; do
 		echo "$out" | sed 's/^/    /'
 	fi
 done
-# Each seed has a full study and a CI-scale variant.
+# What each would cost, before it runs: every estimate prints, and no cell writes more than its
+# disks hold; a full-scale seed matrix says what machine it needs.
+for f in matrices/*.json; do
+	case "$f" in *.ledger.json) continue ;; esac
+	if out=$("$ZBENCH" matrix check --estimate "$f" 2>&1) && ! echo "$out" | grep -q "do not fit"; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		echo "FAIL $f: zbench matrix check --estimate"
+		echo "$out" | sed 's/^/    /'
+	fi
+done
+for f in matrices/seed00?-*.json; do
+	case "$f" in *-ci.json | *-medium.json | *-ab.json) continue ;; esac
+	if "$ZBENCH" matrix check --estimate "$f" | grep -q "the matrix says it needs"; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		echo "FAIL $f: a full-scale matrix states the machine it needs (\"machine\")"
+	fi
+done
+for f in matrices/*.ledger.json; do
+	if out=$("$ZBENCH" matrix ledger "$f" 2>&1); then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		echo "FAIL $f"
+		echo "$out" | sed 's/^/    /'
+	fi
+done
+# Each seed has a full study, a CI-scale variant and a findings ledger.
 for n in 000 001 002 003 004; do
+	if [ ! -f matrices/seed$n.ledger.json ]; then
+		failed=$((failed + 1))
+		echo "FAIL no matrices/seed$n.ledger.json"
+	fi
 	for v in "" -ci; do
 		if ! ls matrices/seed$n-*$v.json >/dev/null 2>&1; then
 			failed=$((failed + 1))

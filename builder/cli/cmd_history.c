@@ -4,37 +4,40 @@
 #include <string.h>
 
 #include "commands.h"
-#include "report/history.h"
 #include "core/util.h"
+#include "report/history.h"
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: zbench history add [--db FILE] RUNDIR...\n"
-		"       zbench history show [--db FILE] --metric M [--cell ID] [-o DIR]\n"
-		"\n"
-		"A results history in an SQLite file (default " HISTORY_DEFAULT_DB ").\n"
-		"  add    record each run directory's ok results (timing and count metrics) in one\n"
-		"         transaction per run; a run already there, still running, or not\n"
-		"         written by zbench is refused\n"
-		"  show   print metric M per run over time, per cell (and phase and side), with\n"
-		"         a change point when one is found; with -o, DIR/history.html plots it\n"
-		"\n"
-		"  --db FILE     the history (created by add if missing)\n"
-		"  --metric M    a timing metric (docs/reports.md) or count (docs/compare.md)\n"
-		"  --cell ID     one cell only\n"
-		"  -o DIR        write DIR/history.html\n"
-		"\n"
-		"Exit status: 0 done, 2 on errors (a file that is not our history, corrupt or\n"
-		"locked: nothing in it is changed). See docs/history.md.\n");
+	fprintf(
+	    f, "usage: zbench history add [--db FILE] RUNDIR...\n"
+	       "       zbench history show [--db FILE] --metric M [--cell ID] [-o DIR]\n"
+	       "\n"
+	       "A results history in an SQLite file (default " HISTORY_DEFAULT_DB ").\n"
+	       "  add    record each run directory's ok results (timing and count metrics) in one\n"
+	       "         transaction per run; a run already there, still running, or not\n"
+	       "         written by zbench is refused\n"
+	       "  show   print metric M per run over time, per cell (and phase and side), with\n"
+	       "         a change point when one is found; with -o, DIR/history.html plots it\n"
+	       "\n"
+	       "  --db FILE     the history (created by add if missing)\n"
+	       "  --metric M    a timing metric (docs/reports.md) or count (docs/compare.md)\n"
+	       "  --cell ID     one cell only\n"
+	       "  -o DIR        write DIR/history.html\n"
+	       "\n"
+	       "Exit status: 0 done, 2 on errors (a file that is not our history, corrupt or\n"
+	       "locked: nothing in it is changed). See docs/history.md.\n");
 }
 
 int cmd_history(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },	  { "metric", required_argument, NULL, 'm' },
-		{ "cell", required_argument, NULL, 'c' }, { "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },	  { NULL, 0, NULL, 0 },
+		{ "db", required_argument, NULL, 'd' },
+		{ "metric", required_argument, NULL, 'm' },
+		{ "cell", required_argument, NULL, 'c' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
 	const char *db = HISTORY_DEFAULT_DB, *metric = NULL, *cell = NULL, *outdir = NULL, *verb;
 	struct zb_error err = { 0 };

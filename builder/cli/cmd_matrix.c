@@ -6,24 +6,41 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "core/util.h"
 #include "image/image.h"
 #include "image/image_build.h"
+#include "matrix/estimate.h"
+#include "matrix/ledger.h"
 #include "matrix/matrix.h"
 #include "matrix/schema.h"
+#include "report/claim_controls.h"
 #include "run/image_needs.h"
 #include "run/run.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: zbench matrix check FILE    validate FILE; list its cells\n"
+		   "       zbench matrix check --controls FILE\n"
+		   "       zbench matrix check --estimate FILE\n"
+		   "                                   run time and disk space before anything "
+		   "runs\n"
+		   "                                   run each claim's and reference's negative "
+		   "controls\n"
 		   "       zbench matrix expand FILE   print each cell as one JSON line\n"
 		   "       zbench matrix keys          print the schema as Markdown\n"
+		   "       zbench matrix ledger [--markdown] LEDGER...\n"
+		   "                                   check findings ledgers; or print docs/seeds.md\n"
 		   "\n"
 		   "check prints \"FILE: N cells\" then one line per cell: index, id, summary.\n"
 		   "expand prints {\"index\",\"id\",\"summary\",\"config\"} per line, config fully "
 		   "resolved.\n"
 		   "A fio job file (FILE.fio or FILE.job) is checked as the workload of a small\n"
 		   "matrix of its own (docs/matrix.md, \"fio job files\").\n"
+		   "--controls judges every claim and reference verdict against synthetic records\n"
+		   "of the claim's shape (must hold), the opposite shape, just short of the bound\n"
+		   "and a null model (each must fail); exit status 1 if one does not.\n"
+		   "ledger checks each study's findings ledger against the matrices beside it\n"
+		   "and prints its counts per status (docs/ledger.md).\n"
 		   "Errors: \"FILE:LINE:COL: PATH: message\", exit status 2. The format: "
 		   "docs/matrix.md.\n");
 }
@@ -123,6 +140,90 @@ static int matrix_expand(const char *path)
 	return rc;
 }
 
+/* `matrix check --estimate FILE`: what the matrix will cost (builder/matrix/estimate.h). */
+static int matrix_estimate_cmd(const char *path)
+{
+	struct matrix_estimate e;
+	struct matrix *m;
+
+	if (load(path, &m) < 0)
+		return 2;
+	matrix_estimate(m, &e);
+	matrix_estimate_print(stdout, m, &e);
+	matrix_free(m);
+	return 0;
+}
+
+/* `matrix check --controls FILE`: each claim's and reference's controls, one line each. */
+static int matrix_controls(const char *path)
+{
+	struct claim_controls *cs;
+	struct zb_error err = { 0 };
+	struct matrix *m;
+	size_t n, bad = 0;
+
+	if (load(path, &m) < 0)
+		return 2;
+	if (claim_controls_run(m, &cs, &n, &err) < 0) {
+		die_message(err.msg);
+		matrix_free(m);
+		return 2;
+	}
+	for (size_t i = 0; i < n; i++) {
+		bad += !cs[i].passed;
+		printf("%s \"%s\": %s\n", cs[i].kind, cs[i].name,
+		       cs[i].passed ? "every control as it must be" : "A CONTROL FAILED");
+		for (size_t k = 0; k < cs[i].n; k++)
+			printf("  %s %s: %s: %s\n", cs[i].c[k].held == cs[i].c[k].want_held ? "ok  " : "FAIL",
+			       cs[i].c[k].name, cs[i].c[k].held ? "held" : "not held", cs[i].c[k].detail);
+	}
+	printf("%s: %zu of %zu claims and references fail their negative controls as they must\n",
+	       path, n - bad, n);
+	claim_controls_release(cs, n);
+	matrix_free(m);
+	return bad ? 1 : 0;
+}
+
+/* `matrix ledger [--markdown] LEDGER...`: load every ledger (all must load); print the counts,
+ * or docs/seeds.md. */
+static int matrix_ledger(int argc, char **argv)
+{
+	int markdown = argc > 0 && !strcmp(argv[0], "--markdown");
+	struct ledger *ls;
+	struct zb_error err = { 0 };
+	int n = 0, rc = 0;
+
+	argv += markdown;
+	argc -= markdown;
+	if (argc < 1 || argv[0][0] == '-') {
+		usage(stderr);
+		return 2;
+	}
+	ls = xcalloc((size_t)argc, sizeof(*ls));
+	for (; n < argc; n++) {
+		if (ledger_load(argv[n], &ls[n], &err) < 0) {
+			die_message(err.msg);
+			rc = 2;
+			break;
+		}
+	}
+	if (rc == 0 && markdown)
+		ledger_markdown(stdout, ls, (size_t)n);
+	for (int i = 0; rc == 0 && !markdown && i < n; i++) {
+		printf("%s: %zu findings:", ls[i].path,
+		       json_array_size(json_object_get(ls[i].json, "findings")));
+		printf(" %zu held, %zu unconfirmed, %zu not held, %zu not expressible, %zu not "
+		       "run at this scale\n",
+		       ledger_count(&ls[i], "held"), ledger_count(&ls[i], "unconfirmed"),
+		       ledger_count(&ls[i], "not held"), ledger_count(&ls[i], "not expressible"),
+		       ledger_count(&ls[i], "not run at this scale"));
+	}
+	for (int i = 0; i < n; i++)
+		ledger_release(&ls[i]);
+	free(ls);
+	return rc;
+}
+
 int cmd_matrix(int argc, char **argv)
 {
 	const char *sub = argc > 1 ? argv[1] : NULL;
@@ -139,6 +240,12 @@ int cmd_matrix(int argc, char **argv)
 		schema_print_markdown(stdout);
 		return 0;
 	}
+	if (!strcmp(sub, "ledger"))
+		return matrix_ledger(argc - 2, argv + 2);
+	if (!strcmp(sub, "check") && argc == 4 && !strcmp(argv[2], "--controls"))
+		return matrix_controls(argv[3]);
+	if (!strcmp(sub, "check") && argc == 4 && !strcmp(argv[2], "--estimate"))
+		return matrix_estimate_cmd(argv[3]);
 	if ((!strcmp(sub, "check") || !strcmp(sub, "expand")) && argc == 3 && argv[2][0] != '-')
 		return !strcmp(sub, "check") ? matrix_check(argv[2]) : matrix_expand(argv[2]);
 	usage(stderr);

@@ -3,10 +3,10 @@
 # zbench slurm copies it to RUNS/slurm/job.sh and submits it three times with sbatch; every value
 # comes as an argument (no quoting into the script), the first one says which job this is:
 #
-#   RUNS/slurm/job.sh image ZBENCH CACHE RECIPE HASH               build the image once, before the array
+#   RUNS/slurm/job.sh image ZBENCH CACHE RECIPE HASH    build the image once, before the array
 #   RUNS/slurm/job.sh task ZBENCH RUNS N MATRIX CACHE RECIPE HASH [RUN OPTION...]
 #                                                       array task I: shard I of N
-#   RUNS/slurm/job.sh merge ZBENCH RUNS N                          after every task: merge, then report
+#   RUNS/slurm/job.sh merge ZBENCH RUNS N               after every task: merge, then report
 #
 # Paths are absolute and must be the same on every node (a shared file system). Exit status: the
 # zbench command's, or 2 for a job that refuses to run (said on stderr, in the job's .out file).

@@ -15,12 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum dm_class {
-	DM_CLASS_HDD,
-	DM_CLASS_SSD,
-	DM_CLASS_USB,
-	DM_CLASS_COUNT
-};
+enum dm_class { DM_CLASS_HDD, DM_CLASS_SSD, DM_CLASS_USB, DM_CLASS_COUNT };
 
 #define DM_HDD (1u << DM_CLASS_HDD)
 #define DM_SSD (1u << DM_CLASS_SSD)
@@ -31,51 +26,50 @@ enum dm_class {
  * belongs to the classes that use it; setting another class's figure is an error. */
 #define DM_PARAM_LIST(X)                                                                           \
 	X(WRITE_CACHE, "write_cache", "0/1", 0, 1, DM_HDD | DM_SSD, 1,                             \
-	  "the drive's volatile write cache is on (1): writes are acknowledged from it")          \
+	  "the drive's volatile write cache is on (1): writes are acknowledged from it")           \
 	X(CACHE_MB, "cache_mb", "MiB", 0, 65536, DM_HDD | DM_SSD, 0,                               \
 	  "write cache size (HDD: DRAM buffer; SSD: DRAM/SLC buffer before NAND programs)")        \
-	X(QUEUE_DEPTH, "queue_depth", "commands", 1, 32, DM_HDD | DM_USB, 1,                      \
-	  "commands the drive reorders among (NCQ: 32; USB mass storage: 1)")                     \
-	X(BUS_MBS, "bus_mbs", "MB/s", 1, 100000, DM_ALL, 0,                                         \
-	  "interface bandwidth (SATA 600 MB/s link: about 550; USB 2.0: about 40)")              \
-	X(CMD_US, "cmd_us", "us", 0, 100000, DM_ALL, 0,                                             \
-	  "controller overhead per command")                                                      \
-	X(FLUSH_US, "flush_us", "us", 0, 1000000, DM_ALL, 0,                                        \
-	  "cost of a FLUSH besides the destage of what the cache holds (SSD: the FTL's commit)")  \
+	X(QUEUE_DEPTH, "queue_depth", "commands", 1, 32, DM_HDD | DM_USB, 1,                       \
+	  "commands the drive reorders among (NCQ: 32; USB mass storage: 1)")                      \
+	X(BUS_MBS, "bus_mbs", "MB/s", 1, 100000, DM_ALL, 0,                                        \
+	  "interface bandwidth (SATA 600 MB/s link: about 550; USB 2.0: about 40)")                \
+	X(CMD_US, "cmd_us", "us", 0, 100000, DM_ALL, 0, "controller overhead per command")         \
+	X(FLUSH_US, "flush_us", "us", 0, 1000000, DM_ALL, 0,                                       \
+	  "cost of a FLUSH besides the destage of what the cache holds (SSD: the FTL's commit)")   \
 	X(PHYSICAL_BLOCK, "physical_block", "bytes", 512, 65536, DM_ALL, 1,                        \
-	  "physical sector: a write covering part of one costs a read-modify-write")              \
-	X(RPM, "rpm", "rev/min", 1000, 20000, DM_HDD, 0, "spindle speed")                         \
-	X(SEEK_TRACK_MS, "seek_track_ms", "ms", 0.01, 1000, DM_HDD, 0, "track-to-track seek")     \
+	  "physical sector: a write covering part of one costs a read-modify-write")               \
+	X(RPM, "rpm", "rev/min", 1000, 20000, DM_HDD, 0, "spindle speed")                          \
+	X(SEEK_TRACK_MS, "seek_track_ms", "ms", 0.01, 1000, DM_HDD, 0, "track-to-track seek")      \
 	X(SEEK_AVG_MS, "seek_avg_ms", "ms", 0.1, 1000, DM_HDD, 0,                                  \
-	  "average seek (a third of the stroke)")                                                 \
+	  "average seek (a third of the stroke)")                                                  \
 	X(SEEK_FULL_MS, "seek_full_ms", "ms", 0.1, 1000, DM_HDD, 0, "full-stroke seek")            \
 	X(XFER_OUTER_MBS, "xfer_outer_mbs", "MB/s", 1, 10000, DM_HDD, 0,                           \
-	  "media transfer rate at the outer tracks (LBA 0)")                                      \
+	  "media transfer rate at the outer tracks (LBA 0)")                                       \
 	X(XFER_INNER_MBS, "xfer_inner_mbs", "MB/s", 1, 10000, DM_HDD, 0,                           \
-	  "media transfer rate at the inner tracks (last LBA)")                                   \
+	  "media transfer rate at the inner tracks (last LBA)")                                    \
 	X(READAHEAD_KB, "readahead_kb", "KiB", 0, 65536, DM_HDD, 0,                                \
-	  "how far the drive reads on past a read while idle")                                   \
+	  "how far the drive reads on past a read while idle")                                     \
 	X(RA_SEGMENTS, "ra_segments", "segments", 1, 64, DM_HDD, 1,                                \
-	  "read-ahead segments (streams the drive keeps cached)")                                 \
+	  "read-ahead segments (streams the drive keeps cached)")                                  \
 	X(READ_US, "read_us", "us", 1, 100000, DM_SSD | DM_USB, 0,                                 \
-	  "flash read of one page (array read plus its transfer off the die)")                    \
-	X(PROGRAM_US, "program_us", "us", 1, 100000, DM_SSD, 0, "program of one page")            \
+	  "flash read of one page (array read plus its transfer off the die)")                     \
+	X(PROGRAM_US, "program_us", "us", 1, 100000, DM_SSD, 0, "program of one page")             \
 	X(WRITE_US, "write_us", "us", 0, 100000, DM_SSD, 0,                                        \
-	  "acknowledging a write the cache takes (buffer allocation, mapping update)")            \
-	X(PAGE_KB, "page_kb", "KiB", 1, 1024, DM_SSD, 0,                                          \
-	  "unit a die reads or programs, and the stripe across dies")                             \
-	X(CHANNELS, "channels", "channels", 1, 64, DM_SSD, 1, "flash channels")                   \
-	X(DIES, "dies", "dies/channel", 1, 64, DM_SSD, 1, "dies per channel")                     \
+	  "acknowledging a write the cache takes (buffer allocation, mapping update)")             \
+	X(PAGE_KB, "page_kb", "KiB", 1, 1024, DM_SSD, 0,                                           \
+	  "unit a die reads or programs, and the stripe across dies")                              \
+	X(CHANNELS, "channels", "channels", 1, 64, DM_SSD, 1, "flash channels")                    \
+	X(DIES, "dies", "dies/channel", 1, 64, DM_SSD, 1, "dies per channel")                      \
 	X(PLP, "plp", "0/1", 0, 1, DM_SSD, 1,                                                      \
-	  "power-loss protection: a FLUSH costs only its command")                                \
-	X(STEADY_WA, "steady_wa", "x", 1, 20, DM_SSD, 0,                                          \
-	  "write amplification once the drive has been written over (1: fresh-out-of-box)")      \
+	  "power-loss protection: a FLUSH costs only its command")                                 \
+	X(STEADY_WA, "steady_wa", "x", 1, 20, DM_SSD, 0,                                           \
+	  "write amplification once the drive has been written over (1: fresh-out-of-box)")        \
 	X(WRITE_MBS, "write_mbs", "MB/s", 0.1, 10000, DM_SSD | DM_USB, 0,                          \
-	  "sequential write rate (SSD: into its cache; USB: into an open erase block)")           \
+	  "sequential write rate (SSD: into its cache; USB: into an open erase block)")            \
 	X(ERASE_BLOCK_KB, "erase_block_kb", "KiB", 4, 65536, DM_USB, 0,                            \
 	  "erase block (allocation unit)")                                                         \
 	X(MERGE_MS, "merge_ms", "ms", 0, 10000, DM_USB, 0,                                         \
-	  "closing an erase block a write did not fill: copy the rest and erase")                 \
+	  "closing an erase block a write did not fill: copy the rest and erase")                  \
 	X(OPEN_BLOCKS, "open_blocks", "blocks", 1, 64, DM_USB, 1,                                  \
 	  "erase blocks open for writing at once")
 

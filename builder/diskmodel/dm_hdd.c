@@ -12,7 +12,7 @@
 
 #include "dm_int.h"
 
-#define DESTAGE_LOOKAHEAD 64  /* dirty extents the drive chooses among when it destages */
+#define DESTAGE_LOOKAHEAD 64 /* dirty extents the drive chooses among when it destages */
 #define MERGE_MAX	  (4u << 20)
 #define MAX_SEGMENTS	  64
 

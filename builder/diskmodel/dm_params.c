@@ -9,9 +9,13 @@
 
 const struct dm_param_desc dm_param_descs[DM_P_COUNT] = {
 #define DM_X_DESC(id, n, u, lo, hi, cl, in, h)                                                     \
-	[DM_P_##id] = {                                                                            \
-		.name = n, .unit = u, .min = lo, .max = hi, .classes = cl, .integer = in, .help = h \
-	},
+	[DM_P_##id] = { .name = n,                                                                 \
+			.unit = u,                                                                 \
+			.min = lo,                                                                 \
+			.max = hi,                                                                 \
+			.classes = cl,                                                             \
+			.integer = in,                                                             \
+			.help = h },
 	DM_PARAM_LIST(DM_X_DESC)
 #undef DM_X_DESC
 };
@@ -83,8 +87,8 @@ int dm_params_set(struct dm_params *p, const char *name, const char *value, char
 		return -1;
 	}
 	if (v < d->min || v > d->max) {
-		snprintf(why, whylen, "\"%s\": %s %s is out of range [%g, %g]", name, value, d->unit,
-			 d->min, d->max);
+		snprintf(why, whylen, "\"%s\": %s %s is out of range [%g, %g]", name, value,
+			 d->unit, d->min, d->max);
 		return -1;
 	}
 	p->v[id] = v;
@@ -100,7 +104,8 @@ static int check_ranges(const struct dm_params *p, char *why, size_t whylen)
 
 		if (!(d->classes & (1u << p->cls)))
 			continue;
-		if (p->v[i] < d->min || p->v[i] > d->max || (d->integer && p->v[i] != floor(p->v[i]))) {
+		if (p->v[i] < d->min || p->v[i] > d->max ||
+		    (d->integer && p->v[i] != floor(p->v[i]))) {
 			snprintf(why, whylen, "\"%s\": %g %s is out of range [%g, %g]", d->name,
 				 p->v[i], d->unit, d->min, d->max);
 			return -1;
@@ -126,7 +131,8 @@ int dm_params_check(const struct dm_params *p, uint64_t disk_bytes, char *why, s
 	}
 	if (disk_bytes && (p->set & (1ull << DM_P_CACHE_MB)) &&
 	    v[DM_P_CACHE_MB] * 1048576.0 > (double)disk_bytes) {
-		snprintf(why, whylen, "\"cache_mb\": a %g MiB cache is larger than the %llu-byte disk",
+		snprintf(why, whylen,
+			 "\"cache_mb\": a %g MiB cache is larger than the %llu-byte disk",
 			 v[DM_P_CACHE_MB], (unsigned long long)disk_bytes);
 		return -1;
 	}
@@ -140,19 +146,22 @@ int dm_params_check(const struct dm_params *p, uint64_t disk_bytes, char *why, s
 			return -1;
 		}
 		if (v[DM_P_XFER_INNER_MBS] > v[DM_P_XFER_OUTER_MBS]) {
-			snprintf(why, whylen,
-				 "\"xfer_inner_mbs\" %g is above \"xfer_outer_mbs\" %g (outer tracks "
-				 "hold more sectors per revolution)",
-				 v[DM_P_XFER_INNER_MBS], v[DM_P_XFER_OUTER_MBS]);
+			snprintf(
+			    why, whylen,
+			    "\"xfer_inner_mbs\" %g is above \"xfer_outer_mbs\" %g (outer tracks "
+			    "hold more sectors per revolution)",
+			    v[DM_P_XFER_INNER_MBS], v[DM_P_XFER_OUTER_MBS]);
 			return -1;
 		}
 	}
 	if (p->cls == DM_CLASS_USB && disk_bytes &&
 	    (p->set & (1ull << DM_P_ERASE_BLOCK_KB | 1ull << DM_P_OPEN_BLOCKS)) &&
 	    v[DM_P_ERASE_BLOCK_KB] * 1024.0 * v[DM_P_OPEN_BLOCKS] > (double)disk_bytes) {
-		snprintf(why, whylen, "\"erase_block_kb\": %g KiB x %g open blocks is larger than the "
-				      "%llu-byte disk",
-			 v[DM_P_ERASE_BLOCK_KB], v[DM_P_OPEN_BLOCKS], (unsigned long long)disk_bytes);
+		snprintf(why, whylen,
+			 "\"erase_block_kb\": %g KiB x %g open blocks is larger than the "
+			 "%llu-byte disk",
+			 v[DM_P_ERASE_BLOCK_KB], v[DM_P_OPEN_BLOCKS],
+			 (unsigned long long)disk_bytes);
 		return -1;
 	}
 	return 0;

@@ -186,6 +186,17 @@ int dm_disk_submit(struct dm_disk *d, struct dm_req *r)
 			return 0;
 		}
 	}
+	if (d->ops->serial && !d->npending && !d->ops->background &&
+	    d->p.v[DM_P_QUEUE_DEPTH] <= 1) {
+		/* first in, first out and nothing in the background: this request's start is
+		 * known now (what arrives later cannot go before it), so no one need wait for a
+		 * decision (USB mass storage) */
+		uint64_t start = dm_max(d->t_free, r->arrival);
+
+		d->t_free = d->ops->service(d, r, start);
+		finish(d, r, start, d->t_free);
+		return 0;
+	}
 	if (d->npending == DM_MAX_PENDING)
 		return -1;
 	d->pending[d->npending++] = r;

@@ -96,9 +96,8 @@ static void complete(struct sim *s, struct slot *sl)
 		s->lat_sum += sl->r.done - sl->r.arrival;
 		sl->flush_next = l->fsync && l->op == DM_OP_WRITE;
 	}
-	sl->next_arrival = (s->issued < l->count || sl->flush_next)
-				   ? sl->r.done + l->host_gap_ns
-				   : UINT64_MAX;
+	sl->next_arrival =
+	    (s->issued < l->count || sl->flush_next) ? sl->r.done + l->host_gap_ns : UINT64_MAX;
 }
 
 int dm_sim_run(const struct dm_params *p, uint64_t disk_bytes, const struct dm_sim_load *l,

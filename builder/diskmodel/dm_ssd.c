@@ -46,7 +46,7 @@ static uint64_t ssd_read(struct dm_disk *d, struct ssd *s, const struct dm_req *
 		uint64_t *die = &s->die_free[pg % s->units];
 		uint64_t lo = dm_max(pg * s->page, r->offset);
 		uint64_t hi = (pg + 1) * s->page < r->offset + r->len ? (pg + 1) * s->page
-								       : r->offset + r->len;
+								      : r->offset + r->len;
 
 		*die = dm_max(t, *die) + s->read_ns;
 		done = link(s, *die, (uint32_t)(hi - lo));

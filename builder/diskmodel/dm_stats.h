@@ -27,7 +27,7 @@
 	X(fua_writes, "writes with FUA")                                                           \
 	X(bytes_read, "bytes read")                                                                \
 	X(bytes_written, "bytes written")                                                          \
-	X(seeks, "head movements beyond the current track (HDD)")                                 \
+	X(seeks, "head movements beyond the current track (HDD)")                                  \
 	X(seek_distance_sum, "sum of those movements, in bytes of LBA distance")                   \
 	X(cache_read_hits, "reads served from the drive's cache or read-ahead, no media access")   \
 	X(write_cache_absorbed, "writes acknowledged from the write cache")                        \

@@ -23,9 +23,9 @@ json_t *dm_stats_to_json(const struct dm_stats *s)
 	json_object_set_new(o, "mean_seek_distance",
 			    json_real(ratio(s->seek_distance_sum, s->seeks)));
 	json_object_set_new(o, "mean_queue_depth", json_real(ratio(s->queue_depth_sum, reqs)));
-	json_object_set_new(o, "mean_service_us",
-			    json_real(ratio(s->service_ns_sum, reqs) / 1000));
-	json_object_set_new(o, "mean_flush_us", json_real(ratio(s->flush_ns_sum, s->flushes) / 1000));
+	json_object_set_new(o, "mean_service_us", json_real(ratio(s->service_ns_sum, reqs) / 1000));
+	json_object_set_new(o, "mean_flush_us",
+			    json_real(ratio(s->flush_ns_sum, s->flushes) / 1000));
 	json_object_set_new(o, "host_cpu_us_per_request",
 			    json_real(ratio(s->host_cpu_ns, reqs) / 1000));
 	return o;

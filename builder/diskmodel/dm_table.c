@@ -10,16 +10,15 @@
 #define P(id) [DM_P_##id]
 
 /* sources, named once */
-#define SATA_LINK "SATA 6 Gb/s: 600 MB/s line rate, about 550 MB/s after framing"
-#define NCQ	  "Serial ATA NCQ: 32 command tags"
-#define AF_512E	  "Advanced Format 512e: 4096-byte physical, 512-byte logical sectors (IDEMA)"
-#define WCE_ON	  "ATA/SCSI drives ship with the volatile write cache enabled"
-#define BOT                                                                                        \
-	"USB Mass Storage Class Bulk-Only Transport 1.0: one command (CBW, data, CSW) at a time"
+#define SATA_LINK   "SATA 6 Gb/s: 600 MB/s line rate, about 550 MB/s after framing"
+#define NCQ	    "Serial ATA NCQ: 32 command tags"
+#define AF_512E	    "Advanced Format 512e: 4096-byte physical, 512-byte logical sectors (IDEMA)"
+#define WCE_ON	    "ATA/SCSI drives ship with the volatile write cache enabled"
+#define BOT	    "USB Mass Storage Class Bulk-Only Transport 1.0: one command (CBW, data, CSW) at a time"
 #define ST1000DM010 "Seagate BarraCuda ST1000DM010 datasheet"
 #define WD40EFRX    "WD Red WD40EFRX datasheet (2879-800002)"
 #define HDD_CLASS                                                                                  \
-	"class figure: desktop 3.5\" datasheets give about 1 ms track-to-track, 16-20 ms full "     \
+	"class figure: desktop 3.5\" datasheets give about 1 ms track-to-track, 16-20 ms full "    \
 	"stroke"
 #define ZONES	"zoned recording: the inner tracks hold about half the outer tracks' sectors"
 #define RA_SEGS "assumed: drives of the class split their buffer into 8-32 read segments"
@@ -50,20 +49,19 @@ const struct dm_model dm_models[] = {
 		 P(XFER_OUTER_MBS) = 210, P(XFER_INNER_MBS) = 105, P(READAHEAD_KB) = 2048,
 		 P(RA_SEGMENTS) = 16 },
 	  .src = { P(WRITE_CACHE) = WCE_ON,
-		   P(CACHE_MB) = ST1000DM010 ": 64 MB multisegmented cache",
-		   P(QUEUE_DEPTH) = NCQ,
+		   P(CACHE_MB) = ST1000DM010 ": 64 MB multisegmented cache", P(QUEUE_DEPTH) = NCQ,
 		   P(BUS_MBS) = SATA_LINK,
-		   P(CMD_US) = "calibrated: 4k QD1 random reads at 73 IOPS (Hitachi Deskstar 7K80 "
-			       "spec 4.5.5.2: 4096 random reads in 55.9 s, command overhead included)",
+		   P(CMD_US) =
+		       "calibrated: 4k QD1 random reads at 73 IOPS (Hitachi Deskstar 7K80 "
+		       "spec 4.5.5.2: 4096 random reads in 55.9 s, command overhead included)",
 		   P(FLUSH_US) = "assumed: a FLUSH with nothing to destage",
-		   P(PHYSICAL_BLOCK) = AF_512E,
-		   P(RPM) = ST1000DM010 ": 7200 rpm",
+		   P(PHYSICAL_BLOCK) = AF_512E, P(RPM) = ST1000DM010 ": 7200 rpm",
 		   P(SEEK_TRACK_MS) = HDD_CLASS,
-		   P(SEEK_AVG_MS) = "Seagate Barracuda 7200.14 datasheet: average seek, read <8.5 ms",
+		   P(SEEK_AVG_MS) =
+		       "Seagate Barracuda 7200.14 datasheet: average seek, read <8.5 ms",
 		   P(SEEK_FULL_MS) = HDD_CLASS,
 		   P(XFER_OUTER_MBS) = ST1000DM010 ": 210 MB/s max. sustained data rate, OD read",
-		   P(XFER_INNER_MBS) = ZONES,
-		   P(READAHEAD_KB) = RA_SEGS,
+		   P(XFER_INNER_MBS) = ZONES, P(READAHEAD_KB) = RA_SEGS,
 		   P(RA_SEGMENTS) = RA_SEGS } },
 	{ .name = "hdd-5400",
 	  .description = "5400 rpm class 3.5\" SATA disk, 512e (WD Red WD40EFRX class)",
@@ -77,22 +75,19 @@ const struct dm_model dm_models[] = {
 		 P(SEEK_TRACK_MS) = 1.5, P(SEEK_AVG_MS) = 12, P(SEEK_FULL_MS) = 24,
 		 P(XFER_OUTER_MBS) = 150, P(XFER_INNER_MBS) = 75, P(READAHEAD_KB) = 2048,
 		 P(RA_SEGMENTS) = 16 },
-	  .src = { P(WRITE_CACHE) = WCE_ON,
-		   P(CACHE_MB) = WD40EFRX ": 64 MB cache",
-		   P(QUEUE_DEPTH) = NCQ,
-		   P(BUS_MBS) = SATA_LINK,
+	  .src = { P(WRITE_CACHE) = WCE_ON, P(CACHE_MB) = WD40EFRX ": 64 MB cache",
+		   P(QUEUE_DEPTH) = NCQ, P(BUS_MBS) = SATA_LINK,
 		   P(CMD_US) = "calibrated: 4k QD1 random reads at 57 IOPS (superuser.com, 'very "
 			       "slow random read/write on HDD', a 5400 rpm disk: 17.6 ms a read)",
 		   P(FLUSH_US) = "assumed: a FLUSH with nothing to destage",
-		   P(PHYSICAL_BLOCK) = AF_512E,
-		   P(RPM) = WD40EFRX ": 5400 rpm class",
+		   P(PHYSICAL_BLOCK) = AF_512E, P(RPM) = WD40EFRX ": 5400 rpm class",
 		   P(SEEK_TRACK_MS) = HDD_CLASS,
-		   P(SEEK_AVG_MS) = "superuser.com, same answer: that 5400 rpm disk's 12 ms average "
-				    "seek",
+		   P(SEEK_AVG_MS) =
+		       "superuser.com, same answer: that 5400 rpm disk's 12 ms average "
+		       "seek",
 		   P(SEEK_FULL_MS) = HDD_CLASS,
 		   P(XFER_OUTER_MBS) = WD40EFRX ": 150 MB/s host to/from drive, sustained",
-		   P(XFER_INNER_MBS) = ZONES,
-		   P(READAHEAD_KB) = RA_SEGS,
+		   P(XFER_INNER_MBS) = ZONES, P(READAHEAD_KB) = RA_SEGS,
 		   P(RA_SEGMENTS) = RA_SEGS } },
 	{ .name = "sata-ssd",
 	  .description = "SATA SSD without power-loss protection (Samsung 850 PRO class)",
@@ -102,9 +97,9 @@ const struct dm_model dm_models[] = {
 	  .physical_block_size = 4096,
 	  .rotation_rate = 1,
 	  .v = { P(WRITE_CACHE) = 1, P(CACHE_MB) = 512, P(BUS_MBS) = 550, P(CMD_US) = 10,
-		 P(FLUSH_US) = 1100, P(PHYSICAL_BLOCK) = 4096, P(READ_US) = 70,
-		 P(PROGRAM_US) = 600, P(WRITE_US) = 1, P(WRITE_MBS) = 520, P(PAGE_KB) = 16,
-		 P(CHANNELS) = 8, P(DIES) = 4, P(PLP) = 0, P(STEADY_WA) = 1 },
+		 P(FLUSH_US) = 1100, P(PHYSICAL_BLOCK) = 4096, P(READ_US) = 70, P(PROGRAM_US) = 600,
+		 P(WRITE_US) = 1, P(WRITE_MBS) = 520, P(PAGE_KB) = 16, P(CHANNELS) = 8, P(DIES) = 4,
+		 P(PLP) = 0, P(STEADY_WA) = 1 },
 	  .src = { P(WRITE_CACHE) = WCE_ON,
 		   P(CACHE_MB) = PRO850 ": 512 MB LPDDR2 cache (256/512 GB models)",
 		   P(BUS_MBS) = SATA_LINK,
@@ -145,8 +140,9 @@ const struct dm_model dm_models[] = {
 		   P(WRITE_MBS) = S980 ": sequential write 3000 MB/s",
 		   P(PAGE_KB) = "16 KiB V-NAND page",
 		   P(CHANNELS) = "Samsung Pablo controller: 8 channels",
-		   P(DIES) = "calibrated: QD32 random reads at 500K IOPS (" S980 "): 16 read units a "
-			  "channel (dies x planes)",
+		   P(DIES) =
+		       "calibrated: QD32 random reads at 500K IOPS (" S980 "): 16 read units a "
+		       "channel (dies x planes)",
 		   P(PLP) = "client drive: no power-loss protection",
 		   P(STEADY_WA) = "fresh out of the box (set >1 for a written-over drive)" } },
 	{ .name = "usb2-stick",
@@ -159,13 +155,11 @@ const struct dm_model dm_models[] = {
 	  .v = { P(QUEUE_DEPTH) = 1, P(BUS_MBS) = 24.5, P(CMD_US) = 500, P(FLUSH_US) = 0,
 		 P(PHYSICAL_BLOCK) = 512, P(READ_US) = 300, P(WRITE_MBS) = 4.4,
 		 P(ERASE_BLOCK_KB) = 4096, P(MERGE_MS) = 450, P(OPEN_BLOCKS) = 2 },
-	  .src = { P(QUEUE_DEPTH) = BOT,
-		   P(BUS_MBS) = CRUZER,
+	  .src = { P(QUEUE_DEPTH) = BOT, P(BUS_MBS) = CRUZER,
 		   P(CMD_US) = "assumed: a BOT command's three transfers on a 480 Mb/s bus, about "
 			       "half a millisecond (with read_us, calibrated to " CRUZER ")",
 		   P(FLUSH_US) = "no volatile cache: SYNCHRONIZE CACHE costs only its command",
-		   P(PHYSICAL_BLOCK) = "reports 512-byte sectors",
-		   P(READ_US) = CRUZER,
+		   P(PHYSICAL_BLOCK) = "reports 512-byte sectors", P(READ_US) = CRUZER,
 		   P(WRITE_MBS) = CRUZER,
 		   P(ERASE_BLOCK_KB) = "assumed: 4 MiB MLC erase block (allocation unit)",
 		   P(MERGE_MS) = CRUZER,
@@ -180,13 +174,11 @@ const struct dm_model dm_models[] = {
 	  .v = { P(QUEUE_DEPTH) = 1, P(BUS_MBS) = 164, P(CMD_US) = 400, P(FLUSH_US) = 0,
 		 P(PHYSICAL_BLOCK) = 512, P(READ_US) = 550, P(WRITE_MBS) = 107,
 		 P(ERASE_BLOCK_KB) = 4096, P(MERGE_MS) = 6.6, P(OPEN_BLOCKS) = 4 },
-	  .src = { P(QUEUE_DEPTH) = BOT,
-		   P(BUS_MBS) = LEXAR,
+	  .src = { P(QUEUE_DEPTH) = BOT, P(BUS_MBS) = LEXAR,
 		   P(CMD_US) = "assumed: a BOT command's three transfers (with read_us, calibrated "
 			       "to " LEXAR ")",
 		   P(FLUSH_US) = "no volatile cache: SYNCHRONIZE CACHE costs only its command",
-		   P(PHYSICAL_BLOCK) = "reports 512-byte sectors",
-		   P(READ_US) = LEXAR,
+		   P(PHYSICAL_BLOCK) = "reports 512-byte sectors", P(READ_US) = LEXAR,
 		   P(WRITE_MBS) = LEXAR,
 		   P(ERASE_BLOCK_KB) = "assumed: 4 MiB erase block (allocation unit)",
 		   P(MERGE_MS) = LEXAR,

@@ -17,12 +17,14 @@
  *
  * The filter advertises FLUSH and native FUA and models them; it does not pass them to the file
  * (the cell's disk file is scratch: a host fsync would only add the host's disk to the model).
- * nbdkit's --threads bounds the queue depth the model can see (default 16: pass 64). */
+ * nbdkit's --threads bounds the queue depth the model can see (default 16: pass 64). The unix
+ * socket appears a moment before nbdkit accepts on it: wait for --pidfile, or retry connect(). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 #define NBDKIT_API_VERSION 2
@@ -98,8 +100,8 @@ static int dm_config_complete(nbdkit_next_config_complete *next, nbdkit_backend 
 	}
 	dm_params_from_model(&dm.params, m);
 	for (int i = 0; i < dm.nover; i++) {
-		if (dm_params_set(&dm.params, dm.over[i].name, dm.over[i].value, why,
-				  sizeof(why)) < 0) {
+		if (dm_params_set(&dm.params, dm.over[i].name, dm.over[i].value, why, sizeof(why)) <
+		    0) {
 			nbdkit_error("dm_%s: %s", dm.over[i].name, why);
 			return -1;
 		}
@@ -122,6 +124,9 @@ static int dm_get_ready(int thread_model)
 			return -1;
 		}
 	}
+	/* nanosleep may wake up to the timer slack late (50 us by default): a flash model's
+	 * whole service time */
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	clock_gettime(CLOCK_MONOTONIC, &dm.t0);
 	return 0;
 }
@@ -325,8 +330,8 @@ static int dm_flush(nbdkit_next *next, void *handle, uint32_t flags, int *err)
 	return 0;
 }
 
-static int dm_trim(nbdkit_next *next, void *handle, uint32_t count, uint64_t offset,
-		   uint32_t flags, int *err)
+static int dm_trim(nbdkit_next *next, void *handle, uint32_t count, uint64_t offset, uint32_t flags,
+		   int *err)
 {
 	uint64_t deadline;
 	int rc;
@@ -338,8 +343,8 @@ static int dm_trim(nbdkit_next *next, void *handle, uint32_t count, uint64_t off
 	return rc;
 }
 
-static int dm_zero(nbdkit_next *next, void *handle, uint32_t count, uint64_t offset,
-		   uint32_t flags, int *err)
+static int dm_zero(nbdkit_next *next, void *handle, uint32_t count, uint64_t offset, uint32_t flags,
+		   int *err)
 {
 	uint64_t deadline;
 	int rc;

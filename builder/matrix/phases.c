@@ -249,15 +249,47 @@ out:
 	return rc;
 }
 
-/* An action: only `action`, and `duration` exactly when it is a sleep. */
+/* A phase's "until": the figure its state needs, and no other. */
+static int check_until(const json_t *phase, const char *path, struct zb_error *e)
+{
+	const json_t *u = json_object_get(phase, "until");
+	enum phase_state s = phase_until_state(phase);
+	int bytes = json_object_get(u, "bytes") != NULL, idle = json_object_get(u, "idle") != NULL;
+
+	if (!u)
+		return 0;
+	if (phase_is_prefill(phase))
+		return phase_err(e, path, JSON_POS_VALUE,
+				 "a prefill takes no \"until\" (it ends with a zpool sync)");
+	if ((s == PHASE_STATE_L2ARC_SIZE) != bytes)
+		return phase_err(e, path, JSON_POS_VALUE,
+				 s == PHASE_STATE_L2ARC_SIZE
+				     ? "until l2arc_size needs \"bytes\""
+				     : "only until l2arc_size takes \"bytes\"");
+	if ((s == PHASE_STATE_L2ARC_IDLE) != idle)
+		return phase_err(e, path, JSON_POS_VALUE,
+				 s == PHASE_STATE_L2ARC_IDLE ? "until l2arc_idle needs \"idle\""
+							     : "only until l2arc_idle takes \"idle\"");
+	return 0;
+}
+
+/* An action: only `action`, `duration` exactly when it is a sleep, `until` exactly when it is a
+ * wait. */
 static int check_action(const json_t *phase, const char *path, struct zb_error *e)
 {
 	enum phase_action a = phase_action_of(phase);
 	const char *k;
 	json_t *v;
 
+	if ((a == PHASE_ACTION_WAIT) != (json_object_get(phase, "until") != NULL))
+		return phase_err(e, path, JSON_POS_VALUE,
+				 a == PHASE_ACTION_WAIT ? "action \"wait\" needs an \"until\""
+							: "only action \"wait\" (or an engine "
+							  "phase) takes an \"until\"");
+	if (check_until(phase, path, e) < 0)
+		return -1;
 	json_object_foreach ((json_t *)phase, k, v) {
-		if (strcmp(k, "action") && strcmp(k, "duration"))
+		if (strcmp(k, "action") && strcmp(k, "duration") && strcmp(k, "until"))
 			return phase_err(e, path, JSON_POS_VALUE,
 					 "action \"%s\" takes no \"%s\" (a phase is an action or "
 					 "an engine run)",
@@ -305,7 +337,9 @@ int phases_check(const json_t *cfg, struct zb_error *e)
 		} else {
 			json_object_set_new(names, name, json_true());
 			measured += phase_is_measured(p);
-			rc = check_engine_phase(w, p, path, &t, &wr, e);
+			rc = check_until(p, path, e);
+			if (rc == 0)
+				rc = check_engine_phase(w, p, path, &t, &wr, e);
 		}
 		if (rc < 0)
 			break;
@@ -341,6 +375,8 @@ double phases_seconds(const json_t *workload)
 	json_array_foreach (phases, i, p) {
 		json_t *o;
 
+		/* a wait for a state may take until its timeout */
+		sum += duration_of(json_object_get(json_object_get(p, "until"), "timeout"));
 		if (phase_action_of(p) == PHASE_ACTION_SLEEP) {
 			sum += duration_of(json_object_get(p, "duration"));
 			continue;
@@ -435,6 +471,8 @@ const char *const phases_measured_keys[] = { "disk_read_share",
 					     "compress_ratio",
 					     "window_disk_read_share",
 					     "window_disk_write_share",
+					     "l2arc_hit_ratio",
+					     "flushes_per_write",
 					     NULL };
 
 /* Bytes the engine moved in direction `dir`, summed over its jobs; -1 if none say. */
@@ -451,6 +489,38 @@ static double fio_bytes(const json_t *fio, const char *dir)
 			sum = (sum < 0 ? 0 : sum) + json_number_value(b);
 	}
 	return sum;
+}
+
+/* Write I/Os the engine completed, summed over its jobs (fio's total_ios counts the syncs
+ * apart, under "sync"); -1 if none say. */
+static double fio_writes(const json_t *fio)
+{
+	const json_t *jobs = json_object_get(fio, "jobs"), *j;
+	double sum = -1;
+	size_t i;
+
+	json_array_foreach (jobs, i, j) {
+		const json_t *n = json_object_get(json_object_get(j, "write"), "total_ios");
+
+		if (json_is_number(n))
+			sum = (sum < 0 ? 0 : sum) + json_number_value(n);
+	}
+	return sum;
+}
+
+/* Cache flushes the cell's disks did over the summary's interval (each a device's; a ZIL
+ * commit flushes every device it wrote, a txg sync every vdev); -1 if the summary cannot say. */
+static double disk_flushes(const json_t *summary)
+{
+	const json_t *iv = json_object_get(summary, "interval"), *d;
+	const char *k;
+	double sum = 0;
+
+	if (!json_is_number(iv))
+		return -1;
+	json_object_foreach ((json_t *)json_object_get(summary, "disks"), k, d)
+		sum += json_number_value(json_object_get(d, "flush_per_s"));
+	return sum * json_number_value(iv);
 }
 
 /* Bytes the cell's disks moved over the summary's interval (kB/s figures: 1024 bytes). */
@@ -491,8 +561,15 @@ json_t *phases_measured(const json_t *fio, const json_t *summary, const json_t *
 
 	phases_set_ratio(o, "disk_read_share", dr, er);
 	phases_set_ratio(o, "disk_write_share", dw, ew);
+	double l2h = num_or(arc, "l2_hits"), l2m = num_or(arc, "l2_misses");
+
 	if (hits >= 0 && misses >= 0)
 		phases_set_ratio(o, "arc_hit_ratio", hits, hits + misses);
+	/* of the reads that missed the ARC and went to the L2ARC's lookup, how many it answered */
+	if (l2h >= 0 && l2m >= 0)
+		phases_set_ratio(o, "l2arc_hit_ratio", l2h, l2h + l2m);
+	if (summary)
+		phases_set_ratio(o, "flushes_per_write", disk_flushes(summary), fio_writes(fio));
 	/* zfs's own ratio when it gave one; logical over physical otherwise */
 	if (num_or(target, "compressratio") > 0)
 		json_object_set_new(o, "compress_ratio",

@@ -237,7 +237,7 @@ static int claim_check_list(struct claim_ctx *cc, const char *sub, const char *a
 
 static int check_expect(struct claim_ctx *cc, json_t *claims, struct zb_error *err)
 {
-	static const char *const forms[] = { "compare", "ratio", "ranking", "peak" };
+	static const char *const forms[] = { "compare", "ratio", "threshold", "ranking", "peak" };
 	char fp[JSON_POS_PATH_MAX], sub[JSON_POS_PATH_MAX];
 	json_t *c;
 	size_t i, j;
@@ -260,15 +260,29 @@ static int check_expect(struct claim_ctx *cc, json_t *claims, struct zb_error *e
 		if (n != 1) {
 			return error_path(
 			    err, fp, JSON_POS_VALUE,
-			    "a claim has exactly one of \"compare\", \"ratio\", \"ranking\", "
-			    "\"peak\" (this one has %zu)",
+			    "a claim has exactly one of \"compare\", \"ratio\", \"threshold\", "
+			    "\"ranking\", \"peak\" (this one has %zu)",
 			    n);
 		}
 		bprintf(sub, sizeof(sub), "%s.where", fp);
 		if (where && claim_check_match(cc, sub, where, NULL, err) < 0)
 			return -1;
 		bprintf(sub, sizeof(sub), "%s.%s", fp, fname);
-		if (!strcmp(fname, "compare") || !strcmp(fname, "ratio")) {
+		if (!strcmp(fname, "threshold")) {
+			char side[JSON_POS_PATH_MAX];
+
+			bprintf(side, sizeof(side), "%s.cells", sub);
+			if (claim_check_match(cc, side, json_object_get(form, "cells"), where, err) < 0)
+				return -1;
+			if (!json_object_get(form, "min") && !json_object_get(form, "max"))
+				return error_path(err, sub, JSON_POS_VALUE,
+						  "a threshold needs \"min\", \"max\" or both");
+			if (json_object_get(form, "min") && json_object_get(form, "max") &&
+			    json_number_value(json_object_get(form, "min")) >
+				json_number_value(json_object_get(form, "max")))
+				return error_path(err, sub, JSON_POS_VALUE,
+						  "\"min\" is greater than \"max\"");
+		} else if (!strcmp(fname, "compare") || !strcmp(fname, "ratio")) {
 			int cmp = !strcmp(fname, "compare");
 			const char *an = cmp ? "lhs" : "num", *bn = cmp ? "rhs" : "den";
 			json_t *a = json_object_get(form, an), *b = json_object_get(form, bn);
@@ -322,6 +336,31 @@ static int check_expect(struct claim_ctx *cc, json_t *claims, struct zb_error *e
 				bprintf(fp, sizeof(fp), "%s.values", sub);
 				return error_path(err, fp, JSON_POS_VALUE,
 						  "a ranking needs at least 2 values");
+			}
+			/* a peak over two values is a compare: say it as one */
+			if (!strcmp(fname, "peak") &&
+			    (list ? json_array_size(list) : json_array_size(values)) < 3) {
+				bprintf(fp, sizeof(fp), "%s%s", sub, list ? ".values" : ".axis");
+				return error_path(err, fp, JSON_POS_VALUE,
+						  "a peak needs at least 3 values (over two it is a "
+						  "compare)");
+			}
+			if (!strcmp(fname, "peak") && list) {
+				char *at = claim_key(json_object_get(form, "at"));
+				int in = 0;
+
+				for (j = 0; j < json_array_size(list); j++) {
+					char *k = claim_key(json_array_get(list, j));
+
+					in |= !strcmp(k, at);
+					free(k);
+				}
+				free(at);
+				if (!in) {
+					bprintf(fp, sizeof(fp), "%s.at", sub);
+					return error_path(err, fp, JSON_POS_VALUE,
+							  "not one of the peak's \"values\"");
+				}
 			}
 		}
 	}
@@ -538,6 +577,46 @@ static void claim_eval_pairs(const struct report_run *run, const json_t *claim, 
 	}
 }
 
+/* threshold: each cell that `cells` selects (within where) on its own. */
+static void claim_eval_threshold(const struct report_run *run, const json_t *claim, FILE *f,
+				 int *groups, int *failed, int *nodata)
+{
+	const char *metric = report_str_get(claim, "metric");
+	const json_t *where = json_object_get(claim, "where"),
+		     *form = json_object_get(claim, "threshold");
+	double lo = NAN, hi = NAN;
+
+	report_num_get(form, "min", &lo);
+	report_num_get(form, "max", &hi);
+	for (size_t i = 0; i < run->n_cells; i++) {
+		const struct report_cell *c = &run->cells[i];
+		struct stats_summary s;
+		double *v;
+
+		if (!cell_in_where(run, c, where) ||
+		    !report_cell_matches(run, c, json_object_get(form, "cells")))
+			continue;
+		(*groups)++;
+		fprintf(f, "%s", *groups > 1 ? "; " : "");
+		report_cell_metric(c, metric, &v, &s);
+		free(v);
+		if (s.n == 0) {
+			(*nodata)++;
+			fprintf(f, "%s: no %s", c->summary, metric);
+			continue;
+		}
+		if (!((isnan(lo) || s.mean >= lo) && (isnan(hi) || s.mean <= hi)))
+			(*failed)++;
+		fmt_side(f, c, &s);
+		if (!isnan(lo) && !isnan(hi))
+			fprintf(f, " (needed %g..%g)", lo, hi);
+		else if (!isnan(lo))
+			fprintf(f, " (needed at least %g)", lo);
+		else
+			fprintf(f, " (needed at most %g)", hi);
+	}
+}
+
 /* A ranking or peak claim along one axis, as claim_eval_axis() judges it group by group. */
 struct axis_claim {
 	const char *metric;
@@ -642,7 +721,8 @@ static void axis_judge_peak(const struct axis_claim *ac, const double *y,
 			ac->at);
 		return;
 	}
-	if (best != at_i && y[best] != y[at_i])
+	/* strictly: a tie with the next best is no peak (a flat curve would hold any peak) */
+	if (!(want_min ? y[at_i] < y[second] : y[at_i] > y[second]))
 		(*ac->failed)++;
 	fprintf(ac->f, "%s at %s=%s (%s), next best %s=", want_min ? "lowest" : "highest",
 		ac->ax->name, cs[best]->axis_label[k], report_fmt_num(y[best], a, sizeof(a)),
@@ -654,7 +734,7 @@ static void axis_judge_peak(const struct axis_claim *ac, const double *y,
 /* The axis values a claim ranks over, in order: its own list, or the matrix order. */
 static void axis_labels(struct axis_claim *ac)
 {
-	const json_t *list = json_object_get(ac->rank, "values");
+	const json_t *list = json_object_get(ac->rank ? ac->rank : ac->peak, "values");
 
 	if (json_array_size(list) > 0) {
 		const json_t *v;
@@ -751,10 +831,12 @@ void report_claim_eval(const struct report_run *run, const json_t *claim, struct
 		nodata = groups = 1;
 	} else if (json_object_get(claim, "compare") || json_object_get(claim, "ratio")) {
 		claim_eval_pairs(run, claim, f, &groups, &failed, &nodata);
+	} else if (json_object_get(claim, "threshold")) {
+		claim_eval_threshold(run, claim, f, &groups, &failed, &nodata);
 	} else if (json_object_get(claim, "ranking") || json_object_get(claim, "peak")) {
 		claim_eval_axis(run, claim, f, &groups, &failed, &nodata);
 	} else {
-		fputs("the claim has no compare, ratio, ranking or peak", f);
+		fputs("the claim has no compare, ratio, threshold, ranking or peak", f);
 		nodata = groups = 1;
 	}
 	if (groups == 0) {

@@ -24,7 +24,7 @@ struct compare_pair {
 struct compare_gate {
 	const struct metric_def *metric; /* a timing metric, or NULL for a count */
 	const struct count_def *count;	 /* a count metric (builder/report/counts.h), or NULL */
-	int below; /* '<': fail on a change below pct; '>': above */
+	int below;			 /* '<': fail on a change below pct; '>': above */
 	double pct;
 	char *text; /* as given, for messages and JUnit */
 };
@@ -103,7 +103,8 @@ int compare_write(const struct compare *c, const char *outdir, struct zb_error *
 void compare_release(struct compare *c);
 
 /* Parse "METRIC < -5%" / "METRIC > 10%" (any metric of builder/matrix/metrics.c or count of
- * builder/report/counts.c; the number is a signed percentage, '%' required). 0, or -1 with err. compare_gate_release() frees g->text. */
+ * builder/report/counts.c; the number is a signed percentage, '%' required). 0, or -1 with err.
+ * compare_gate_release() frees g->text. */
 int compare_gate_parse(const char *s, struct compare_gate *g, struct zb_error *err);
 void compare_gate_release(struct compare_gate *g);
 /* The gate's metric name ("write_iops", "disk_flushes"). */

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
 #include "core/util.h"
+#include "report.h"
 
 const char *verdict_name(enum verdict v)
 {
@@ -230,7 +230,8 @@ static void decide(struct compare_tiers *t)
 		if (r->is_count) {
 			r->verdict = verdict_count(r->mean_a, r->mean_b, t->opts.tolerance_pct, 0);
 			if (g)
-				r->gate_verdict = verdict_count(r->mean_a, r->mean_b, g->pct, below);
+				r->gate_verdict =
+				    verdict_count(r->mean_a, r->mean_b, g->pct, below);
 		} else {
 			double p = isnan(r->p_adj) ? r->perm.p : r->p_adj;
 
@@ -340,8 +341,7 @@ static char *fmt_verdict(const struct verdict_row *r)
 {
 	if (r->gate < 0)
 		return xstrdup(verdict_name(r->verdict));
-	return xasprintf("%s; gate %s",
-			 verdict_name(r->verdict),
+	return xasprintf("%s; gate %s", verdict_name(r->verdict),
 			 r->gate_verdict == VERDICT_DIFFERENT ? "FAILED"
 			 : r->gate_verdict == VERDICT_SAME    ? "passed"
 							      : "undecided");
@@ -350,9 +350,8 @@ static char *fmt_verdict(const struct verdict_row *r)
 void compare_tiers_render(struct report_doc *d, const struct compare *c,
 			  const struct compare_tiers *t)
 {
-	static const char *const hdr[] = { "cell",	"summary", "metric", "A",
-					   "B",		"n",	   "change", "interval",
-					   "MDE",	"verdict" };
+	static const char *const hdr[] = { "cell", "summary", "metric",	  "A",	 "B",
+					   "n",	   "change",  "interval", "MDE", "verdict" };
 
 	report_doc_heading(d, 2, "Verdicts");
 	report_doc_para(
@@ -367,9 +366,9 @@ void compare_tiers_render(struct report_doc *d, const struct compare *c,
 	    "change these pairs would detect with 80%% power; with fewer than %zu pairs the test "
 	    "cannot reach p < %g at all.",
 	    t->opts.tolerance_pct, PERM_EXACT_MAX, PERM_DRAWS,
-	    t->n_gates ? "gated rows (the others within their own family)" : "rows",
-	    t->opts.alpha, t->opts.noise_pct, 100 * (1 - t->opts.alpha),
-	    perm_min_pairs(t->opts.alpha), t->opts.alpha);
+	    t->n_gates ? "gated rows (the others within their own family)" : "rows", t->opts.alpha,
+	    t->opts.noise_pct, 100 * (1 - t->opts.alpha), perm_min_pairs(t->opts.alpha),
+	    t->opts.alpha);
 	if (t->n_rows == 0) {
 		report_doc_para(d, "No matched cell has a metric on both sides.");
 		return;
@@ -429,9 +428,9 @@ static json_t *gates_json(const struct compare *c, const struct compare_tiers *t
 			json_array_append_new(lists[r->gate_verdict],
 					      json_string(c->pairs[r->pair].a->id));
 		}
-		verdict = json_array_size(lists[VERDICT_DIFFERENT]) ? "failed"
+		verdict = json_array_size(lists[VERDICT_DIFFERENT])		 ? "failed"
 			  : json_array_size(lists[VERDICT_UNDECIDED]) || !judged ? "undecided"
-										   : "passed";
+										 : "passed";
 		json_array_append_new(
 		    out, json_pack("{s:s, s:s, s:s, s:f, s:I, s:o, s:o, s:o, s:s, s:b}", "gate",
 				   t->gates[g].text, "metric", compare_gate_key(&t->gates[g]), "op",
@@ -466,18 +465,18 @@ json_t *compare_tiers_json(const struct compare *c, const struct compare_tiers *
 					 (json_int_t)r->need_pairs));
 		if (r->gate >= 0)
 			json_object_update_new(
-			    o, json_pack("{s:s, s:s}", "gate", t->gates[r->gate].text,
-					 "gate_verdict",
-					 r->gate_verdict == VERDICT_DIFFERENT ? "failed"
-					 : r->gate_verdict == VERDICT_SAME    ? "passed"
-									      : "undecided"));
+			    o,
+			    json_pack("{s:s, s:s}", "gate", t->gates[r->gate].text, "gate_verdict",
+				      r->gate_verdict == VERDICT_DIFFERENT ? "failed"
+				      : r->gate_verdict == VERDICT_SAME	   ? "passed"
+									   : "undecided"));
 		json_array_append_new(rows, o);
 	}
 	return json_pack("{s:s, s:f, s:f, s:f, s:I, s:o, s:o, s:I, s:I, s:I, s:i}", "test",
 			 "paired sign-flip permutation on log ratios", "alpha", t->opts.alpha,
 			 "noise_pct", t->opts.noise_pct, "tolerance_pct", t->opts.tolerance_pct,
-			 "seed", (json_int_t)t->opts.seed, "rows", rows, "gates", gates_json(c, t), "failed",
-			 (json_int_t)t->n_failed, "undecided", (json_int_t)t->n_undecided,
+			 "seed", (json_int_t)t->opts.seed, "rows", rows, "gates", gates_json(c, t),
+			 "failed", (json_int_t)t->n_failed, "undecided", (json_int_t)t->n_undecided,
 			 "gates_unjudged", (json_int_t)t->n_gate_unjudged, "status",
 			 compare_tiers_status(t));
 }

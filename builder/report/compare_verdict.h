@@ -37,7 +37,9 @@ struct verdict_opts {
 };
 
 #define VERDICT_OPTS_DEFAULT                                                                       \
-	{ .alpha = COMPARE_ALPHA, .noise_pct = 5, .tolerance_pct = 1, .seed = 29 }
+	{                                                                                          \
+		.alpha = COMPARE_ALPHA, .noise_pct = 5, .tolerance_pct = 1, .seed = 29             \
+	}
 
 /* One verdict: a metric in one matched cell. */
 struct verdict_row {
@@ -46,14 +48,14 @@ struct verdict_row {
 	size_t metric;
 	int gate; /* the gate judging it (index into the gates), or -1 */
 	size_t n_a, n_b;
-	double mean_a, mean_b; /* counts: over each side's ok repeats */
-	double change_pct;     /* counts: of the means; timing: of the geometric-mean ratio */
-	struct perm_result perm; /* timing only */
-	double p_adj;		 /* timing: Holm within the row's family; NAN otherwise */
-	double mde_pct;		 /* the minimum detectable effect, %: counts the tolerance;
-				  * INFINITY when no change could be detected (too few pairs) */
-	size_t need_pairs;	 /* timing: the fewest pairs that can decide at alpha */
-	enum verdict verdict;	 /* two-sided, with noise_pct or tolerance_pct */
+	double mean_a, mean_b;	   /* counts: over each side's ok repeats */
+	double change_pct;	   /* counts: of the means; timing: of the geometric-mean ratio */
+	struct perm_result perm;   /* timing only */
+	double p_adj;		   /* timing: Holm within the row's family; NAN otherwise */
+	double mde_pct;		   /* the minimum detectable effect, %: counts the tolerance;
+				    * INFINITY when no change could be detected (too few pairs) */
+	size_t need_pairs;	   /* timing: the fewest pairs that can decide at alpha */
+	enum verdict verdict;	   /* two-sided, with noise_pct or tolerance_pct */
 	enum verdict gate_verdict; /* with a gate: SAME passed, DIFFERENT failed */
 };
 

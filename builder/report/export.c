@@ -19,10 +19,10 @@
 /* One exported result: a record's whole workload, or one engine phase of it. Borrowed. */
 struct unit {
 	const json_t *rec;
-	const char *phase;     /* NULL: the workload had no phases */
-	const json_t *fio;     /* fio-shaped */
-	json_t *options;       /* the phase's engine options (owned) */
-	const json_t *samples; /* the record's, without phases; else NULL */
+	const char *phase;	    /* NULL: the workload had no phases */
+	const json_t *fio;	    /* fio-shaped */
+	json_t *options;	    /* the phase's engine options (owned) */
+	const json_t *samples;	    /* the record's, without phases; else NULL */
 	const json_t *phase_result; /* the phase's entry of phase_results; else NULL */
 };
 

@@ -12,12 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/stats.h"
+#include "core/util.h"
 #include "counts.h"
 #include "export.h"
 #include "matrix/metrics.h"
 #include "report.h"
-#include "core/stats.h"
-#include "core/util.h"
 
 /* Bencher's documented limits: a benchmark name of at most 1024 characters, a measure slug of
  * at most 64. Our names are far shorter; record text is cut to stay within them. */
@@ -56,7 +56,8 @@ static void acc_add(struct bench_acc *A, const json_t *rec, const char *phase, c
 	free(key);
 	vals = json_object_get(g, "values");
 	for (int m = 0; m < METRIC_COUNT + COUNT_N; m++) {
-		const char *k = m < METRIC_COUNT ? metric_table[m].key : count_table[m - METRIC_COUNT].key;
+		const char *k =
+		    m < METRIC_COUNT ? metric_table[m].key : count_table[m - METRIC_COUNT].key;
 		double v;
 		json_t *list;
 
@@ -188,8 +189,7 @@ static json_t *gab_doc(const struct bench_acc *A, int higher)
 	return doc;
 }
 
-static int write_json(const struct outdir *out, const char *file, json_t *doc,
-		      struct zb_error *err)
+static int write_json(const struct outdir *out, const char *file, json_t *doc, struct zb_error *err)
 {
 	char *text = json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_PRESERVE_ORDER);
 	int rc = outdir_write(out, file, text, strlen(text), 0644, err);

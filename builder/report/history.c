@@ -9,10 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/util.h"
 #include "counts.h"
 #include "matrix/metrics.h"
 #include "report.h"
-#include "core/util.h"
 
 #define BUSY_MS 3000 /* how long to wait for another writer before saying it holds the file */
 
@@ -85,8 +85,10 @@ static int check_ours(struct history *h, int create, struct zb_error *err)
 		return -1;
 	if (app == 0 && tables == 0) {
 		if (!create)
-			return error_set(err, ENOENT, "history '%s' is empty: `zbench history add` "
-						      "a run first", h->path);
+			return error_set(err, ENOENT,
+					 "history '%s' is empty: `zbench history add` "
+					 "a run first",
+					 h->path);
 		char *sql = xasprintf("BEGIN IMMEDIATE; PRAGMA application_id = %d; PRAGMA "
 				      "user_version = %d; %s COMMIT;",
 				      HISTORY_APP_ID, HISTORY_VERSION, schema_sql);
@@ -120,8 +122,8 @@ static int check_ours(struct history *h, int create, struct zb_error *err)
 
 int history_open(struct history *h, const char *path, int create, struct zb_error *err)
 {
-	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW |
-		    (create ? SQLITE_OPEN_CREATE : 0);
+	int flags =
+	    SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | (create ? SQLITE_OPEN_CREATE : 0);
 	int rc;
 
 	memset(h, 0, sizeof(*h));
@@ -163,7 +165,8 @@ static const char *mstr(const json_t *o, const char *a, const char *b)
 	return json_string_value(b ? json_object_get(v, b) : v);
 }
 
-/* The run's identity: its start, matrix, host and (first) image, hashed. -1 when the manifest lacks them. */
+/* The run's identity: its start, matrix, host and (first) image, hashed. -1 when the manifest lacks
+ * them. */
 static int run_key(const json_t *man, char hex[65])
 {
 	const json_t *started = json_object_get(man, "started");
@@ -302,10 +305,11 @@ static int insert_run(struct adder *A, const struct report_run *run, const char 
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc == SQLITE_CONSTRAINT_UNIQUE)
-		return error_set(err, EEXIST,
-				 "run '%s' is already in history '%s' (the same start, matrix, host "
-				 "and image): not added twice",
-				 run->dir, A->h->path);
+		return error_set(
+		    err, EEXIST,
+		    "run '%s' is already in history '%s' (the same start, matrix, host "
+		    "and image): not added twice",
+		    run->dir, A->h->path);
 	if (rc != SQLITE_DONE)
 		return db_error(A->h, rc, "adding the run", err);
 	A->run = sqlite3_last_insert_rowid(A->h->db);

@@ -65,8 +65,8 @@ void history_series_free(struct history_series *s, size_t n);
  * standardised difference of the means (at least `min_seg` points a side), tested by `perms`
  * seeded permutations of the series. Returns the first index after the change, or 0 when p is
  * not below alpha (or n < 2 min_seg); *p says p. */
-size_t history_change_point(const double *x, size_t n, size_t min_seg, double alpha,
-			    unsigned perms, double *p);
+size_t history_change_point(const double *x, size_t n, size_t min_seg, double alpha, unsigned perms,
+			    double *p);
 
 /* Print the series as a table on `f`, and write DIR/history.html (an inline SVG plot per
  * series, the change point marked) through builder/core/outdir.h. */

@@ -8,11 +8,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/outdir.h"
+#include "core/util.h"
 #include "counts.h"
 #include "history.h"
 #include "matrix/metrics.h"
-#include "core/outdir.h"
-#include "core/util.h"
 
 #define CP_ALPHA 0.01
 #define CP_PERMS 999
@@ -52,8 +52,8 @@ static uint64_t splitmix(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
-size_t history_change_point(const double *x, size_t n, size_t min_seg, double alpha,
-			    unsigned perms, double *p)
+size_t history_change_point(const double *x, size_t n, size_t min_seg, double alpha, unsigned perms,
+			    double *p)
 {
 	double *y, obs;
 	size_t at = 0, ge = 0, dummy;
@@ -91,7 +91,8 @@ static void find_changes(struct history_series *s, size_t n)
 
 		for (size_t k = 0; k < s[i].n; k++)
 			x[k] = s[i].pts[k].value;
-		s[i].change = history_change_point(x, s[i].n, 2, CP_ALPHA, CP_PERMS, &s[i].change_p);
+		s[i].change =
+		    history_change_point(x, s[i].n, 2, CP_ALPHA, CP_PERMS, &s[i].change_p);
 		if (s[i].change) {
 			double b = 0, a = 0;
 
@@ -133,12 +134,14 @@ static void print_table(const struct history_series *s, size_t n, const char *me
 				s[i].change && k == s[i].change ? "  <- change" : "");
 		}
 		if (s[i].change)
-			fprintf(f, "  change point before run %zu of %zu: mean %.6g -> %.6g (%+.1f%%), "
-				   "permutation p %.3g\n",
-				s[i].change + 1, s[i].n, s[i].before, s[i].after,
-				s[i].before ? 100 * (s[i].after - s[i].before) / fabs(s[i].before)
-					    : NAN,
-				s[i].change_p);
+			fprintf(
+			    f,
+			    "  change point before run %zu of %zu: mean %.6g -> %.6g (%+.1f%%), "
+			    "permutation p %.3g\n",
+			    s[i].change + 1, s[i].n, s[i].before, s[i].after,
+			    s[i].before ? 100 * (s[i].after - s[i].before) / fabs(s[i].before)
+					: NAN,
+			    s[i].change_p);
 		else
 			fprintf(f, "  no change point%s\n",
 				s[i].n < 4 ? " (fewer than 4 runs)" : "");
@@ -161,9 +164,10 @@ static void svg_series(FILE *f, const struct history_series *s)
 		lo -= hi - lo;
 	}
 #define PX(k) (L + (s->n > 1 ? (W - L - R) * (double)(k) / (double)(s->n - 1) : (W - L - R) / 2))
-#define PY(v) (T + (H - T - B) * (1 - ((v) - lo) / (hi - lo)))
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\" "
-		   "role=\"img\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n",
+#define PY(v) (T + (H - T - B) * (1 - ((v)-lo) / (hi - lo)))
+	fprintf(f,
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\" "
+		"role=\"img\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n",
 		W, H);
 	fprintf(f, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"#888\"/>\n", L, H - B,
 		W - R, H - B);
@@ -213,8 +217,9 @@ static char *page(const struct history_series *s, size_t n, const char *metric, 
 	      ".change{color:#d00}</style></head><body>\n<h1>zbench history: ",
 	      f);
 	xml_escape(f, metric);
-	fprintf(f, "</h1>\n<p>%zu series. Each point is a run's mean over the cell's ok repeats; "
-		   "a dashed red line marks a change point (permutation p &lt; %g).</p>\n",
+	fprintf(f,
+		"</h1>\n<p>%zu series. Each point is a run's mean over the cell's ok repeats; "
+		"a dashed red line marks a change point (permutation p &lt; %g).</p>\n",
 		n, CP_ALPHA);
 	for (size_t i = 0; i < n; i++) {
 		fputs("<h2>", f);
@@ -222,10 +227,11 @@ static char *page(const struct history_series *s, size_t n, const char *metric, 
 		fputs("</h2>\n", f);
 		svg_series(f, &s[i]);
 		if (s[i].change)
-			fprintf(f,
-				"<p class=\"change\">change point before run %zu of %zu: %.6g &rarr; "
-				"%.6g (p %.3g)</p>\n",
-				s[i].change + 1, s[i].n, s[i].before, s[i].after, s[i].change_p);
+			fprintf(
+			    f,
+			    "<p class=\"change\">change point before run %zu of %zu: %.6g &rarr; "
+			    "%.6g (p %.3g)</p>\n",
+			    s[i].change + 1, s[i].n, s[i].before, s[i].after, s[i].change_p);
 		else
 			fputs("<p>no change point</p>\n", f);
 	}

@@ -74,6 +74,16 @@ struct claim_eval {
 /* Judge one `expect` claim of the run's matrix; release *e with report_claim_eval_release(). */
 void report_claim_eval(const struct report_run *run, const json_t *claim, struct claim_eval *e);
 void report_claim_eval_release(struct claim_eval *e);
+
+/* A reference's shape verdict (builder/report/report_shape.c): Spearman's rho of ours against
+ * the published values within each of the study's groups (`values[].group`), "same shape" only
+ * when every group agrees, else "mixed: ..."; without groups, over all its cells ("same shape",
+ * "opposite shape", "no clear agreement", "n/a"). Malloc'd; *rho the mean over groups. */
+char *report_reference_verdict(const struct report_run *run, const json_t *r, double *rho);
+/* Its rows in the report's shape table: per group and within the groups, or over all cells
+ * and along each axis. */
+void report_reference_shape_rows(struct report_doc *d, const struct report_run *run, size_t i,
+				 const json_t *r);
 void report_section_claims(struct report_doc *d, const struct report_run *run);
 
 #endif

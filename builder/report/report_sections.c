@@ -288,116 +288,6 @@ static char *fmt_summary(const struct stats_summary *s)
 	return fmt_stat(s);
 }
 
-static const char *rho_verdict(double rho)
-{
-	if (isnan(rho))
-		return "n/a";
-	if (rho >= 0.5)
-		return "same shape";
-	if (rho <= -0.5)
-		return "opposite shape";
-	return "no clear agreement";
-}
-
-/* Spearman's rho of ours vs published over the reference's cells, along axis k: the cells are
- * grouped by their values on the other axes (k < 0: one group of all); the result is the mean
- * rho over groups with two or more cells; *groups and *points count what went in. */
-static double shape_rho(const struct report_run *run, const struct report_cell **cells,
-			const double *ours, const double *pub, size_t n, int k, size_t *groups,
-			size_t *points)
-{
-	char **key = xcalloc(n + 1, sizeof(char *));
-	int *done = xcalloc(n + 1, sizeof(int));
-	double *x = xcalloc(n + 1, sizeof(double)), *y = xcalloc(n + 1, sizeof(double));
-	double sum = 0;
-
-	*groups = *points = 0;
-	for (size_t i = 0; i < n; i++)
-		key[i] = k < 0 ? xstrdup("") : report_cell_others(run, cells[i], (size_t)k);
-	for (size_t i = 0; i < n; i++) {
-		size_t m = 0;
-		double rho;
-
-		if (done[i])
-			continue;
-		for (size_t j = i; j < n; j++) {
-			if (done[j] || strcmp(key[i], key[j]))
-				continue;
-			done[j] = 1;
-			x[m] = ours[j];
-			y[m++] = pub[j];
-		}
-		if (m < 2)
-			continue;
-		rho = stats_spearman(x, y, m);
-		if (isnan(rho))
-			continue;
-		sum += rho;
-		(*groups)++;
-		*points += m;
-	}
-	for (size_t i = 0; i < n; i++)
-		free(key[i]);
-	free(key);
-	free(done);
-	free(x);
-	free(y);
-	return *groups ? sum / (double)*groups : NAN;
-}
-
-/* The shape verdict rows of reference i: over all its cells and along each axis. */
-static void reference_shape_rows(struct report_doc *d, const struct report_run *run, size_t i,
-				 const json_t *r)
-{
-	const json_t *values = json_object_get(r, "values"), *v;
-	const char *metric = report_str_get(r, "metric") ? report_str_get(r, "metric") : "?";
-	size_t n = json_array_size(values), np = 0, j;
-	const struct report_cell **cells = xcalloc(n + 1, sizeof(*cells));
-	double *ours = xcalloc(n + 1, sizeof(double)), *pub = xcalloc(n + 1, sizeof(double));
-	char *name = xasprintf("%zu: %s (%s)", i + 1, report_kv(r, "source"), metric);
-
-	json_array_foreach (values, j, v) {
-		const json_t *match = json_object_get(v, "match");
-		double *vals, pv;
-		struct stats_summary s;
-
-		if (report_num_get(v, "value", &pv) < 0)
-			continue;
-		for (size_t c = 0; c < run->n_cells; c++) {
-			if (!report_cell_matches(run, &run->cells[c], match))
-				continue;
-			if (report_cell_metric(&run->cells[c], metric, &vals, &s) > 0) {
-				cells[np] = &run->cells[c];
-				ours[np] = s.mean;
-				pub[np++] = pv;
-			}
-			free(vals);
-			break;
-		}
-	}
-	for (int k = -1; k < (int)run->n_axes; k++) {
-		size_t groups, points;
-		double rho = shape_rho(run, cells, ours, pub, np, k, &groups, &points);
-		char *row[6];
-
-		if (k >= 0 && groups == 0)
-			continue;
-		row[0] = xstrdup(name);
-		row[1] = xstrdup(k < 0 ? "all cells" : run->axes[k].name);
-		row[2] = xasprintf("%zu", groups);
-		row[3] = xasprintf("%zu", k < 0 ? np : points);
-		row[4] = isnan(rho) ? xstrdup("n/a") : xasprintf("%.2f", rho);
-		row[5] = xstrdup(rho_verdict(rho));
-		report_doc_row(d, (const char *const *)row);
-		for (int q = 0; q < 6; q++)
-			free(row[q]);
-	}
-	free(cells);
-	free(ours);
-	free(pub);
-	free(name);
-}
-
 /* Reference i's own table: each published value next to ours. */
 static void reference_table(struct report_doc *d, const struct report_run *run, size_t i,
 			    const json_t *r)
@@ -469,7 +359,7 @@ void report_section_references(struct report_doc *d, const struct report_run *ru
 	report_doc_heading(d, 3, "Shape verdicts");
 	report_doc_table(d, 6, shdr);
 	json_array_foreach (refs, i, r)
-		reference_shape_rows(d, run, i, r);
+		report_reference_shape_rows(d, run, i, r);
 	report_doc_table_end(d);
 	json_array_foreach (refs, i, r)
 		reference_table(d, run, i, r);

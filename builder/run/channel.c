@@ -375,6 +375,9 @@ static int on_phase_result(struct channel *ch, json_t *msg, size_t cost, double 
 		json_object_set(p, "telemetry_summary", optional_object(msg, "telemetry_summary"));
 	if (optional_object(msg, "target"))
 		json_object_set(p, "target", optional_object(msg, "target"));
+	/* what a wait for a state reached (guest/phase.h): kept as sent, within the budget */
+	if (optional_object(msg, "until"))
+		json_object_set(p, "until", optional_object(msg, "until"));
 	if (!st->phase_results)
 		st->phase_results = json_array();
 	json_array_append_new(st->phase_results, p);

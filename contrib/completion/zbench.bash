@@ -14,7 +14,7 @@ _zbench() {
 	slurm) opts="-n --shards -o --output -i --image --cache-dir --no-image-job -p --partition -t --time --one-per-node --max-at-once --allow-interference --accel --dry-run -h --help" subs="" ;;
 	merge) opts="-o --output -h --help" subs="" ;;
 	image) opts="--cache-dir --rebuild --rebuild-root --overlay --json" subs="build import path list" ;;
-	matrix) opts="" subs="check expand keys" ;;
+	matrix) opts="--controls --estimate --markdown" subs="check expand keys ledger" ;;
 	doctor) opts="--json" subs="" ;;
 	report) opts="-o --output --junit --json --phase -h --help" subs="" ;;
 	compare) opts="-o --fail-if --json --adaptive --max-repeats --max-minutes --output --junit --summary --phase --alpha --noise --tolerance --seed" subs="" ;;

@@ -20,6 +20,7 @@ case "$VM_GOLDEN" in /*) ;; *) VM_GOLDEN=$(pwd)/$VM_GOLDEN ;; esac
 suite_command() {
 	case "$1" in
 	matrix | invalid-matrices) echo "\"$ZBENCH\" matrix check matrix.json" ;;
+	ledger) echo "\"$ZBENCH\" matrix ledger ledger.json; echo \"exit \$?\"" ;;
 	report) echo "\"$ZBENCH\" report rundir -o out --junit out/junit.xml --json; echo \"exit \$?\"; cat out/report.md out/junit.xml out/report.json; for p in out/report-cells/*.md; do echo \"== \$p\"; cat \"\$p\"; done; ls out/report-cells/*-plots; rm -rf out" ;;
 	vm) echo "\"$VM_GOLDEN\" matrix.json" ;;
 	compare) echo "\"$ZBENCH\" compare a b -o out; echo \"exit \$?\"; cat out/compare.md 2>/dev/null; rm -rf out" ;;

@@ -87,7 +87,7 @@ static void test_check(void)
 /* Every row: its figures in range and coherent, a source for each figure its class has. */
 static void test_table(void)
 {
-	static const char *const wanted[] = { "hdd-5400", "hdd-7200", "sata-ssd",
+	static const char *const wanted[] = { "hdd-5400", "hdd-7200",	"sata-ssd",
 					      "nvme",	  "usb2-stick", "usb3-stick" };
 
 	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++)

@@ -137,13 +137,15 @@ static char *render(void)
 			n += (size_t)snprintf(out + n, cap - n, "# %s%s\n", dm_models[m].name,
 					      wc == 0 ? " write_cache=0" : "");
 			for (size_t i = 0; i < NSTEPS; i++)
-				n += (size_t)snprintf(
-				    out + n, cap - n, "%2zu %-5s %10llu %6u %s arrival %7llu start %7llu done %7llu us\n", i,
-				    ops[req[i].op], (unsigned long long)req[i].offset, req[i].len,
-				    req[i].flags & DM_REQ_FUA ? "fua" : "-  ",
-				    (unsigned long long)(req[i].arrival / US),
-				    (unsigned long long)(req[i].start / US),
-				    (unsigned long long)(req[i].done / US));
+				n += (size_t)snprintf(out + n, cap - n,
+						      "%2zu %-5s %10llu %6u %s arrival %7llu start "
+						      "%7llu done %7llu us\n",
+						      i, ops[req[i].op],
+						      (unsigned long long)req[i].offset, req[i].len,
+						      req[i].flags & DM_REQ_FUA ? "fua" : "-  ",
+						      (unsigned long long)(req[i].arrival / US),
+						      (unsigned long long)(req[i].start / US),
+						      (unsigned long long)(req[i].done / US));
 		}
 	}
 	return out;
@@ -171,8 +173,9 @@ static void test_golden(void)
 			len = -1;
 		fclose(f);
 		if (strcmp(got, want))
-			fprintf(stderr, "%s differs from the models' service times (rerun with "
-					"DM_GOLDEN_UPDATE=1 and review the diff)\n",
+			fprintf(stderr,
+				"%s differs from the models' service times (rerun with "
+				"DM_GOLDEN_UPDATE=1 and review the diff)\n",
 				GOLDEN);
 		CHECK(!strcmp(got, want));
 	}

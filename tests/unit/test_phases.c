@@ -145,7 +145,7 @@ static const struct {
 	  NULL },
 	{ "{ \"target\": \"fs\", \"phases\": [ { \"action\": \"reboot\" } ] }",
 	  "base.workload.phases[0].action: expected \"sync\", \"export_import\", "
-	  "\"drop_caches\" or \"sleep\", got \"reboot\"" },
+	  "\"drop_caches\", \"sleep\" or \"wait\", got \"reboot\"" },
 	{ "{ \"target\": \"fs\", \"phases\": [ { \"name\": \"a\", \"size\": \"1M\", \"measured\": "
 	  "false } ] }",
 	  "base.workload.phases: no measured phase" },
@@ -269,6 +269,53 @@ static void test_measured(void)
 	json_decref(target);
 }
 
+/* A phase's "until" names its state; the key is zbench's, not the engine's. */
+static void test_until_state(void)
+{
+	json_t *p = json_loads("{\"name\": \"warm\", \"rw\": \"read\", \"until\": {\"state\": "
+			       "\"l2arc_size\", \"bytes\": \"150M\", \"timeout\": \"60s\"}}",
+			       0, NULL);
+	json_t *w = json_loads("{\"target\": \"bench\", \"bs\": \"1M\"}", 0, NULL);
+	json_t *o = phase_engine_options(w, p, 0);
+
+	CHECK(phase_until_state(p) == PHASE_STATE_L2ARC_SIZE);
+	CHECK(!json_object_get(o, "until") && json_object_get(o, "rw"));
+	CHECK(phase_until_state(w) == PHASE_STATE_NONE);
+	json_object_set_new(json_object_get(p, "until"), "state", json_string("l2arc_idle"));
+	CHECK(phase_until_state(p) == PHASE_STATE_L2ARC_IDLE);
+	json_object_set_new(json_object_get(p, "until"), "state", json_string("nope"));
+	CHECK(phase_until_state(p) == PHASE_STATE_NONE);
+	json_decref(o);
+	json_decref(w);
+	json_decref(p);
+}
+
+/* The mechanism witnesses: L2ARC hits over its lookups, flushes per write. */
+static void test_measured_mechanism(void)
+{
+	json_t *fio = json_loads("{\"jobs\": [ {\"write\": {\"io_bytes\": 4096, \"total_ios\": 10}}, "
+				 "{\"write\": {\"io_bytes\": 4096, \"total_ios\": 30}} ]}",
+				 0, NULL);
+	json_t *sum = json_loads("{\"interval\": 4, \"disks\": {\"d0\": {\"flush_per_s\": 5}, "
+				 "\"d1\": {\"flush_per_s\": 5}}, \"arc\": {\"hits\": 1, "
+				 "\"misses\": 3, \"l2_hits\": 979, \"l2_misses\": 739}}",
+				 0, NULL);
+	json_t *m = phases_measured(fio, sum, NULL);
+
+	CHECK(fabs(json_real_value(json_object_get(m, "l2arc_hit_ratio")) - 979.0 / 1718) < 1e-9);
+	/* 10 flushes a second over 4 s for 40 writes */
+	CHECK(fabs(json_real_value(json_object_get(m, "flushes_per_write")) - 1) < 1e-9);
+	json_decref(m);
+	/* no cache device: no L2ARC lookups, no ratio (not 0) */
+	json_object_set_new(json_object_get(sum, "arc"), "l2_hits", json_integer(0));
+	json_object_set_new(json_object_get(sum, "arc"), "l2_misses", json_integer(0));
+	m = phases_measured(fio, sum, NULL);
+	CHECK(!json_object_get(m, "l2arc_hit_ratio"));
+	json_decref(m);
+	json_decref(fio);
+	json_decref(sum);
+}
+
 static void test_lookup(void)
 {
 	json_t *rec = json_loads("{\"fio\": {\"a\": 1}, \"witness\": {\"m\": 1}, "
@@ -359,7 +406,7 @@ static void test_actions(void)
 	int n = 0;
 
 	snprintf(names, sizeof(names), "%s", PHASE_ACTION_CHOICES);
-	CHECK(!strncmp(names, "sync|export_import|drop_caches|sleep", 36)); /* ours, first */
+	CHECK(!strncmp(names, "sync|export_import|drop_caches|sleep|wait", 41)); /* ours, first */
 	for (char *a = strtok_r(names, "|", &save); a; a = strtok_r(NULL, "|", &save), n++) {
 		json_t *p = json_pack("{ss}", "action", a);
 
@@ -382,6 +429,8 @@ int main(void)
 	test_cases();
 	test_engine_options();
 	test_measured();
+	test_measured_mechanism();
+	test_until_state();
 	test_lookup();
 	test_select();
 	test_recipe();

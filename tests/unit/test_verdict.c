@@ -50,8 +50,8 @@ static void test_p(void)
 
 static void test_min_pairs(void)
 {
-	CHECK(perm_min_pairs(0.05) == 6);  /* 2/32 = 0.0625 > 0.05 >= 2/64 */
-	CHECK(perm_min_pairs(0.01) == 8);  /* 2/128 > 0.01 >= 2/256 */
+	CHECK(perm_min_pairs(0.05) == 6); /* 2/32 = 0.0625 > 0.05 >= 2/64 */
+	CHECK(perm_min_pairs(0.01) == 8); /* 2/128 > 0.01 >= 2/256 */
 	CHECK(perm_min_pairs(0.25) == 3);
 }
 
@@ -138,12 +138,7 @@ static const struct {
 	  VERDICT_UNDECIDED,
 	  VERDICT_UNDECIDED,
 	  VERDICT_UNDECIDED },
-	{ "+20% in 1 pair",
-	  1,
-	  { 0.182 },
-	  VERDICT_UNDECIDED,
-	  VERDICT_UNDECIDED,
-	  VERDICT_UNDECIDED },
+	{ "+20% in 1 pair", 1, { 0.182 }, VERDICT_UNDECIDED, VERDICT_UNDECIDED, VERDICT_UNDECIDED },
 };
 
 static void test_timing(void)
@@ -179,10 +174,10 @@ static const struct {
 	{ 1000, 1011, 1, 0, VERDICT_DIFFERENT },
 	{ 1000, 989, 1, 0, VERDICT_DIFFERENT },
 	{ 0, 0, 1, 0, VERDICT_SAME },
-	{ 0, 3, 1, 0, VERDICT_DIFFERENT },	/* from none to some is beyond any tolerance */
+	{ 0, 3, 1, 0, VERDICT_DIFFERENT },	 /* from none to some is beyond any tolerance */
 	{ 1000, 900, -5, 1, VERDICT_DIFFERENT }, /* 'M < -5%': a fall of 10% fails */
 	{ 1000, 970, -5, 1, VERDICT_SAME },
-	{ 1000, 2000, -5, 1, VERDICT_SAME },	/* a rise passes a gate on falls */
+	{ 1000, 2000, -5, 1, VERDICT_SAME },	  /* a rise passes a gate on falls */
 	{ 1000, 1060, 5, -1, VERDICT_DIFFERENT }, /* 'M > 5%' */
 	{ 1000, 1040, 5, -1, VERDICT_SAME },
 };

@@ -1,0 +1,196 @@
+/* The cost of a matrix before it runs (builder/matrix/estimate.h). */
+#include "estimate.h"
+
+#include <string.h>
+
+#include "core/util.h"
+#include "guest/phase.h"
+#include "guest/units.h"
+
+static double seconds_of(const json_t *v)
+{
+	uint64_t usec;
+
+	if (json_is_string(v) && units_parse_duration(json_string_value(v), &usec) == 0)
+		return (double)usec / 1e6;
+	return json_is_number(v) ? json_number_value(v) : 0;
+}
+
+static uint64_t bytes_of(const json_t *v)
+{
+	uint64_t b;
+
+	if (json_is_string(v) && units_parse_size(json_string_value(v), &b) == 0)
+		return b;
+	return json_is_integer(v) ? (uint64_t)json_integer_value(v) : 0;
+}
+
+/* An option of phase `p` (NULL: the single workload), else of the workload. */
+static const json_t *opt(const json_t *wl, const json_t *p, const char *key)
+{
+	const json_t *v = p ? json_object_get(p, key) : NULL;
+
+	return v ? v : json_object_get(wl, key);
+}
+
+/* iozone: throughput mode moves each child's file through its tests; auto mode (-a) runs its
+ * 13 tests for every file size (min..max, doubling) and record size (4k..max or the file,
+ * doubling), each moving the file once. */
+static double iozone_seconds(const json_t *wl, const json_t *p, uint64_t *written, int *unknown)
+{
+	json_int_t children = json_integer_value(opt(wl, p, "children"));
+	uint64_t size = bytes_of(opt(wl, p, "size")), lo, hi, rmax;
+	double bytes = 0;
+
+	if (children > 0) {
+		*written += size * (uint64_t)children;
+		return 4.0 * (double)size * (double)children / ESTIMATE_BYTES_PER_S;
+	}
+	lo = bytes_of(opt(wl, p, "min_file_size"));
+	hi = bytes_of(opt(wl, p, "max_file_size"));
+	rmax = bytes_of(opt(wl, p, "max_record_size"));
+	lo = lo ? lo : 64 << 10;
+	hi = hi ? hi : 512 << 20;
+	rmax = rmax ? rmax : 16 << 20;
+	for (uint64_t f = lo; f <= hi; f *= 2)
+		for (uint64_t r = 4096; r <= rmax && r <= f; r *= 2)
+			bytes += 13.0 * (double)f;
+	*written += hi;
+	*unknown += 1;
+	return bytes / ESTIMATE_BYTES_PER_S;
+}
+
+/* One engine run's seconds, and the bytes it writes at least. */
+static double phase_seconds(const json_t *wl, const json_t *p, uint64_t *written, int *unknown)
+{
+	const char *rw = json_string_value(opt(wl, p, "rw"));
+	const char *mode = json_string_value(opt(wl, p, "mode"));
+	double jobs = json_is_integer(opt(wl, p, "numjobs"))
+			  ? (double)json_integer_value(opt(wl, p, "numjobs"))
+			  : 1;
+	uint64_t size = bytes_of(opt(wl, p, "size"));
+	double t;
+
+	if (p && phase_action_of(p) != PHASE_ACTION_NONE)
+		return phase_action_of(p) == PHASE_ACTION_SLEEP ? seconds_of(json_object_get(p, "duration"))
+								  : 5;
+	if (p && phase_is_prefill(p)) {
+		*written += size;
+		return (double)size / ESTIMATE_BYTES_PER_S;
+	}
+	if (mode && !strcmp(mode, "iozone"))
+		return iozone_seconds(wl, p, written, unknown);
+	t = seconds_of(opt(wl, p, "ramp_time"));
+	if (json_is_true(opt(wl, p, "time_based"))) {
+		/* the engine lays the file(s) out first: one shared file, or one per job */
+		*written += opt(wl, p, "filename") ? size : size * (uint64_t)jobs;
+		return t + seconds_of(opt(wl, p, "runtime")) + (double)size / ESTIMATE_BYTES_PER_S;
+	}
+	/* sized: the engine lays the file out, then moves size x loops bytes */
+	if (json_is_integer(opt(wl, p, "loops")) && json_integer_value(opt(wl, p, "loops")) > 1)
+		*unknown += 1;
+	if (!rw || strstr(rw, "write") || strstr(rw, "rw"))
+		*written += size * (uint64_t)jobs;
+	return t + 2.0 * (double)size * jobs / ESTIMATE_BYTES_PER_S;
+}
+
+static double cell_seconds(const json_t *cfg, uint64_t *written, int *unknown)
+{
+	const json_t *wl = json_object_get(cfg, "workload"), *phases = json_object_get(wl, "phases");
+	const json_t *p;
+	double t = 0;
+	size_t i;
+
+	if (json_array_size(phases) == 0)
+		return phase_seconds(wl, NULL, written, unknown);
+	json_array_foreach (phases, i, p)
+		t += phase_seconds(wl, p, written, unknown);
+	return t;
+}
+
+void matrix_estimate(const struct matrix *m, struct matrix_estimate *e)
+{
+	memset(e, 0, sizeof(*e));
+	for (size_t i = 0; i < m->n_cells; i++) {
+		const json_t *cfg = m->cells[i].config, *d;
+		uint64_t written = 0, disks = 0;
+		int unknown = 0;
+		double w = cell_seconds(cfg, &written, &unknown);
+		size_t j;
+
+		json_array_foreach (json_object_get(cfg, "disks"), j, d)
+			disks += bytes_of(json_object_get(d, "size"));
+		e->runs += (size_t)m->repeats;
+		e->workload_s += w * m->repeats;
+		e->seconds += (w + ESTIMATE_RUN_OVERHEAD_S) * m->repeats;
+		if (w + ESTIMATE_RUN_OVERHEAD_S > e->run_max_s)
+			e->run_max_s = w + ESTIMATE_RUN_OVERHEAD_S;
+		e->overfull += written > disks;
+		if (disks > e->disk_bytes_max)
+			e->disk_bytes_max = disks;
+		if (written > e->written_max)
+			e->written_max = written;
+		if (bytes_of(json_object_get(json_object_get(cfg, "vm"), "memory")) > e->memory_max)
+			e->memory_max = bytes_of(json_object_get(json_object_get(cfg, "vm"), "memory"));
+		d = json_object_get(json_object_get(cfg, "vm"), "cpus");
+		if (json_is_integer(d) && (int)json_integer_value(d) > e->cpus_max)
+			e->cpus_max = (int)json_integer_value(d);
+		e->time_unknown += unknown ? m->repeats : 0;
+	}
+}
+
+static void fmt_time(double s, char *buf, size_t len)
+{
+	if (s < 120)
+		bprintf(buf, len, "%.0f s", s);
+	else if (s < 7200)
+		bprintf(buf, len, "%.0f min", s / 60);
+	else
+		bprintf(buf, len, "%.1f h", s / 3600);
+}
+
+static void fmt_bytes(uint64_t b, char *buf, size_t len)
+{
+	if (b >= (1ull << 30))
+		bprintf(buf, len, "%.1f GiB", (double)b / (1 << 30));
+	else
+		bprintf(buf, len, "%.0f MiB", (double)b / (1 << 20));
+}
+
+void matrix_estimate_print(FILE *f, const struct matrix *m, const struct matrix_estimate *e)
+{
+	const json_t *mach = json_object_get(m->json, "machine");
+	char t[32], tw[32], tmax[32], disk[32], wr[32], mem[32];
+
+	fmt_time(e->seconds, t, sizeof(t));
+	fmt_time(e->workload_s, tw, sizeof(tw));
+	fmt_time(e->run_max_s, tmax, sizeof(tmax));
+	fmt_bytes(e->disk_bytes_max, disk, sizeof(disk));
+	fmt_bytes(e->written_max, wr, sizeof(wr));
+	fmt_bytes(e->memory_max, mem, sizeof(mem));
+	fprintf(f,
+		"%s: %zu runs (%zu cells x %d repeats), about %s one at a time (%s of workload, "
+		"%.0f s per run to boot and set up; the longest run %s)%s\n",
+		m->path, e->runs, m->n_cells, m->repeats, t, tw, ESTIMATE_RUN_OVERHEAD_S, tmax,
+		e->time_unknown ? "; runs whose length depends on the disks (iozone -a, loops) "
+				  "may take longer"
+				: "");
+	fprintf(f,
+		"  each run: up to %s of disks (sparse: %s written at least), a guest of %s and %d "
+		"vCPUs\n",
+		disk, wr, mem, e->cpus_max);
+	if (e->overfull)
+		fprintf(f, "  warning: %zu cells write more than their disks hold: the files do not "
+			   "fit\n",
+			e->overfull);
+	if (mach) {
+		double hours = json_number_value(json_object_get(mach, "hours"));
+
+		fprintf(f, "  the matrix says it needs: %s\n",
+			json_string_value(json_object_get(mach, "needs")));
+		if (hours > 0 && e->seconds > hours * 3600 * 1.25)
+			fprintf(f, "  warning: the estimate (%s) is over the %.1f h the matrix "
+				   "states\n",
+				t, hours);
+	}
+}

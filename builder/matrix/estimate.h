@@ -1,0 +1,40 @@
+/* What a matrix will cost before anything runs (`zbench matrix check --estimate`, issue 33 item
+ * 4): run time and disk space, from each cell's configuration and a few figures measured on the
+ * reference machine (2 shared cores, TCG, docs/performance.md). An estimate, not a promise: a
+ * loaded host or a slow disk model stretches it, KVM shortens it. */
+#ifndef ZB_ESTIMATE_H
+#define ZB_ESTIMATE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "matrix.h"
+
+/* Per run (one repeat of one cell): boot, pool and datasets, reports, the VM's exit. Measured
+ * under TCG on an idle 2-core host: 5-10 s with a warm snapshot, 20-35 s cold; the larger. */
+#define ESTIMATE_RUN_OVERHEAD_S 30.0
+/* Data moved by a phase that is not time-based (prefills, sized runs, iozone) is charged at
+ * this rate (bytes a second): the guest's engine under TCG on the unthrottled models. */
+#define ESTIMATE_BYTES_PER_S (40.0 * 1024 * 1024)
+
+struct matrix_estimate {
+	size_t runs;		  /* cells x repeats */
+	double seconds;		  /* the whole matrix, one run at a time */
+	double run_max_s;	  /* the longest run */
+	double workload_s;	  /* of `seconds`, what the workloads take */
+	uint64_t disk_bytes_max;  /* one cell's disks, their full size (qcow2 files are sparse:
+				   * what is written is what is used) */
+	uint64_t written_max;	  /* of which one cell writes at least (prefills, sized writes) */
+	uint64_t memory_max;	  /* the largest guest */
+	int cpus_max;		  /* its vCPUs */
+	int time_unknown;	  /* runs whose length depends on the disks (iozone -a, loops) */
+	size_t overfull;	  /* cells whose writes exceed their disks' size */
+};
+
+void matrix_estimate(const struct matrix *m, struct matrix_estimate *e);
+
+/* Print the estimate, and the machine the matrix says it needs (`machine`) beside it, with a
+ * warning when the estimate exceeds what it states. */
+void matrix_estimate_print(FILE *f, const struct matrix *m, const struct matrix_estimate *e);
+
+#endif
