@@ -42,6 +42,11 @@ check "matrix keys: 0" status 0 "$ZBENCH" matrix keys
 check "run bad matrix: 2" status 2 "$ZBENCH" run -o "$tmp/run" "$bad"
 check "run unknown option: 2" status 2 "$ZBENCH" run --frob "$good"
 check "run no matrix: 2" status 2 "$ZBENCH" run
+check "run --backend libvirt with a modelled disk: 2 (refused before anything exists)" \
+	status 2 "$ZBENCH" run --backend libvirt -o "$tmp/lv" tests/integration/diskmodels.json
+check "the refusal names the modelled disk and the backend" \
+	grep -q "disk 'd0' of cell .* is modelled (disk model 'hdd-7200'): the libvirt backend" "$tmp/out"
+check "the refused run created nothing" [ ! -e "$tmp/lv" ]
 check "replay missing manifest: 2" status 2 "$ZBENCH" replay "$tmp/nope/manifest.json"
 check "replay unknown option: 2" status 2 "$ZBENCH" replay --frob
 check "merge missing shard: 2" status 2 "$ZBENCH" merge -o "$tmp/merged" "$tmp/nope"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # zbench history (docs/history.md) without booting: synthetic runs made from the fixture of
-# tests/golden/compare-gate/tiers-fail/a (8 repeats of one cell, with count metrics), each with
+# tests/golden/compare-gate/tiers-fail/a (10 repeats of one cell, with count metrics), each with
 # its own start time; a step in read IOPS planted at the 6th of 10 runs. Checks: add and show,
 # the change point found where it was planted and not in a flat series, duplicates and runs that
 # are not ours refused, a database that is not ours, corrupt, or locked refused with nothing
@@ -47,10 +47,10 @@ count() { sqlite3 "$db" "$1"; }
 runs=""
 for i in 0 1 2 3 4 5 6 7 8 9; do runs="$runs $tmp/run0$i"; done
 check "history add of 10 runs" sh -c "'$ZBENCH' history add --db '$db' $runs >'$tmp/add.out' 2>&1"
-check "10 runs, 200 results each" [ "$(count 'SELECT count(*) FROM runs')" = 10 -a \
-	"$(count 'SELECT count(*) FROM results')" = 2000 ]
+check "10 runs, 250 results each" [ "$(count 'SELECT count(*) FROM runs')" = 10 -a \
+	"$(count 'SELECT count(*) FROM results')" = 2500 ]
 check "the same run again is refused (2), nothing added" sh -c \
-	"'$ZBENCH' history add --db '$db' '$tmp/run03' >/dev/null 2>'$tmp/dup.err'; [ \$? -eq 2 ] && grep -q 'already in history' '$tmp/dup.err' && [ \"\$(sqlite3 '$db' 'SELECT count(*) FROM results')\" = 2000 ]"
+	"'$ZBENCH' history add --db '$db' '$tmp/run03' >/dev/null 2>'$tmp/dup.err'; [ \$? -eq 2 ] && grep -q 'already in history' '$tmp/dup.err' && [ \"\$(sqlite3 '$db' 'SELECT count(*) FROM results')\" = 2500 ]"
 check "a run still running is refused" sh -c \
 	"! '$ZBENCH' history add --db '$db' '$tmp/running' 2>'$tmp/e' && grep -q 'still running' '$tmp/e'"
 check "a run without a start time is refused" sh -c \
@@ -113,20 +113,20 @@ while [ ! -e "$tmp/locked" ]; do sleep 0.1; done
 rc=$?
 check "a history locked by another writer: a clear error (2)" sh -c "[ $rc -eq 2 ] && grep -q 'locked by another writer' '$tmp/e'"
 wait $lock
-check "nothing lost or added while locked" [ "$(count 'SELECT count(*) FROM results')" = 2000 ]
+check "nothing lost or added while locked" [ "$(count 'SELECT count(*) FROM results')" = 2500 ]
 
-# a kill during add: the test hook pauses after 120 of 200 results, inside the transaction
+# a kill during add: the test hook pauses after 120 of 250 results, inside the transaction
 ZBENCH_TEST_HISTORY_PAUSE_AFTER=120 "$ZBENCH" history add --db "$db" "$tmp/big" >/dev/null 2>"$tmp/kill.err" &
 pid=$!
 i=0
 while ! grep -q paused "$tmp/kill.err" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 kill -9 $pid 2>/dev/null
 wait $pid 2>/dev/null
-check "killed with 120 of 200 results in its transaction" grep -q "paused after 120" "$tmp/kill.err"
+check "killed with 120 of 250 results in its transaction" grep -q "paused after 120" "$tmp/kill.err"
 check "after the kill: none of the run, the 10 before whole, the file intact" sh -c \
-	"[ \"\$(sqlite3 '$db' 'SELECT count(*) FROM runs')\" = 10 ] && [ \"\$(sqlite3 '$db' 'SELECT count(*) FROM results')\" = 2000 ] && [ \"\$(sqlite3 '$db' 'PRAGMA integrity_check')\" = ok ]"
+	"[ \"\$(sqlite3 '$db' 'SELECT count(*) FROM runs')\" = 10 ] && [ \"\$(sqlite3 '$db' 'SELECT count(*) FROM results')\" = 2500 ] && [ \"\$(sqlite3 '$db' 'PRAGMA integrity_check')\" = ok ]"
 check "the same run added again after the kill: all of it" sh -c \
-	"'$ZBENCH' history add --db '$db' '$tmp/big' >/dev/null 2>&1 && [ \"\$(sqlite3 '$db' 'SELECT count(*) FROM results')\" = 2200 ]"
+	"'$ZBENCH' history add --db '$db' '$tmp/big' >/dev/null 2>&1 && [ \"\$(sqlite3 '$db' 'SELECT count(*) FROM results')\" = 2750 ]"
 # and kills at arbitrary moments, without the hook: the run is all there or not there
 sqlite3 "$db" "DELETE FROM results WHERE run = (SELECT id FROM runs WHERE dir LIKE '%big'); DELETE FROM runs WHERE dir LIKE '%big'"
 ok=1
@@ -137,10 +137,10 @@ for ms in 1 3 5 8 12 20 40; do
 	kill -9 $pid 2>/dev/null
 	wait $pid 2>/dev/null
 	n=$(count "SELECT count(*) FROM results r JOIN runs u ON u.id = r.run WHERE u.dir LIKE '%big'")
-	case $n in 0 | 200) ;; *) ok=0 ;; esac
-	[ "$n" = 200 ] && sqlite3 "$db" "DELETE FROM results WHERE run = (SELECT id FROM runs WHERE dir LIKE '%big'); DELETE FROM runs WHERE dir LIKE '%big'"
+	case $n in 0 | 250) ;; *) ok=0 ;; esac
+	[ "$n" = 250 ] && sqlite3 "$db" "DELETE FROM results WHERE run = (SELECT id FROM runs WHERE dir LIKE '%big'); DELETE FROM runs WHERE dir LIKE '%big'"
 done
-check "kills at 1 to 40 ms: each left 0 or 200 of the run's results" [ $ok -eq 1 ]
+check "kills at 1 to 40 ms: each left 0 or 250 of the run's results" [ $ok -eq 1 ]
 check "integrity after the kills" [ "$(count 'PRAGMA integrity_check')" = ok ]
 
 echo "history: $passed passed, $failed failed"

@@ -6,7 +6,7 @@
 # mounts would move the cache), and the report job writes a job summary. Then the pull-request
 # job `pr`, step by step, locally: its merge base and the two recipes in a scratch OpenZFS git
 # repository, the recipes parsed by zbench, the image and run steps naming them (not run: they
-# build OpenZFS and boot VMs), and its gate step on recorded interleaved runs (8 pairs, decided:
+# build OpenZFS and boot VMs), and its gate step on recorded interleaved runs (10 pairs, decided:
 # no VM), which must pass one and fail the other with the job summary written. Prints
 # "workflow: N passed, N failed".
 set -u
@@ -125,7 +125,7 @@ def pr_job(job, check):
         check("pr/images, pr/run: build both recipes and run them interleaved, base as A",
               "recipes/base.json" in img and "recipes/pr.json" in img and
               run.index("recipes/base.json") < run.index("recipes/pr.json") and " -i " in run)
-        # the gate step on recorded interleaved runs: decided in 8 pairs, so --adaptive boots
+        # the gate step on recorded interleaved runs: decided in 10 pairs, so --adaptive boots
         # nothing
         g = os.path.join(root, "tests/golden/compare-gate")
         for case, want, word in (("tiers-pass", 0, "passed"), ("count-fail", 3, "FAILED")):

@@ -32,6 +32,7 @@
 #include "report/compare.h"
 #include "report/compare_sides.h"
 #include "run/bisect.h"
+#include "run/bisect_src.h"
 #include "run/run.h"
 
 #define BISECT_DEFAULT_RECIPE "images/debian12-zfs-src.json"
@@ -93,6 +94,7 @@ struct bisect_job {
 	const struct bisect_opts *o;
 	struct outdir out, recipes, patches, steps;
 	char *out_abs, *src, *repo_abs;
+	struct bisect_src src_id; /* DIR/src as this bisect made it (bisect_src.h) */
 	json_t *recipe;
 	char inputs[65];
 	struct compare_gate gate;
@@ -200,6 +202,8 @@ static int git_line(struct bisect_job *j, const char *good, const char *bad, str
 	return bisect_init(&j->b, names, n, err);
 }
 
+static int state_save(struct bisect_job *j, struct zb_error *err);
+
 /* OUTPUT/src: a clone of the repository (sharing its objects) checked out at the good end, the
  * "path" of every image's zfs_source. Later git commands run there, in our own clone. */
 static int checkout_prepare(struct bisect_job *j, struct zb_error *err)
@@ -211,6 +215,12 @@ static int checkout_prepare(struct bisect_job *j, struct zb_error *err)
 	int rc;
 
 	if (fstatat(j->out.fd, "src", &sb, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno != ENOENT)
+			return error_sys(err, errno, "'%s'", j->src);
+		/* ours from the start: 0700, recorded in the state before git runs in it */
+		if (bisect_src_create(j->out.fd, "src", j->src, &j->src_id, err) < 0 ||
+		    state_save(j, err) < 0)
+			return -1;
 		cleanup_free char *safe = xasprintf("safe.directory=%s", j->repo_abs);
 		const char *clone[] = { "git", "-c", safe,	  "clone", "-q", "--shared",
 					"-n",  "--", j->repo_abs, j->src,  NULL };
@@ -219,8 +229,6 @@ static int checkout_prepare(struct bisect_job *j, struct zb_error *err)
 				     "--detach", j->b.commits[0],
 				     NULL };
 
-		if (errno != ENOENT)
-			return error_sys(err, errno, "'%s'", j->src);
 		say(j, "cloning '%s' into '%s' at the good end %.12s", j->repo_abs, j->src,
 		    j->b.commits[0]);
 		rc = run_command((char *const *)clone, NULL, err);
@@ -234,8 +242,8 @@ static int checkout_prepare(struct bisect_job *j, struct zb_error *err)
 			return rc < 0
 				   ? -1
 				   : error_set(err, 0, "'git checkout' exited with status %d", rc);
-	} else if (!S_ISDIR(sb.st_mode)) {
-		return error_set(err, EINVAL, "'%s' is not a directory (a symlink?)", j->src);
+	} else if (bisect_src_check(j->out.fd, "src", j->src, &j->src_id, err) < 0) {
+		return -1;
 	}
 	if (git(j->src, head, 4096, &o, err) != 0 || !o || strncmp(o, j->b.commits[0], 40))
 		return error_set(err, EINVAL, "'%s' is not a checkout at the good end %s", j->src,
@@ -302,7 +310,12 @@ static int recipe_write(struct bisect_job *j, size_t i, char **path, struct zb_e
 static int state_save(struct bisect_job *j, struct zb_error *err)
 {
 	cleanup_json json_t *st = bisect_state_json(&j->b, j->inputs);
-	cleanup_free char *text = json_dumps(st, JSON_SORT_KEYS | JSON_INDENT(2));
+	cleanup_free char *text = NULL;
+	json_t *src = bisect_src_json(&j->src_id);
+
+	if (src)
+		json_object_set_new(st, "src", src);
+	text = json_dumps(st, JSON_SORT_KEYS | JSON_INDENT(2));
 
 	return outdir_write(&j->out, BISECT_STATE, text, strlen(text), 0644, err);
 }
@@ -524,6 +537,7 @@ static int state_load(struct bisect_job *j, struct zb_error *err)
 		return error_set(err, EINVAL, "'%s/%s': a NUL byte", j->out_abs, BISECT_STATE);
 	if (bisect_state_apply(&j->b, text, j->inputs, err) < 0)
 		return error_wrap(err, "'%s/%s'", j->out_abs, BISECT_STATE);
+	bisect_src_from_state(text, &j->src_id);
 	say(j, "resuming from '%s/%s'", j->out_abs, BISECT_STATE);
 	return 0;
 }

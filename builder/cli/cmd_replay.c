@@ -71,6 +71,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	o.matrix_path = json_string_value(json_object_get(mx, "path"));
 	o.recipe_path = json_string_value(json_object_get(json_object_get(man, "image"), "recipe"));
+	o.recipes_from = argv[optind]; /* a file's choice: resolved as a matrix's (run.h) */
 	/* a run of several images replays with all of them, in the same sides */
 	json_array_foreach (json_object_get(man, "images"), i, im) {
 		const char *recipe = json_string_value(json_object_get(im, "recipe"));

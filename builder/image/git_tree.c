@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "core/cleanup.h"
-#include "git_tree.h"
 #include "core/util.h"
+#include "git_tree.h"
 
 #define GIT_INDEX_MAX	(256u << 20) /* bytes of a checkout's index copied */
 #define GIT_PACKED_MAX	(64u << 20)  /* bytes of packed-refs read */

@@ -64,6 +64,24 @@ int gfs_is_file(guestfs_h *g, const char *path)
 	return guestfs_is_file_opts(g, path, GUESTFS_IS_FILE_OPTS_FOLLOWSYMLINKS, 1, -1) > 0;
 }
 
+int gfs_download_capped(guestfs_h *g, const char *path, const char *local, int64_t max,
+			struct zb_error *err)
+{
+	int64_t size;
+
+	if (!gfs_is_file(g, path))
+		return error_set(err, EINVAL, "'%s' in the image is not a regular file", path);
+	size = guestfs_filesize(g, path);
+	if (size < 0)
+		return gfs_fail(g, path, err);
+	if (size > max)
+		return error_set(err, EFBIG, "'%s' in the image is %lld MiB, more than %lld MiB",
+				 path, (long long)(size >> 20), (long long)(max >> 20));
+	if (guestfs_download(g, path, local) < 0)
+		return gfs_fail(g, path, err);
+	return 0;
+}
+
 int gfs_mask_units(guestfs_h *g, const char *const *units, size_t n, json_t *record,
 		   struct zb_error *err)
 {

@@ -29,6 +29,12 @@ int gfs_write(guestfs_h *g, const char *path, const char *text, struct zb_error 
 /* Whether `path` is a regular file in the guest, following symbolic links. */
 int gfs_is_file(guestfs_h *g, const char *path);
 
+/* Download `path` (a regular file in the guest, symbolic links followed inside it) to `local`,
+ * refused before anything is copied when it is larger than `max` bytes (the image is someone
+ * else's: docs/security.md, "Imported images"). */
+int gfs_download_capped(guestfs_h *g, const char *path, const char *local, int64_t max,
+			struct zb_error *err);
+
 /* Mask each of `units` (a link to /dev/null in /etc/systemd/system), appending its name to the
  * array `record` when it is not NULL. */
 int gfs_mask_units(guestfs_h *g, const char *const *units, size_t n, json_t *record,

@@ -55,6 +55,30 @@ static int check_strings(const char *path, const char *key, json_t *arr, int may
 	return 0;
 }
 
+/* Whitespace, a control character or DEL anywhere in s. */
+static int has_space(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s <= ' ' || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
+static int check_words(const char *path, const char *key, json_t *arr, struct zb_error *err)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach (arr, i, v) {
+		if (json_is_string(v) && has_space(json_string_value(v)))
+			return error_set(err, EINVAL,
+					 "'%s': \"%s\"[%zu] contains whitespace or a control "
+					 "character",
+					 path, key, i);
+	}
+	return 0;
+}
+
 static int check_paths(const char *path, const char *key, json_t *arr, struct zb_error *err)
 {
 	size_t i;
@@ -176,7 +200,15 @@ int recipe_load_buffer(const char *path, const char *text, size_t len, struct re
 			  "'%s': \"mirror\" must be 'host' or an http(s):// or file: URI", path);
 		goto fail;
 	}
-	if (check_strings(path, "components", r->components, 0, err) < 0 ||
+	/* both land in the root's apt sources, one line per entry: a space or a line break would
+	 * add a source of the author's */
+	if (has_space(r->mirror)) {
+		error_set(err, EINVAL,
+			  "'%s': \"mirror\" contains whitespace or a control character", path);
+		goto fail;
+	}
+	if (check_words(path, "components", r->components, err) < 0 ||
+	    check_strings(path, "components", r->components, 0, err) < 0 ||
 	    check_strings(path, "kernel_packages", r->kernel_packages, 0, err) < 0 ||
 	    check_strings(path, "packages", r->packages, 1, err) < 0 ||
 	    check_strings(path, "modules", r->modules, 1, err) < 0 ||

@@ -40,6 +40,9 @@ enum image_flags {
 	IMAGE_BUILD_IF_MISSING = 1 << 0, /* build what is not cached (else: error if missing) */
 	IMAGE_REBUILD = 1 << 1,		 /* rebuild the appliance even if cached (keeps the root) */
 	IMAGE_REBUILD_ROOT = 1 << 2,	 /* rebuild the root too (debootstrap, DKMS: minutes) */
+	/* the recipe was named by a file: build it only if that runs no code of its author's
+	 * (recipe_trust.h); the command line consents with -i or `zbench image build` */
+	IMAGE_NO_AUTHOR_CODE = 1 << 3,
 };
 
 /* The default cache directory: $ZBENCH_CACHE_DIR, else $XDG_CACHE_HOME/zbench, else

@@ -19,6 +19,7 @@
 #include "image.h"
 #include "image_flavor.h"
 #include "image_stage.h"
+#include "recipe_trust.h"
 
 /* Every flavor, in probe order: an import takes a .qcow2 file, the cloud flavor a recipe with a
  * "base", the appliance every other recipe. */
@@ -88,6 +89,19 @@ static int job_may_build(const struct image_job *job, struct zb_error *err)
 				 "'%s' %.12s is not in the cache '%s': build it with 'sudo zbench "
 				 "image build %s'",
 				 job->name, job->hash, job->cache, job->path);
+	if (job->flags & IMAGE_NO_AUTHOR_CODE) {
+		const char *why;
+		int rc = recipe_runs_code(job->path, &why, err);
+
+		if (rc < 0)
+			return -1;
+		if (rc > 0)
+			return error_set(err, EPERM,
+					 "'%s' runs code when built (%s), and a file named it: "
+					 "build it yourself with 'sudo zbench image build %s', or "
+					 "name it with -i",
+					 job->path, why, job->path);
+	}
 	if (job->flavor->needs_root && geteuid() != 0)
 		return error_set(err, EPERM,
 				 "building image '%s' needs root (%s): run 'sudo zbench image "
@@ -104,7 +118,8 @@ static int job_build_base(const struct image_job *job, struct zb_error *err)
 
 	if (!base)
 		return 0;
-	if (image_get(base, job->cache, IMAGE_BUILD_IF_MISSING, &img, err) < 0)
+	if (image_get(base, job->cache,
+		      IMAGE_BUILD_IF_MISSING | (job->flags & IMAGE_NO_AUTHOR_CODE), &img, err) < 0)
 		return error_wrap(err, "base image");
 	image_release(&img);
 	return 0;

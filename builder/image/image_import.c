@@ -29,7 +29,9 @@
 #include "qcow2.h"
 
 /* Bump when what an import writes changes: every imported image is imported again. */
-#define IMPORT_VERSION 1
+#define IMPORT_VERSION	  1
+#define IMPORT_KERNEL_MAX (256ll << 20) /* a bzImage (Debian's: 8 MiB) */
+#define IMPORT_INITRD_MAX (1ll << 30)	/* an initrd (Debian's: 30-70 MiB) */
 
 /* Units that would load zfs before the agent sets the cell's module parameters, import or mount
  * pools behind its back, or wake up during a cell and compete with the workload for the emulated
@@ -217,9 +219,10 @@ static int step_kernel(void *ctx, struct build *b, struct zb_error *err)
 	cleanup_free char *bzimage = xasprintf("%s/bzImage", ij->dir);
 	cleanup_free char *initrd = xasprintf("%s/initrd.img", ij->dir);
 
-	if (guestfs_download(ij->g, ij->f.vmlinuz, bzimage) < 0 ||
-	    guestfs_download(ij->g, ij->f.initrd, initrd) < 0)
-		return gfs_fail(ij->g, "downloading the kernel", err);
+	/* sizes checked before anything is copied: the image is someone else's */
+	if (gfs_download_capped(ij->g, ij->f.vmlinuz, bzimage, IMPORT_KERNEL_MAX, err) < 0 ||
+	    gfs_download_capped(ij->g, ij->f.initrd, initrd, IMPORT_INITRD_MAX, err) < 0)
+		return error_wrap(err, "downloading the kernel");
 	if (gfs_shutdown(ij->g, err) < 0)
 		return -1;
 	guestfs_close(ij->g);

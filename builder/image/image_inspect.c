@@ -12,6 +12,7 @@
 
 #include "core/cleanup.h"
 #include "core/util.h"
+#include "decompress.h"
 #include "elf_deps.h"
 #include "guestfs_util.h"
 
@@ -107,20 +108,18 @@ static int module_fetch(guestfs_h *g, const char *module, const char *local, con
 			   : !strcmp(ext, ".zst") ? "zstd"
 			   : !strcmp(ext, ".gz")  ? "gzip"
 						  : NULL;
-	const char *argv[] = { tool, "-d", "-f", "-q", local, NULL };
-	int x;
+	cleanup_free char *plain =
+	    xasprintf("%.*s/zfs.ko", (int)(strrchr(local, '/') - local), local);
 
-	if (guestfs_download(g, module, local) < 0)
-		return gfs_fail(g, module, err);
+	if (gfs_download_capped(g, module, local, MODULE_MAX, err) < 0)
+		return -1;
 	if (!*ext)
 		return 0;
 	if (!tool)
 		return error_set(err, EINVAL, "'%s': unknown module compression", module);
-	x = run_command((char *const *)argv, log, err);
-	if (x > 0)
-		return error_set(err, EIO, "'%s -d' of '%s' exited with status %d", tool, module,
-				 x);
-	return x;
+	return decompress_capped(tool, local, plain, MODULE_MAX, 0, log, err) < 0
+		   ? error_wrap(err, "'%s'", module)
+		   : 0;
 }
 
 /* Download the module into `tmpdir`, decompress it there if it is compressed, and read the

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/cleanup.h"
@@ -13,7 +14,9 @@
 #include "git_tree.h"
 #include "image_zfs_src.h"
 
-#define ZFS_DIFF_MAX (64u << 20) /* bytes of a dirty tree's diff */
+#define ZFS_DIFF_MAX	(64u << 20)	  /* bytes of a dirty tree's diff */
+#define ZFS_PATCH_MAX	((off_t)64 << 20) /* bytes of a patch file */
+#define ZFS_TARBALL_MAX ((off_t)1 << 30)  /* bytes of a source tarball (OpenZFS 2.2: 30 MiB) */
 
 /* --- the recipe's "zfs_source" ----------------------------------------------------------- */
 
@@ -239,6 +242,22 @@ static char *script_path(void)
 	return xasprintf("%s/builder/image/image_zfs_build.sh", exe);
 }
 
+/* The SHA-256 of a recipe's tarball or patch: a regular file of at most `max` bytes (a device
+ * such as /dev/zero never ends; the recipe may be someone else's). */
+static int sha256_regular(const char *path, off_t max, char out[65], struct zb_error *err)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return error_sys(err, errno, "'%s'", path);
+	if (!S_ISREG(st.st_mode))
+		return error_set(err, EINVAL, "'%s' is not a regular file", path);
+	if (st.st_size > max)
+		return error_set(err, EFBIG, "'%s' is larger than %lld MiB", path,
+				 (long long)(max >> 20));
+	return sha256_file_hex(path, out, err);
+}
+
 int zfs_src_key(struct zfs_src *zs, const char *root_hash, struct zb_error *err)
 {
 	cleanup_free char *script = script_path();
@@ -250,7 +269,7 @@ int zfs_src_key(struct zfs_src *zs, const char *root_hash, struct zb_error *err)
 	if (!strcmp(zs->kind, "debian"))
 		rc = key_debian(zs, err);
 	else if (!strcmp(zs->kind, "tarball"))
-		rc = sha256_file_hex(zs->path, zs->source_sha, err);
+		rc = sha256_regular(zs->path, ZFS_TARBALL_MAX, zs->source_sha, err);
 	else
 		rc = key_dir(zs, err);
 	if (rc < 0)
@@ -266,7 +285,7 @@ int zfs_src_key(struct zfs_src *zs, const char *root_hash, struct zb_error *err)
 	for (size_t i = 0; i < zs->n_patches; i++) {
 		char *more;
 
-		if (sha256_file_hex(zs->patches[i].path, zs->patches[i].sha, err) < 0)
+		if (sha256_regular(zs->patches[i].path, ZFS_PATCH_MAX, zs->patches[i].sha, err) < 0)
 			return error_wrap(err, "OpenZFS patch");
 		more = xasprintf("%spatch %s\n", key, zs->patches[i].sha);
 		free(key);

@@ -64,12 +64,30 @@ struct parser {
 /* An error at column `col` of the current line. */
 #define perr(P, col, ...) error_at((P)->err, (P)->file, (P)->line, (col), __VA_ARGS__)
 
+/* A short, sanitised token of `s` for a message: its leading name characters
+ * ([A-Za-z0-9_.-]), at most 24 of them, "..." if anything follows. A job file may be any file
+ * (a matrix from someone else names it): no message echoes more of it. */
 static const char *clip(char *buf, size_t len, const char *s)
 {
-	bprintf(buf, len, "%s", s);
-	if (strlen(s) >= len)
-		strcpy(buf + len - 4, "...");
+	size_t n = 0, max = len - 4 < 24 ? len - 4 : 24;
+
+	while (n < max && s[n] &&
+	       ((s[n] >= 'a' && s[n] <= 'z') || (s[n] >= 'A' && s[n] <= 'Z') ||
+		(s[n] >= '0' && s[n] <= '9') || strchr("_.-", s[n])))
+		n++;
+	bprintf(buf, len, "%.*s%s", (int)n, s, s[n] ? "..." : "");
 	return buf;
+}
+
+/* A ".." component in a path. */
+static int has_dotdot(const char *s)
+{
+	for (const char *c = s; c; c = strchr(c, '/')) {
+		c += *c == '/';
+		if (c[0] == '.' && c[1] == '.' && (c[2] == '/' || !c[2]))
+			return 1;
+	}
+	return 0;
 }
 
 static int is_option_name(const char *s)
@@ -96,7 +114,7 @@ static int parse_option(struct parser *P, const char *key, const char *value, in
 	struct ini_job *j = P->in_global ? NULL : &P->jobs[P->njobs - 1];
 	json_t *v;
 
-	if (!is_option_name(key))
+	if (!is_option_name(key) || strlen(key) > 24) /* fio's longest name has 22 */
 		return perr(P, col, "'%s' is not an option name", clip(kc, sizeof(kc), key));
 	if (!strcmp(key, "include"))
 		return perr(P, col, "'%s': not supported: a job file cannot read other files", key);
@@ -132,7 +150,8 @@ static int parse_option(struct parser *P, const char *key, const char *value, in
 		}
 		break;
 	}
-	if (value && !strcmp(key, "filename") && (value[0] == '/' || strchr(value, ':')))
+	if (value && !strcmp(key, "filename") &&
+	    (value[0] == '/' || strchr(value, ':') || has_dotdot(value)))
 		return perr(P, col,
 			    "option '%s': not supported: '%s' is not one file below the target "
 			    "(the matrix's workload.target chooses the dataset or zvol)",

@@ -191,7 +191,9 @@ void ledger_markdown(FILE *f, const struct ledger *ls, size_t n)
 	      "matrices and cells that express it, the claims (`expect`) that gate it, its "
 	      "status and what the last runs measured, with what the disks did. Every claim "
 	      "of every matrix belongs to a finding and has a negative control that must fail "
-	      "(`zbench matrix check --controls`, run by `make unit`).\n\n",
+	      "(`zbench matrix check --controls`, run by `make unit`). Why each matrix is built "
+	      "the way it is: docs/seeds-notes.md; what each costs: `zbench matrix check "
+	      "--estimate`.\n\n",
 	      f);
 	print_counts(f, ls, n);
 	for (size_t i = 0; i < n; i++)

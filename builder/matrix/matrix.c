@@ -222,8 +222,36 @@ out:
 	return rc;
 }
 
+/* A stored matrix (a run manifest's copy) opens no file: the loader already replaced a job file
+ * with its options when the run began, so a job_file here is a file's attempt to read another
+ * one, relative to a matrix.path it also chose. */
+static int stored_opens_nothing(json_t *root, struct zb_error *err)
+{
+	if (!json_object_get(json_object_get(json_object_get(root, "base"), "workload"),
+			     "job_file"))
+		return 0;
+	return error_path(err, "base.workload.job_file", JSON_POS_VALUE,
+			  "a stored matrix (a run manifest's) opens no file: a run records the "
+			  "job file's options, never its name");
+}
+
+static int load_text(const char *path, const char *text, size_t len, int stored,
+		     struct matrix **out, struct zb_error *err);
+
 int matrix_load_buffer(const char *path, const char *text, size_t len, struct matrix **out,
 		       struct zb_error *err)
+{
+	return load_text(path, text, len, 0, out, err);
+}
+
+int matrix_load_stored(const char *path, const char *text, size_t len, struct matrix **out,
+		       struct zb_error *err)
+{
+	return load_text(path, text, len, 1, out, err);
+}
+
+static int load_text(const char *path, const char *text, size_t len, int stored,
+		     struct matrix **out, struct zb_error *err)
 {
 	struct loader L = { .path = path, .err = err };
 	struct origin top = { .cfg = "" }, base_origin = { .cfg = "" };
@@ -260,7 +288,8 @@ int matrix_load_buffer(const char *path, const char *text, size_t len, struct ma
 	}
 
 	/* a job file named by base.workload becomes its options before anything checks them */
-	if (fiojob_expand_matrix(root, path, err) < 0) {
+	if ((stored ? stored_opens_nothing(root, err) : fiojob_expand_matrix(root, path, err)) <
+	    0) {
 		if (!err->pos.line)
 			matrix_report(&L, &top, 1, NULL);
 		goto out;

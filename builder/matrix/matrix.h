@@ -62,6 +62,11 @@ int matrix_load(const char *path, struct matrix **out, struct zb_error *err);
 int matrix_load_buffer(const char *path, const char *text, size_t len, struct matrix **out,
 		       struct zb_error *err);
 
+/* Same, for a matrix stored in a run's manifest (replay, --resume): it opens no file (a
+ * base.workload.job_file is refused, never read relative to `path`, which the manifest chose). */
+int matrix_load_stored(const char *path, const char *text, size_t len, struct matrix **out,
+		       struct zb_error *err);
+
 void matrix_free(struct matrix *m);
 
 #endif

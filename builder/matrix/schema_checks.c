@@ -3,11 +3,14 @@
  * libvirt URIs, kernel arguments. Each returns 0, or SCHEMA_BAD_VALUE or SCHEMA_BAD_KEY with the
  * message in err (schema.h). */
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/util.h"
+#include "diskmodel/diskmodel.h"
 #include "guest/engine/options.h"
 #include "guest/phase.h"
+#include "image/recipe_trust.h"
 #include "schema_int.h"
 #include "vm/libvirt_uri.h"
 
@@ -194,6 +197,9 @@ int schema_check_recipe_path(const char *key, const json_t *v, struct zb_error *
 		    s);
 		return SCHEMA_BAD_VALUE;
 	}
+	/* a file chooses no recipe outside the repository or the matrix's directory */
+	if (recipe_name_check(s, err) < 0)
+		return SCHEMA_BAD_VALUE;
 	return 0;
 }
 
@@ -341,6 +347,29 @@ int schema_check_kernel_args(const char *key, const json_t *v, struct zb_error *
 			error_set(err, 0, "only printable ASCII is allowed");
 			return SCHEMA_BAD_VALUE;
 		}
+	}
+	return 0;
+}
+
+/* disks[].model_params.NAME: a figure of the disk-model table (builder/diskmodel/), a number in
+ * its range; the figure's class and the figures together are disk_models_resolve()'s. */
+int schema_check_model_param(const char *key, const json_t *v, struct zb_error *err)
+{
+	const struct dm_param_desc *p = dm_param_find(key, NULL);
+
+	if (!p) {
+		char *msg = err->msg;
+		size_t o, mlen = sizeof(err->msg);
+
+		error_set(err, 0, "unknown disk model figure \"%s\"; figures:", key);
+		o = strlen(msg);
+		for (int id = 0; id < DM_P_COUNT && o < mlen; id++)
+			o += (size_t)snprintf(msg + o, mlen - o, " %s", dm_param_descs[id].name);
+		return SCHEMA_BAD_KEY;
+	}
+	if (!json_is_number(v) || json_number_value(v) < p->min || json_number_value(v) > p->max) {
+		error_set(err, 0, "expected a number from %g to %g (%s)", p->min, p->max, p->unit);
+		return SCHEMA_BAD_VALUE;
 	}
 	return 0;
 }

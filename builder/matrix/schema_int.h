@@ -34,6 +34,7 @@ int schema_check_recipe_path(const char *key, const json_t *v, struct zb_error *
 int schema_check_rotation_rate(const char *key, const json_t *v, struct zb_error *err);
 int schema_check_device_path(const char *key, const json_t *v, struct zb_error *err);
 int schema_check_model_name(const char *key, const json_t *v, struct zb_error *err);
+int schema_check_model_param(const char *key, const json_t *v, struct zb_error *err);
 int schema_check_workload_option(const char *key, const json_t *v, struct zb_error *err);
 int schema_check_images(const char *key, const json_t *v, struct zb_error *err);
 int schema_check_phase_name(const char *key, const json_t *v, struct zb_error *err);

@@ -7,67 +7,8 @@
 #include "report/claims.h"
 #include "schema_int.h"
 #include "vm/disk.h"
+#include "vm/disk_keys.h"
 #include "vm/vm.h"
-
-/* The attributes a disk and a disk model share (disks[].X and disk_models.NAME.X). */
-#define DISK_ATTR_KEYS(P, BUSDEF)                                                                  \
-	{ .path = P "bus",                                                                         \
-	  .type = SCHEMA_ENUM,                                                                     \
-	  .choices = DISK_BUS_CHOICES,                                                             \
-	  .def = BUSDEF,                                                                           \
-	  .help = "controller the guest sees the disk on (default virtio-blk); sata, usb2 and "    \
-		  "usb3 need an image whose kernel has them (docs/disks.md)" },                    \
-	    { .path = P "logical_block_size",                                                      \
-	      .type = SCHEMA_INT,                                                                  \
-	      .choices = "512|4096",                                                               \
-	      .help = "sector size the guest sees" },                                              \
-	    { .path = P "physical_block_size",                                                     \
-	      .type = SCHEMA_INT,                                                                  \
-	      .choices = "512|4096",                                                               \
-	      .help = "physical sector size the guest sees (>= logical)" },                        \
-	    { .path = P "rotational",                                                              \
-	      .type = SCHEMA_BOOL,                                                                 \
-	      .help = "whether the guest sees a spinning disk (virtio-blk: always true; nvme: "    \
-		      "always false)" },                                                           \
-	    { .path = P "rotation_rate",                                                           \
-	      .type = SCHEMA_INT,                                                                  \
-	      .min = 1,                                                                            \
-	      .max = 65534,                                                                        \
-	      .check = schema_check_rotation_rate,                                                 \
-	      .help =                                                                              \
-		  "rpm the disk reports (virtio-scsi): 1 = solid state, 1025..65534 = rotating" }, \
-	    { .path = P "write_cache",                                                             \
-	      .type = SCHEMA_BOOL,                                                                 \
-	      .help = "volatile write cache the guest sees (QEMU write-cache); default on" },      \
-	    { .path = P "discard",                                                                 \
-	      .type = SCHEMA_BOOL,                                                                 \
-	      .help = "pass TRIM/UNMAP through to the image (default on)" },                       \
-	    { .path = P "throttle",                                                                \
-	      .type = SCHEMA_OBJECT,                                                               \
-	      .help =                                                                              \
-		  "QEMU I/O limits (a throttle group per disk): what makes CI numbers stable" },   \
-	    { .path = P "throttle.iops",                                                           \
-	      .type = SCHEMA_INT,                                                                  \
-	      .min = 1,                                                                            \
-	      .max = 100000000,                                                                    \
-	      .help = "I/Os per second, reads and writes together" },                              \
-	    { .path = P "throttle.bps",                                                            \
-	      .type = SCHEMA_SIZE,                                                                 \
-	      .min = 4096,                                                                         \
-	      .help = "bytes per second, reads and writes together (\"100M\")" },                  \
-	    { .path = P "throttle.iops_burst",                                                     \
-	      .type = SCHEMA_INT,                                                                  \
-	      .min = 1,                                                                            \
-	      .max = 100000000,                                                                    \
-	      .help = "I/Os per second allowed during a burst (> iops)" },                         \
-	    { .path = P "throttle.bps_burst",                                                      \
-	      .type = SCHEMA_SIZE,                                                                 \
-	      .min = 4096,                                                                         \
-	      .help = "bytes per second allowed during a burst (> bps)" },                         \
-	{                                                                                          \
-		.path = P "throttle.burst_length", .type = SCHEMA_DURATION, .min = 1,              \
-		.help = "how long a burst may last (default 1s)"                                   \
-	}
 
 /* Metrics a reference or a claim may name: builder/matrix/metrics.h's table and, for iozone mode,
  * "iozone:TEST", the mean throughput of that test over its results (guest/engine, output). */
@@ -103,9 +44,10 @@ static const struct schema_key matrix_keys[] = {
 	  .type = SCHEMA_STRING,
 	  .check = schema_check_recipe_path,
 	  .typename = "path",
-	  .help = "image recipe for `zbench run` without -i: absolute, or relative to the "
-		  "repository, else to the matrix file's directory (default "
-		  "images/debian12-zfs.json)" },
+	  .help = "image recipe for `zbench run` without -i: a relative path without '..', "
+		  "found in the repository, else in the matrix file's directory (default "
+		  "images/debian12-zfs.json); one that runs code when built is built only "
+		  "with -i or `zbench image build`" },
 	{ .path = "images",
 	  .type = SCHEMA_ARRAY,
 	  .check = schema_check_images,
@@ -469,12 +411,7 @@ static const struct schema_key config_keys[] = {
 	  .typename = "path",
 	  .help = "a host block device passed through (raw, no host cache) instead of a fresh "
 		  "image; needs `zbench run --allow-device PATH` (docs/disks.md)" },
-	{ .path = "disks[].model",
-	  .type = SCHEMA_STRING,
-	  .check = schema_check_ident,
-	  .typename = "model name",
-	  .help = "a disk model (top-level disk_models, else built in: docs/disks.md) whose bus, "
-		  "geometry and throttle fill what the disk leaves out" },
+	DISK_MODEL_KEYS("disks[]."),
 	DISK_ATTR_KEYS("disks[].", "\"virtio-blk\""),
 	{ .path = "pool", .type = SCHEMA_OBJECT, .flags = SCHEMA_REQUIRED, .help = "the pool" },
 	{ .path = "pool.name",

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/util.h"
+#include "diskmodel/dm_stats.h"
 #include "matrix/metrics.h"
 #include "matrix/phases.h"
 #include "matrix/schema.h"
@@ -272,7 +273,8 @@ static int check_expect(struct claim_ctx *cc, json_t *claims, struct zb_error *e
 			char side[JSON_POS_PATH_MAX];
 
 			bprintf(side, sizeof(side), "%s.cells", sub);
-			if (claim_check_match(cc, side, json_object_get(form, "cells"), where, err) < 0)
+			if (claim_check_match(cc, side, json_object_get(form, "cells"), where,
+					      err) < 0)
 				return -1;
 			if (!json_object_get(form, "min") && !json_object_get(form, "max"))
 				return error_path(err, sub, JSON_POS_VALUE,
@@ -341,9 +343,10 @@ static int check_expect(struct claim_ctx *cc, json_t *claims, struct zb_error *e
 			if (!strcmp(fname, "peak") &&
 			    (list ? json_array_size(list) : json_array_size(values)) < 3) {
 				bprintf(fp, sizeof(fp), "%s%s", sub, list ? ".values" : ".axis");
-				return error_path(err, fp, JSON_POS_VALUE,
-						  "a peak needs at least 3 values (over two it is a "
-						  "compare)");
+				return error_path(
+				    err, fp, JSON_POS_VALUE,
+				    "a peak needs at least 3 values (over two it is a "
+				    "compare)");
 			}
 			if (!strcmp(fname, "peak") && list) {
 				char *at = claim_key(json_object_get(form, "at"));
@@ -386,12 +389,38 @@ int claims_check(const json_t *root, struct zb_error *err)
  * --------------------------
  */
 
+int claims_disk_model_metric(const char *name, char *disk, size_t len, const char **counter)
+{
+	const char *dot;
+	struct dm_stats zero = { 0 };
+	json_t *names;
+	int known;
+
+	if (strncmp(name, "disk_model.", 11))
+		return 0;
+	name += 11;
+	dot = strchr(name, '.');
+	if (!dot || dot == name || (size_t)(dot - name) >= len)
+		return 0;
+	/* the counters and means the record holds are the renderer's (dm_stats_to_json) */
+	names = dm_stats_to_json(&zero);
+	known = json_object_get(names, dot + 1) != NULL;
+	json_decref(names);
+	if (!known)
+		return 0;
+	snprintf(disk, len, "%.*s", (int)(dot - name), name);
+	*counter = dot + 1;
+	return 1;
+}
+
 int claims_check_metric(const char *key, const json_t *v, struct zb_error *err)
 {
-	const char *s = json_string_value(v);
+	const char *s = json_string_value(v), *counter;
+	char disk[64];
 
 	(void)key;
-	if (metric_find(s) || phases_metric_known(s))
+	if (metric_find(s) || phases_metric_known(s) ||
+	    claims_disk_model_metric(s, disk, sizeof(disk), &counter))
 		return 0;
 	if (!strncmp(s, "iozone:", 7))
 		for (size_t i = 0; schema_iozone_tests[i]; i++)
@@ -415,7 +444,10 @@ int claims_check_metric(const char *key, const json_t *v, struct zb_error *err)
 		for (size_t i = 0; phases_measured_keys[i] && n < sizeof(known); i++)
 			n += (size_t)snprintf(known + n, sizeof(known) - n, " %s",
 					      phases_measured_keys[i]);
-		error_set(err, 0, "unknown metric \"%s\"; known: %s, each optionally PHASE.METRIC",
+		error_set(err, 0,
+			  "unknown metric \"%s\"; known: %s, each optionally PHASE.METRIC; "
+			  "disk_model.DISK.COUNTER (a modelled disk's: seeks, rmw, flush_ns_sum, "
+			  "mean_service_us, ...: docs/results.md)",
 			  s, known);
 	}
 	return SCHEMA_BAD_VALUE;

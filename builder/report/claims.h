@@ -8,6 +8,7 @@
 #define ZB_CLAIMS_H
 
 #include <jansson.h>
+#include <stddef.h>
 
 #include "core/error.h"
 
@@ -23,6 +24,9 @@ int claims_check(const json_t *root, struct zb_error *err);
  * Spearman's rho above 0 and at most 1. 0, or SCHEMA_BAD_VALUE with the message in err. */
 int claims_check_metric(const char *key, const json_t *v, struct zb_error *err);
 int claims_check_number(const char *key, const json_t *v, struct zb_error *err);
+/* Whether `name` is "disk_model.DISK.COUNTER", a counter or mean of a modelled disk's record
+ * (docs/results.md, disk_model): 1 with DISK in disk and COUNTER in *counter, else 0. */
+int claims_disk_model_metric(const char *name, char *disk, size_t len, const char **counter);
 int claims_check_percent(const char *key, const json_t *v, struct zb_error *err);
 int claims_check_rho(const char *key, const json_t *v, struct zb_error *err);
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "claims.h"
 #include "core/util.h"
 #include "matrix/phases.h"
 #include "report.h"
@@ -613,7 +614,12 @@ static int record_value(const json_t *rec, const char *name, double *out)
 {
 	const json_t *fio, *witness;
 	const char *metric;
+	char disk[64];
 
+	/* a modelled disk's counter over the window: disk_model.DISK.COUNTER */
+	if (claims_disk_model_metric(name, disk, sizeof(disk), &metric))
+		return report_num_get(json_object_get(json_object_get(rec, "disk_model"), disk),
+				      metric, out);
 	if (phases_record_lookup(rec, name, &fio, &witness, &metric) < 0)
 		return -1;
 	if (report_num_get(witness, metric, out) == 0)

@@ -1,36 +1,26 @@
-/* One cell (cell.h): for each attempt fresh disks, a VM, the job over the channel, a verdict,
- * one record.
- *
- * Per attempt the host is a small event loop over two file descriptors (the channel socket and
- * a pidfd of the VM process) with three deadlines (docs/protocol.md):
- *   boot       no byte from the guest (console or channel) since the VM started
- *   heartbeat  no message from the agent for that long once it said hello
- *   overall    a backstop derived from the workload's runtime
- * and classifies how the attempt ended into the outcome enum (DESIGN.md, outcome classes).
+/* One cell (cell.h): for each attempt fresh disks, a VM (driven to its end by cell_drive.c), a
+ * verdict (enum cell_outcome: the console first, then what the channel brought, DESIGN.md
+ * outcome classes), one record.
  */
-#include "cell.h"
+#include "cell_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "channel.h"
 #include "console_verdict.h"
 #include "core/log.h"
 #include "core/term.h"
 #include "core/util.h"
 #include "core/version.h"
-#include "guest/proto.h"
 #include "guest/units.h"
 #include "image/image_zfs_src.h"
 #include "kvm_probe.h"
 #include "matrix/metrics.h"
-#include "matrix/phases.h"
 #include "matrix/workload_engine.h"
 #include "outcome.h"
 #include "progress.h"
@@ -38,105 +28,13 @@
 #include "vm/console.h"
 #include "vm/disk.h"
 
-#define EXIT_GRACE_SECONDS 30 /* after the result: time for the guest to power off */
-/* Added to timeouts.boot on the cloud flavor: systemd and cloud-init start before the agent
- * (measured under TCG here: docs/images.md). */
-#define CLOUD_BOOT_ALLOWANCE 480
-
-/* One attempt at one cell: what the runner keeps beside the state the channel fills. */
-struct attempt {
-	const struct cell *cell;
-	const struct run_side *side; /* the image it boots */
-	int repeat, attempt;
-	char *dir;
-	const char *accel;
-	int probing;	     /* auto accel, KVM tried for the first time in this run */
-	double t_task;	     /* the task's start (its first attempt's), for the progress board */
-	int posted_start;    /* the board has this attempt's head */
-	double t_first_byte; /* the first byte from the guest, console or channel */
-	struct cell_state st;
-	struct vm_boot boot; /* how the VM came up (vm_ops.boot): restored or cold, and why */
-	/* The disks' I/O limits: lifted while the guest set up (cell_lift_limits), and when
-	 * given back (seconds since the VM start; 0: not yet); else why they were kept. */
-	int limits_lifted;
-	double limits_set_s;
-	char limits_kept[160];
-	/* the VM spec's warm-snapshot strings (cell_warm()), freed with the attempt */
-	char *warm_cmdline, *snapshot_dir;
-};
-
-/* ---- the channel --------------------------------------------------------------------------- */
-
-/* What the channel's hooks need to answer the hello with the job and "limits" with the disks'
- * limits. */
-struct job_ctx {
-	struct attempt *cr;
-	struct vm *vm;
-	const struct vm_ops *ops;
-	struct vm_disk *disks;
-	int ndisks;
-};
-
-/* One message to the guest, written blocking (the channel is non-blocking otherwise). */
-static int send_control(struct vm *vm, const struct vm_ops *ops, const char *text,
-			struct zb_error *err)
-{
-	int fd = ops->channel_fd(vm), flags = fcntl(fd, F_GETFL), rc;
-
-	fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
-	rc = proto_write_frame(fd, text, strlen(text));
-	fcntl(fd, F_SETFL, flags);
-	return rc < 0 ? error_sys(err, errno, "writing to the guest's channel") : 0;
-}
-
-/* The answer to the guest's hello: the job, as one frame. */
-static int send_job(void *arg, struct zb_error *err)
-{
-	struct job_ctx *jc = arg;
-	json_t *jd = json_array();
-	json_t *job;
-	char *text;
-	int rc;
-
-	for (int i = 0; i < jc->ndisks; i++) {
-		char *gp = disk_guest_path(&jc->disks[i]);
-
-		json_array_append_new(
-		    jd, json_pack("{s:s, s:s}", "name", jc->disks[i].name, "guest_path", gp));
-		free(gp);
-	}
-	job = json_pack("{s:i, s:s, s:s, s:O, s:o}", "v", ZB_PROTO_VERSION, "type", "job", "cell",
-			jc->cr->cell->id, "config", jc->cr->cell->config, "disks", jd);
-	text = json_dumps(job, JSON_COMPACT);
-	json_decref(job);
-	rc = send_control(jc->vm, jc->ops, text, err);
-	free(text);
-	return rc < 0 ? error_wrap(err, "sending the job") : 0;
-}
-
-/* The answer to the guest's "limits" (its setup is over): its disks get their limits back, if
- * they were lifted, before it hears "limits" and measures. */
-static int give_limits(void *arg, struct zb_error *err)
-{
-	static const char limits[] = "{\"v\":1,\"type\":\"limits\"}";
-	struct job_ctx *jc = arg;
-	struct attempt *cr = jc->cr;
-
-	if (cr->limits_lifted && !cr->limits_set_s) {
-		if (jc->ops->disk_limits(jc->vm, jc->disks, jc->ndisks, 1, err) < 0)
-			return error_wrap(err, "giving the disks their limits");
-		cr->limits_set_s = now_monotonic() - cr->st.t_start;
-	}
-	return send_control(jc->vm, jc->ops, limits, err);
-}
-
 /* Take the disks' limits off while the guest sets up: `zpool create`, zfs create and the
  * prefills do not wait on a throttle that stands for the disks the cell measures (seven
  * throttled disks' pool took 9 s at 100 IOPS, 23 s at 40: docs/disks.md). The guest asks for
  * them back before its first phase that is not an unmeasured prefill (give_limits). Called
  * before the job is sent, so before the guest does any of it. */
-static void cell_lift_limits(struct run_ctx *ctx, struct attempt *cr, struct vm *vm,
-			     struct disk_set *ds)
+void cell_lift_limits(struct run_ctx *ctx, struct attempt *cr, struct vm *vm,
+		      struct disk_set *ds)
 {
 	struct zb_error lerr = { 0 };
 	int throttled = 0;
@@ -187,22 +85,11 @@ static void limits_record(const struct attempt *cr, json_t *rec)
 
 /* ---- one cell ------------------------------------------------------------------------------ */
 
-static double json_duration(const json_t *v, double fallback)
-{
-	uint64_t usec;
-
-	if (json_is_string(v) && units_parse_duration(json_string_value(v), &usec) == 0)
-		return (double)usec / 1e6;
-	if (json_is_integer(v))
-		return (double)json_integer_value(v);
-	return fallback;
-}
-
 /* The attempt's progress, posted to the run's board (progress.h): the first time its head (the
  * cell's summary and id from the matrix, the image, the accelerator), then its phase and live
  * IOPS, and when final its line (outcome, result IOPS or the detail from the guest). The board
  * sanitises every text when it prints it. */
-static void progress(struct run_ctx *ctx, struct attempt *cr, int final)
+void cell_progress(struct run_ctx *ctx, struct attempt *cr, int final)
 {
 	struct progress_event ev = { .cell = (int32_t)cr->cell->index, .t = cr->t_task };
 	const struct cell_state *st = &cr->st;
@@ -244,30 +131,10 @@ static void progress(struct run_ctx *ctx, struct attempt *cr, int final)
 	progress_post(&ctx->prog, &ev);
 }
 
-/* Evidence for a timeout while the guest may still answer: ask the agent to dump the blocked
- * tasks' stacks (sysrq w) to the console, and give the console a few seconds to receive them. */
-static void capture_stacks(struct run_ctx *ctx, struct vm *vm)
-{
-	static const char dump[] = "{\"v\":1,\"type\":\"dump\"}";
-	int fd = ctx->vm_ops->channel_fd(vm);
-	struct zb_error ignored = { 0 };
-	char sink[4096];
-
-	if (send_control(vm, ctx->vm_ops, dump, &ignored) < 0)
-		return;
-	for (double end = now_monotonic() + 4; now_monotonic() < end;) {
-		/* keep the channel drained so the guest never blocks writing to it */
-		while (read(fd, sink, sizeof(sink)) > 0)
-			;
-		if (ctx->vm_ops->exited(vm, NULL))
-			break;
-		usleep(100 * 1000);
-	}
-}
-
 static void cell_run_release(struct attempt *cr)
 {
 	cell_state_release(&cr->st);
+	disk_servers_release(&cr->servers);
 	free(cr->dir);
 	free(cr->warm_cmdline);
 	free(cr->snapshot_dir);
@@ -315,50 +182,6 @@ char *run_module_cmdline(const json_t *module_params)
 fallback:
 	free(line);
 	return xstrdup("");
-}
-
-/* The deadlines of one attempt, in seconds (docs/protocol.md). */
-struct deadlines {
-	double probe;	  /* > 0: the KVM probe's, until the first console byte */
-	double boot;	  /* until the agent's hello */
-	double heartbeat; /* between messages, and between samples whose counters moved */
-	double overall;	  /* the whole cell */
-};
-
-/* Whether one of the attempt's deadlines has passed; if so the verdict says which. */
-static int deadline_passed(struct attempt *cr, const struct deadlines *dl, double now)
-{
-	struct cell_state *st = &cr->st;
-
-	if (dl->probe > 0 && !cr->t_first_byte && now - st->t_start > dl->probe) {
-		cell_verdict(st, OUTCOME_BOOT_FAIL, "no console output within %.0f s (KVM probe)",
-			     dl->probe);
-		return 1;
-	}
-	if (!st->said_hello && now - st->t_start > dl->boot) {
-		cell_verdict(st, OUTCOME_BOOT_FAIL, "the agent did not say hello within %.0f s%s",
-			     dl->boot, cr->t_first_byte ? "" : " (no console output either)");
-		return 1;
-	}
-	if (st->t_workload && !st->fio && st->outcome == OUTCOME_NONE &&
-	    now - (st->t_progress > st->t_workload ? st->t_progress : st->t_workload) >
-		dl->heartbeat) {
-		cell_verdict(st, OUTCOME_TIMEOUT, "the workload made no progress for %.0f s",
-			     dl->heartbeat);
-		return 1;
-	}
-	if (st->said_hello && st->outcome == OUTCOME_NONE && now - st->t_last_msg > dl->heartbeat) {
-		cell_verdict(st, OUTCOME_TIMEOUT,
-			     "no message from the agent for %.0f s (step '%s')", dl->heartbeat,
-			     st->current_phase ? st->current_phase : "?");
-		return 1;
-	}
-	if (now - st->t_start > dl->overall) {
-		cell_verdict(st, OUTCOME_TIMEOUT, "the cell exceeded its overall limit of %.0f s",
-			     dl->overall);
-		return 1;
-	}
-	return 0;
 }
 
 /* A cell's kernel command line: the image's arguments, the console, the cell id, the module
@@ -414,8 +237,8 @@ static void cell_warm(struct run_ctx *ctx, struct attempt *cr, struct vm_spec *s
 
 /* The VM of one attempt: its kernel command line and resources from the cell's config. Returns
  * the command line spec->cmdline points to, for the caller to free. */
-static char *cell_vm_spec(struct run_ctx *ctx, struct attempt *cr, struct disk_set *ds,
-			  const struct cloud_cell *cc, struct vm_spec *spec)
+char *cell_vm_spec(struct run_ctx *ctx, struct attempt *cr, struct disk_set *ds,
+		   const struct cloud_cell *cc, struct vm_spec *spec)
 {
 	const struct image *img = &cr->side->img;
 	json_t *cfg = cr->cell->config;
@@ -451,7 +274,7 @@ static char *cell_vm_spec(struct run_ctx *ctx, struct attempt *cr, struct disk_s
 /* How the VM came up, kept for the record. Making the warm snapshot (the first cell of an image
  * and shape), or waiting under its lock while another worker makes it (-j), is not the cell's
  * boot: its deadlines and phases start after it. */
-static void cell_boot(struct run_ctx *ctx, struct attempt *cr, struct vm *vm)
+void cell_boot(struct run_ctx *ctx, struct attempt *cr, struct vm *vm)
 {
 	const struct vm_boot *b = ctx->vm_ops->boot ? ctx->vm_ops->boot(vm) : NULL;
 
@@ -480,130 +303,11 @@ static void boot_record(const struct vm_boot *b, json_t *rec)
 					      b->hotplug_s));
 }
 
-/* Boot the VM for one attempt and drive it to the end. Returns < 0 only for host failures that
- * leave no verdict (err set); every guest-side failure is an outcome. */
-static int cell_drive(struct run_ctx *ctx, struct attempt *cr, struct disk_set *ds,
-		      const struct cloud_cell *cc, struct zb_error *err)
-{
-	json_t *timeouts = json_object_get(cr->cell->config, "timeouts");
-	json_t *wl = json_object_get(cr->cell->config, "workload");
-	double runtime = phases_seconds(wl); /* every phase's runtime and sleep */
-	struct deadlines dl = {
-		.probe = cr->probing ? KVM_PROBE_SECONDS : 0,
-		.boot = json_duration(json_object_get(timeouts, "boot"), 120),
-		.heartbeat = json_duration(json_object_get(timeouts, "heartbeat"), 60),
-	};
-	struct cell_state *st = &cr->st;
-	struct vm_spec spec;
-	struct channel ch;
-	struct console_watch cw;
-	struct job_ctx jc;
-	struct vm *vm = NULL;
-	double t_exit_wait = 0, last_progress = 0;
-	char *cmdline;
-	int status, fatal;
-
-	/* systemd and cloud-init come up before the agent on the cloud flavor (docs/images.md). */
-	if (cr->side->img.disk)
-		dl.boot += CLOUD_BOOT_ALLOWANCE;
-	dl.overall =
-	    json_duration(json_object_get(timeouts, "overall"), dl.boot + 600 + 2 * runtime);
-	cmdline = cell_vm_spec(ctx, cr, ds, cc, &spec);
-	st->t_start = now_monotonic();
-	if (ctx->vm_ops->start(&spec, &vm, err) < 0) {
-		free(cmdline);
-		return error_wrap(err, "starting the VM");
-	}
-	free(cmdline);
-	if (ctx->vm_ops->pid)
-		run_vm_pid = ctx->vm_ops->pid(vm);
-	cell_boot(ctx, cr, vm);
-	json_object_set_new(st->phases, "vm_started", json_real(now_monotonic() - st->t_start));
-	channel_init(&ch, st, PROTO_MAX_PAYLOAD);
-	jc = (struct job_ctx){ cr, vm, ctx->vm_ops, ds->disks, ds->n };
-	cell_lift_limits(ctx, cr, vm, ds);
-	ch.on_hello = send_job;
-	ch.on_limits = give_limits;
-	ch.arg = &jc;
-	ch.err = err;
-	console_watch_init(&cw, cr->dir, st->budget[STREAM_CONSOLE]);
-
-	while (!ctx->vm_ops->exited(vm, &status)) {
-		struct pollfd pfd[2] = {
-			{ ctx->vm_ops->channel_fd(vm), POLLIN, 0 },
-			{ ctx->vm_ops->exit_fd(vm), POLLIN, 0 },
-		};
-		double now = now_monotonic();
-
-		if (st->broken)
-			break;
-		if (run_interrupted) {
-			cell_verdict(st, OUTCOME_INTERRUPTED, "stopped by signal %d",
-				     (int)run_interrupted);
-			break;
-		}
-		if (!cr->t_first_byte && ctx->vm_ops->console_bytes(vm) > 0)
-			cr->t_first_byte = now;
-		console_watch_check(&cw);
-		if (deadline_passed(cr, &dl, now))
-			break;
-		/* After the result or an error, the guest powers itself off; give it a while. */
-		if ((st->fio || st->error || st->outcome != OUTCOME_NONE) && !t_exit_wait)
-			t_exit_wait = now;
-		if (t_exit_wait && now - t_exit_wait > EXIT_GRACE_SECONDS)
-			break;
-		/* After its bye the guest has nothing left to say, only its sync() and power-off:
-		 * a sync of every pool, on disks given back their limits, that no one reads (the
-		 * disks are removed next). Stop it now; keep waiting for a clean power-off only
-		 * when the disks are kept for the user to look at. */
-		if (st->got_bye && !ctx->o->keep_disks)
-			break;
-		/* the board decides what to print of it (progress.c) */
-		if (now - last_progress >= 1.0) {
-			progress(ctx, cr, 0);
-			last_progress = now;
-		}
-
-		if (poll(pfd, pfd[1].fd >= 0 ? 2 : 1, 250) < 0 && errno != EINTR) {
-			error_sys(err, errno, "polling the VM");
-			ch.fatal = 1;
-			break;
-		}
-		if (pfd[0].revents & (POLLIN | POLLHUP)) {
-			char buf[65536];
-			ssize_t r = read(pfd[0].fd, buf, sizeof(buf));
-
-			if (r > 0) {
-				if (!cr->t_first_byte)
-					cr->t_first_byte = now_monotonic();
-				if (channel_feed(&ch, buf, (size_t)r) < 0 && ch.fatal)
-					break;
-			} else if (r == 0 && !t_exit_wait) {
-				/* The channel closed: QEMU is going away. */
-				usleep(50 * 1000);
-			}
-		}
-	}
-	fatal = ch.fatal;
-	channel_release(&ch);
-	if (st->outcome == OUTCOME_TIMEOUT && st->said_hello && !ctx->vm_ops->exited(vm, NULL))
-		capture_stacks(ctx, vm);
-	ctx->vm_ops->stop(vm, 5);
-	run_vm_pid = -1;
-	json_object_set_new(st->phases, "vm_exit", json_real(now_monotonic() - st->t_start));
-	ctx->vm_ops->free(vm);
-	console_watch_finish(&cw);
-	if (cw.cut)
-		cell_state_truncate(st, STREAM_CONSOLE);
-	console_watch_release(&cw);
-	return fatal ? -1 : 0;
-}
-
 static json_t *cell_record(struct run_ctx *ctx, struct attempt *cr, const char *tail)
 {
 	const struct cell_state *st = &cr->st;
 	json_t *rec = json_object();
-	json_t *built;
+	json_t *built, *dm;
 
 	json_object_set_new(rec, "cell", json_string(cr->cell->id));
 	json_object_set_new(rec, "index", json_integer(cr->cell->index));
@@ -638,6 +342,9 @@ static json_t *cell_record(struct run_ctx *ctx, struct attempt *cr, const char *
 	json_object_set_new(rec, "wall_seconds", json_real(now_monotonic() - st->t_start));
 	json_object_set_new(rec, "finished", json_real(now_wall()));
 	cell_state_record(st, rec);
+	dm = disk_servers_record(&cr->servers);
+	if (dm)
+		json_object_set_new(rec, "disk_model", dm);
 	if (st->fio)
 		json_object_set_new(rec, "engine",
 				    workload_engine_record(cr->cell->config, st->fio));
@@ -669,6 +376,20 @@ static char *cell_dir_name(const struct run_ctx *ctx, const struct cell *cell,
 	if (attempt > 1)
 		snprintf(a, sizeof(a), "-a%d", attempt);
 	return xasprintf("%03d-%s-r%d%s%s", cell->index, cell->id, repeat, s, a);
+}
+
+/* Start the servers of the attempt's modelled disks (disk_server.h). One that does not start
+ * is the host's failure on this cell, not the run's: the attempt ends host-error with the
+ * server's log tail, before any VM, and the next cell runs. 0 if the VM may boot. */
+static int attempt_servers(struct attempt *cr, struct disk_set *ds)
+{
+	struct zb_error serr = { 0 };
+
+	if (disk_servers_start(&cr->servers, ds, cr->cell->config, cr->dir, &serr) == 0)
+		return 0;
+	cr->st.t_start = now_monotonic();
+	cell_verdict(&cr->st, OUTCOME_HOST_ERROR, "starting the disk models: %s", serr.msg);
+	return -1;
 }
 
 /* Boot one attempt's VM (fresh disks, and the cloud flavor's seed) and drive it to its end,
@@ -720,8 +441,9 @@ static int attempt_boot(struct run_ctx *ctx, struct attempt *cr, const struct ce
 		rc = 0;
 		if (img->disk && cloud_seed_create(img, cell->id, cfg, cr->dir, &cc, err) < 0)
 			rc = -1;
-		if (rc == 0)
+		if (rc == 0 && attempt_servers(cr, &ds) == 0)
 			rc = cell_drive(ctx, cr, &ds, img->disk ? &cc : NULL, err);
+		disk_servers_stop(&cr->servers);
 		if (!ctx->o->keep_disks || cr->st.outcome == OUTCOME_INTERRUPTED) {
 			disk_set_remove(&ds);
 			cloud_seed_remove(&cc);
@@ -754,7 +476,11 @@ static int attempt_boot(struct run_ctx *ctx, struct attempt *cr, const struct ce
 		}
 		if (rc < 0)
 			return error_wrap(err, "cell %s", cell->id);
-		if (cr->probing || (!ctx->accel[0] && cr->st.said_hello))
+		/* The probe settles the run's accelerator once the guest spoke; an attempt that
+		 * ended before (its disk model failed before or during the boot) proved nothing:
+		 * the next cell probes again, rather than run KVM untried (and make the warm
+		 * snapshot on it). */
+		if ((cr->probing && cr->t_first_byte) || (!ctx->accel[0] && cr->st.said_hello))
 			snprintf(ctx->accel, sizeof(ctx->accel), "%s", cr->accel);
 		return 0;
 	}
@@ -809,7 +535,7 @@ static int run_attempt(struct run_ctx *ctx, const struct cell *cell, int repeat,
 	free(tail);
 	rc = results_append(&ctx->res, rec, err);
 	json_decref(rec);
-	progress(ctx, &cr, 1);
+	cell_progress(ctx, &cr, 1);
 	*outcome = cr.st.outcome;
 	cell_run_release(&cr);
 	return rc;

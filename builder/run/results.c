@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/term.h"
 #include "core/util.h"
 #include "matrix/metrics.h"
 
@@ -164,7 +165,8 @@ static int is_leftover(const char *name)
 	size_t len = strlen(name);
 
 	return (len > 4 && !strcmp(name + len - 4, ".img")) || !strcmp(name, "channel.sock") ||
-	       !strcmp(name, "qmp.sock");
+	       !strcmp(name, "qmp.sock") ||
+	       (len > 8 && !strcmp(name + len - 8, ".dmstats")); /* a disk model's counters */
 }
 
 /* Remove the leftovers in one cell directory; the number of images removed. */
@@ -241,8 +243,10 @@ void results_skipped_release(struct results_skipped *s)
 
 void results_skipped_print(const struct results_skipped *s, FILE *f)
 {
+	/* record text: through the one terminal sanitiser (C1 controls, bidi overrides too) */
 	for (size_t i = 0; i < s->n; i++)
-		fprintf(f, "zbench: warning: %s\n", s->msgs[i]);
+		fprintf(f, "zbench: warning: %s\n",
+			term_text(s->msgs[i], 1024, (char[1028]){ 0 }, 1028));
 	if (s->lines > s->n)
 		fprintf(f, "zbench: warning: %zu more unreadable lines skipped\n", s->lines - s->n);
 }

@@ -27,6 +27,7 @@
 #include "core/util.h"
 #include "image_needs.h"
 #include "kvm_probe.h"
+#include "recipe_resolve.h"
 #include "run_int.h"
 #include "rundir.h"
 #include "schedule.h"
@@ -53,7 +54,7 @@ static int run_image(struct run_ctx *ctx, const struct run_side *s, struct image
 {
 	const struct run_options *o = ctx->o;
 
-	if (image_resolve(s->recipe, o->cache_dir, 1, img, err) < 0)
+	if (image_get(s->recipe, o->cache_dir, recipe_resolve_flags(s), img, err) < 0)
 		return error_wrap(err, "image '%s'", s->recipe);
 	if (img->disk && !(ctx->vm_ops->caps & VM_CAP_CLOUD_DISK))
 		return error_set(

@@ -23,6 +23,9 @@ struct run_options {
 	 * on each, back to back (docs/compare.md) */
 	const char *recipes[RUN_MAX_IMAGES];
 	int n_recipes;
+	/* replay: recipe_path and recipes were read from this file (the run's manifest), not the
+	 * command line: checked, found and built as a matrix's are (recipe_resolve.h) */
+	const char *recipes_from;
 	const char *cache_dir;	 /* NULL: image_cache_dir_default() */
 	const char *out_dir;	 /* NULL: runs/<matrix name>-<UTC timestamp> */
 	const char *accel;	 /* NULL: the matrix's vm.accel; else auto|kvm|tcg */

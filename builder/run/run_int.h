@@ -41,6 +41,7 @@ struct run_side {
 	const char *recipe;	  /* the image recipe's path as found */
 	const char *recipe_named; /* as the matrix or -i named it (the manifest's record) */
 	char *owned;		  /* owns `recipe` when located from the matrix */
+	int from_file;		  /* named by a file, not the command line (recipe_resolve.h) */
 	struct image img;
 	char label[2]; /* "A", "B", ...: records and cell directories carry it */
 };

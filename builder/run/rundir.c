@@ -13,9 +13,13 @@
 #include <unistd.h>
 
 #include "cell.h"
+#include "core/cleanup.h"
 #include "core/log.h"
+#include "core/term.h"
 #include "core/util.h"
 #include "core/version.h"
+#include "recipe_resolve.h"
+#include "vm/disk_server.h"
 #include "vm/vm.h"
 
 /* ---- what the run is ----------------------------------------------------------------------- */
@@ -46,8 +50,15 @@ static int load_resumed(struct run_ctx *ctx, struct zb_error *err)
 					 "'%s/manifest.json': image %zu lacks its recipe", ctx->dir,
 					 i + 1);
 		}
-		ctx->sides[ctx->nsides].recipe = ctx->sides[ctx->nsides].recipe_named =
-		    json_string_value(json_object_get(im, "recipe"));
+		/* a file's choice: checked and found as a matrix's, never where we run */
+		cleanup_free char *from = xasprintf("%s/manifest.json", ctx->dir);
+
+		if (recipe_resolve_file(&ctx->sides[ctx->nsides], recipe, from,
+					recipe_resolve_manifest_matrix(ctx->matrix_path),
+					err) < 0) {
+			json_decref(images);
+			return -1;
+		}
 		ctx->nsides++;
 	}
 	json_decref(images); /* the strings stay: the manifest holds them */
@@ -55,7 +66,7 @@ static int load_resumed(struct run_ctx *ctx, struct zb_error *err)
 		return error_set(err, EINVAL, "'%s/manifest.json' lacks the matrix or image",
 				 ctx->dir);
 	ctx->matrix_text = json_dumps(json_object_get(mm, "content"), JSON_INDENT(2));
-	if (matrix_load_buffer(ctx->matrix_path, ctx->matrix_text, strlen(ctx->matrix_text),
+	if (matrix_load_stored(ctx->matrix_path, ctx->matrix_text, strlen(ctx->matrix_text),
 			       &ctx->m, err) < 0)
 		return -1;
 	if (ctx->o->repeats_total > ctx->m->repeats)
@@ -75,6 +86,27 @@ static void load_resumed_options(struct run_ctx *ctx)
 		    json_object_get(json_object_get(ctx->res.manifest, "options"), "accel"));
 }
 
+/* The images -i named (trusted, as written), or on replay the manifest's (a file's: checked and
+ * found as a matrix's, recipe_resolve.h). */
+static int choose_given(struct run_ctx *ctx, struct zb_error *err)
+{
+	const struct run_options *o = ctx->o;
+	const char *matrix = recipe_resolve_manifest_matrix(o->matrix_path);
+	int n = o->n_recipes >= 2 ? o->n_recipes : 1;
+
+	for (int k = 0; k < n; k++) {
+		const char *name = o->n_recipes >= 2 ? o->recipes[k] : o->recipe_path;
+
+		if (!o->recipes_from)
+			recipe_resolve_cli(&ctx->sides[k], name);
+		else if (recipe_resolve_file(&ctx->sides[k], name, o->recipes_from, matrix, err) <
+			 0)
+			return -1;
+	}
+	ctx->nsides = n;
+	return 0;
+}
+
 /* The images of a new run: -i (once or more), else the matrix's "images" or "image" (located
  * relative to the matrix or the repository, never the current directory: image.h), else
  * RUN_DEFAULT_RECIPE. The recipe as named is the manifest's record (a replay on another machine
@@ -90,36 +122,30 @@ static int choose_images(struct run_ctx *ctx, struct zb_error *err)
 	if (o->n_recipes > RUN_MAX_IMAGES)
 		return error_set(err, EINVAL, "%d images: a run compares at most %d", o->n_recipes,
 				 RUN_MAX_IMAGES);
-	if (o->n_recipes >= 2) {
-		for (int k = 0; k < o->n_recipes; k++)
-			ctx->sides[k].recipe = ctx->sides[k].recipe_named = o->recipes[k];
-		ctx->nsides = o->n_recipes;
-		return 0;
-	}
-	ctx->nsides = 1;
-	if (o->recipe_path) {
-		ctx->sides[0].recipe = ctx->sides[0].recipe_named = o->recipe_path;
-		return 0;
-	}
+	if (o->n_recipes >= 2 || o->recipe_path)
+		return choose_given(ctx, err);
 	if (images && one)
 		return error_set(err, EINVAL, "'%s' names both \"image\" and \"images\": keep one",
 				 ctx->matrix_path);
 	if (json_array_size(images) > RUN_MAX_IMAGES)
 		return error_set(err, EINVAL, "'%s': %zu images: a run compares at most %d",
 				 ctx->matrix_path, json_array_size(images), RUN_MAX_IMAGES);
+	ctx->nsides = 1;
 	if (!images || !json_array_size(images)) {
-		ctx->sides[0].recipe_named = one;
-		ctx->sides[0].recipe =
-		    one ? (ctx->sides[0].owned = image_recipe_locate(one, ctx->matrix_path))
-			: RUN_DEFAULT_RECIPE;
-		return 0;
+		if (!one) { /* ours: found in the repository like any other */
+			ctx->sides[0].recipe_named = RUN_DEFAULT_RECIPE;
+			ctx->sides[0].recipe = ctx->sides[0].owned =
+			    image_recipe_locate(RUN_DEFAULT_RECIPE, NULL);
+			return 0;
+		}
+		return recipe_resolve_file(&ctx->sides[0], one, ctx->matrix_path, ctx->matrix_path,
+					   err);
 	}
 	ctx->nsides = 0;
 	json_array_foreach (images, i, v) {
-		struct run_side *s = &ctx->sides[ctx->nsides++];
-
-		s->recipe_named = json_string_value(v);
-		s->recipe = s->owned = image_recipe_locate(s->recipe_named, ctx->matrix_path);
+		if (recipe_resolve_file(&ctx->sides[ctx->nsides++], json_string_value(v),
+					ctx->matrix_path, ctx->matrix_path, err) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -133,7 +159,7 @@ int rundir_load(struct run_ctx *ctx, struct zb_error *err)
 		if (load_resumed(ctx, err) < 0)
 			return -1;
 	} else if (o->matrix_text) {
-		if (matrix_load_buffer(ctx->matrix_path, o->matrix_text, strlen(o->matrix_text),
+		if (matrix_load_stored(ctx->matrix_path, o->matrix_text, strlen(o->matrix_text),
 				       &ctx->m, err) < 0)
 			return -1;
 	} else if (matrix_load(ctx->matrix_path, &ctx->m, err) < 0) {
@@ -258,17 +284,20 @@ static int start_new(struct run_ctx *ctx, struct zb_error *err)
 /* ---- a resumed run ------------------------------------------------------------------------- */
 
 /* Kill what a killed zbench left in RUNDIR: the backend's VMs that outlived it (their own
- * process group; vm_ops.reap), and disk images. */
+ * process group; vm_ops.reap), their modelled disks' servers (disk_servers_reap()), and disk
+ * images. */
 static void cleanup_leftovers(struct run_ctx *ctx)
 {
 	int killed = ctx->vm_ops->reap(ctx->res.dir);
+	int servers = disk_servers_reap(ctx->res.dir);
 	int removed = results_remove_leftovers(&ctx->res);
 
-	if (killed || removed)
-		log_warn("resume: stopped %d %s VM%s and removed %d disk image%s left by the "
-			 "interrupted run",
-			 killed, ctx->vm_ops->name, killed == 1 ? "" : "s", removed,
-			 removed == 1 ? "" : "s");
+	if (killed || servers || removed)
+		log_warn("resume: stopped %d %s VM%s and %d disk server%s and removed %d disk "
+			 "image%s left by the interrupted run",
+			 killed, ctx->vm_ops->name, killed == 1 ? "" : "s", servers,
+			 servers == 1 ? "" : "s", removed, removed == 1 ? "" : "s");
+	killed += servers;
 	/* give the kernel a moment to reap the killed processes' file locks */
 	if (killed)
 		usleep(200 * 1000);

@@ -25,6 +25,7 @@
 #include "matrix/metrics.h"
 #include "progress.h"
 #include "rundir.h"
+#include "vm/disk.h"
 
 /* ---- where: backend, hosts, and what must hold before anything is created ------------------ */
 
@@ -130,14 +131,41 @@ int schedule_check_interference(const struct matrix *m, const char *what, struct
 		json_t *d;
 
 		json_array_foreach (disks, k, d) {
-			if (!json_is_object(json_object_get(d, "throttle")))
+			if (!json_is_object(json_object_get(d, "throttle")) &&
+			    !disk_model_is_modelled(d))
 				return error_set(
 				    err, EINVAL,
 				    "%s: disk '%s' of cell %s is not throttled, so "
 				    "parallel cells would disturb each other's numbers; use "
-				    "a throttled disk model, or --allow-interference",
+				    "a modelled disk, a throttle, or --allow-interference",
 				    what, json_string_value(json_object_get(d, "name")),
 				    m->cells[i].id);
+		}
+	}
+	return 0;
+}
+
+/* Modelled disks need a backend that attaches them; refused before anything is created. */
+static int check_disk_models(struct run_ctx *ctx, struct zb_error *err)
+{
+	if (ctx->vm_ops->caps & VM_CAP_DISK_MODELS)
+		return 0;
+	for (size_t i = 0; i < ctx->m->n_cells; i++) {
+		json_t *disks = json_object_get(ctx->m->cells[i].config, "disks");
+		size_t k;
+		json_t *d;
+
+		json_array_foreach (disks, k, d) {
+			if (disk_model_is_modelled(d))
+				return error_set(
+				    err, ENOTSUP,
+				    "disk '%s' of cell %s is modelled (disk model '%s'): the %s "
+				    "backend does not attach modelled disks; use the qemu backend "
+				    "(docs/disks.md)",
+				    json_string_value(json_object_get(d, "name")),
+				    ctx->m->cells[i].id,
+				    json_string_value(json_object_get(d, "model")),
+				    ctx->vm_ops->name);
 		}
 	}
 	return 0;
@@ -692,7 +720,8 @@ int schedule_plan(struct run_ctx *ctx, struct zb_error *err)
 	const struct run_options *o = ctx->o;
 	int rc;
 
-	if (choose_backend(ctx, err) < 0 || check_devices(ctx, err) < 0)
+	if (choose_backend(ctx, err) < 0 || check_devices(ctx, err) < 0 ||
+	    check_disk_models(ctx, err) < 0)
 		return -1;
 	if (o->jobs > 1 && !o->allow_interference) {
 		char what[32];

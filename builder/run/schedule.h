@@ -13,7 +13,8 @@
  * resumed run, the command line, $ZBENCH_LIBVIRT_URI and the matrix, and check what would
  * refuse the run: unknown backends or URIs, remote hosts without --shared-paths, passthrough
  * devices that cannot be used there or at once, unthrottled disks under -j or N > 1 slots
- * (unless --allow-interference). Creates nothing, connects nowhere. */
+ * (unless --allow-interference), modelled disks on a backend that cannot attach them. Creates
+ * nothing, connects nowhere. */
 int schedule_plan(struct run_ctx *ctx, struct zb_error *err);
 
 /* Every task of the run (schedule_tasks()): the fixed repeats (one at a time in this process, or by
@@ -46,7 +47,8 @@ int schedule_shard(const struct cell *cell, int count);
 
 /* Cells that run at once (-j, --hosts URI=N, Slurm tasks sharing a node) only measure what they
  * claim if they cannot disturb each other's disks: 0 if every disk of every cell is throttled (a
- * disk model with limits), else -1 with err naming `what`, the disk and the cell. */
+ * throttle, or a modelled disk: disk-bound by its own clock, at a drive's speed), else -1 with
+ * err naming `what`, the disk and the cell. */
 int schedule_check_interference(const struct matrix *m, const char *what, struct zb_error *err);
 
 #endif

@@ -119,6 +119,7 @@ static int disk_create_all(struct disk_set *ds, const json_t *config, const char
 		char *image;
 
 		vd->fd = -1;
+		vd->nbd_fd = -1;
 		if (!name || (!device && (!size || units_parse_size(size, &bytes) < 0)))
 			return error_set(err, EINVAL, "disks[%zu]: no valid name or size", i);
 		if (!b)
@@ -196,6 +197,8 @@ void disk_set_release(struct disk_set *ds)
 	for (int i = 0; i < ds->n; i++) {
 		if (ds->disks[i].fd >= 0)
 			close(ds->disks[i].fd);
+		if (ds->disks[i].nbd_fd >= 0)
+			close(ds->disks[i].nbd_fd);
 		free((char *)ds->disks[i].name);
 		free((char *)ds->disks[i].bus);
 		free((char *)ds->disks[i].serial);

@@ -51,9 +51,13 @@ char *disk_guest_path(const struct vm_disk *d);
 
 /* Fill each disk of `cfg` that names a "model" with that model's attributes where the disk
  * leaves them out: from `own` (the matrix's disk_models object, may be NULL), else the built-in
- * table. Returns 0, or -1 with err's message and err->pos.path (a config path such as
- * "disks[2].model"; error_path()). */
+ * service-time table (its geometry, and on an image file every figure of the model in
+ * model_params, the disk's overrides applied and checked). Returns 0, or -1 with err's message
+ * and err->pos.path (a config path such as "disks[2].model_params.rpm"; error_path()). */
 int disk_models_resolve(json_t *cfg, const json_t *own, struct zb_error *err);
+/* Whether a resolved disk is modelled: a built-in service-time model on an image file (its
+ * model_params filled in by disk_models_resolve()), served by a disk server (disk_server.h). */
+int disk_model_is_modelled(const json_t *disk);
 /* The built-in models as a Markdown table (docs/disks.md, `zbench matrix keys`). */
 void disk_models_print_markdown(FILE *f);
 

@@ -27,6 +27,10 @@ struct vm_disk {
 	 * released), or -1. A backend that runs QEMU here gives it this very file (reopened
 	 * through /proc/self/fd), never the path, which could name something else by then. */
 	int fd;
+	/* A modelled disk (disk_server.h): a connected socket to the nbdkit that serves it
+	 * through its service-time model, which QEMU's block node uses instead of `fd` (an NBD
+	 * client on an inherited descriptor); -1 (or 0 in a zeroed struct): the disk is the file. */
+	int nbd_fd;
 	int logical_block_size, physical_block_size; /* bytes; 0: QEMU's default (512) */
 	int rotation_rate; /* SCSI rotation rate: 0 not reported, 1 solid state, else rpm */
 	int write_cache;   /* volatile write cache the guest sees: -1 default (on), 0, 1 */
@@ -89,8 +93,10 @@ enum vm_cap {
 	VM_CAP_HOSTS = 1u << 0,
 	/* Boots the cloud flavor: vm_spec.root_disk (a qcow2 chain) and its seed. */
 	VM_CAP_CLOUD_DISK = 1u << 1,
+	/* Attaches modelled disks (vm_disk.nbd_fd: an NBD connection to the disk's model). */
+	VM_CAP_DISK_MODELS = 1u << 2,
 };
-#define VM_CAPS_ALL (VM_CAP_HOSTS | VM_CAP_CLOUD_DISK)
+#define VM_CAPS_ALL (VM_CAP_HOSTS | VM_CAP_CLOUD_DISK | VM_CAP_DISK_MODELS)
 
 struct vm_ops {
 	const char *name;

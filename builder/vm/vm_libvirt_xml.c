@@ -81,6 +81,12 @@ static int disk_xml(FILE *f, const struct vm_disk *d, const char *abs_path, int 
 		return error_set(err, ENOTSUP,
 				 "disk '%s': bus '%s' is not available through libvirt", d->name,
 				 d->bus);
+	/* the runner refuses these first (VM_CAP_DISK_MODELS); this is the backstop */
+	if (d->nbd_fd > 2)
+		return error_set(err, ENOTSUP,
+				 "disk '%s' is modelled (a disk-model server): the libvirt "
+				 "backend does not attach those; use the qemu backend",
+				 d->name);
 	direct = vm_disk_direct(d);
 	vd = !strcmp(b->libvirt.dev_prefix, "vd");
 	target_dev(dev, sizeof(dev), vd ? "vd" : "sd", used[vd]++);

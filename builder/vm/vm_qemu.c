@@ -423,7 +423,7 @@ static int qemu_reap(const char *run_dir)
 
 const struct vm_ops vm_qemu_ops = {
 	.name = "qemu",
-	.caps = VM_CAP_CLOUD_DISK,
+	.caps = VM_CAP_CLOUD_DISK | VM_CAP_DISK_MODELS,
 	.start = qemu_start,
 	.channel_fd = qemu_channel_fd,
 	.exit_fd = qemu_exit_fd,

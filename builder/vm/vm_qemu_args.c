@@ -371,18 +371,33 @@ static void device_props(const struct vm_disk *d, const struct disk_bus *b, char
 		snprintf(props + n, len - n, ",write-cache=%s", d->write_cache ? "on" : "off");
 }
 
-/* One disk: a file (or host_device) node, raw on it, a throttle filter when it has limits, and
- * the guest-visible device. Node names: f<i> file, r<i> raw, t<i> throttle. */
-static int disk_args(struct launch *l, const struct vm_disk *d, int i, struct zb_error *err)
+/* The protocol node f<i> of a modelled disk: an NBD client on the connection to its model's
+ * server (disk_server.h), inherited by QEMU as a plain descriptor (a socket address of type
+ * fd: QEMU reads the number while it parses its command line, before any monitor exists). */
+static int disk_nbd_node(struct launch *l, const struct vm_disk *d, const char *fnode,
+			 struct zb_error *err)
 {
-	const struct disk_bus *b = disk_bus_find(d->bus);
-	struct args *a = &l->a;
-	char node[32], fnode[32], port[32], props[256], dev[32], *serial;
+	int fd = launch_keep(l, fcntl(d->nbd_fd, F_DUPFD_CLOEXEC, 3));
+	char num[16];
+
+	if (fd < 0)
+		return error_sys(err, errno, "disk '%s': passing its model's connection to qemu",
+				 d->name);
+	snprintf(num, sizeof(num), "%d", fd);
+	args_add_json(&l->a, "-blockdev",
+		      json_pack("{s:s, s:s, s:{s:s, s:s}, s:s}", "driver", "nbd", "node-name", fnode,
+				"server", "type", "fd", "str", num, "discard",
+				d->discard ? "unmap" : "ignore"));
+	return 0;
+}
+
+/* The protocol node f<i> of a disk that is its file (or host device), handed over open. */
+static int disk_file_node(struct launch *l, const struct vm_disk *d, const char *fnode,
+			  struct zb_error *err)
+{
+	char dev[32];
 	int direct, fd, set;
 
-	if (!b)
-		b = &disk_buses[DISK_BUS_VIRTIO_BLK];
-	disk_port(l, b, i, port, sizeof(port));
 	fd = vm_disk_open(d, O_RDWR, &direct);
 	if (fd < 0)
 		return error_sys(err, errno, "disk '%s': opening '%s' for qemu", d->name, d->path);
@@ -390,13 +405,31 @@ static int disk_args(struct launch *l, const struct vm_disk *d, int i, struct zb
 	if (set < 0)
 		return -1;
 	snprintf(dev, sizeof(dev), "/dev/fdset/%d", set);
-	snprintf(fnode, sizeof(fnode), "f%d", i);
-	snprintf(node, sizeof(node), "r%d", i);
-	args_add_json(a, "-blockdev",
+	args_add_json(&l->a, "-blockdev",
 		      json_pack("{s:s, s:s, s:s, s:{s:b}, s:s}", "driver",
 				d->passthrough ? "host_device" : "file", "filename", dev,
 				"node-name", fnode, "cache", "direct", direct, "discard",
 				d->discard ? "unmap" : "ignore"));
+	return 0;
+}
+
+/* One disk: a file (or host_device, or for a modelled disk NBD) node, raw on it, a throttle
+ * filter when it has limits (on a modelled disk, a cap on top of its model), and the
+ * guest-visible device. Node names: f<i> file, r<i> raw, t<i> throttle. */
+static int disk_args(struct launch *l, const struct vm_disk *d, int i, struct zb_error *err)
+{
+	const struct disk_bus *b = disk_bus_find(d->bus);
+	struct args *a = &l->a;
+	char node[32], fnode[32], port[32], props[256], *serial;
+
+	if (!b)
+		b = &disk_buses[DISK_BUS_VIRTIO_BLK];
+	disk_port(l, b, i, port, sizeof(port));
+	snprintf(fnode, sizeof(fnode), "f%d", i);
+	snprintf(node, sizeof(node), "r%d", i);
+	if ((d->nbd_fd > 2 ? disk_nbd_node(l, d, fnode, err) : disk_file_node(l, d, fnode, err)) <
+	    0)
+		return -1;
 	args_add_json(a, "-blockdev",
 		      json_pack("{s:s, s:s, s:s, s:s}", "driver", "raw", "node-name", node, "file",
 				fnode, "discard", d->discard ? "unmap" : "ignore"));

@@ -154,6 +154,8 @@ for _ in $(seq 1 120); do
 	sleep 0.5
 done
 check "task 1 ended CANCELLED" [ "$(state "${arr}_1")" = CANCELLED ]
+check "... with still $before record(s): the cell it was running left none" \
+	[ "$(wc -l <"$sh1/cells.jsonl")" -eq "$before" ]
 scontrol requeue "${arr}_1"
 queued() { state "$1" | grep -qE 'PENDING|RUNNING'; }
 check "scontrol requeue puts it back in the queue" queued "${arr}_1"

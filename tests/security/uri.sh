@@ -70,7 +70,7 @@ d, key, value = sys.argv[1:]
 m = json.load(open("matrices/quick.json"))
 man = {"zbench": "0.1.0", "status": "interrupted", "backend": "libvirt",
        "matrix": {"path": "matrices/quick.json", "content": m, "sha256": "0" * 64},
-       "image": {"recipe": d + "/no-such-recipe.json", "hash": "0" * 64},
+       "image": {"recipe": "images/no-such-recipe.json", "hash": "0" * 64},
        "options": {key: value}}
 json.dump(man, open(d + "/manifest.json", "w"), indent=2)
 EOF

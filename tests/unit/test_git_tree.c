@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "image/git_tree.h"
 #include "core/util.h"
+#include "image/git_tree.h"
 
 static int sh(const char *cmd)
 {

@@ -55,5 +55,18 @@ int main(void)
 		CHECK(vm_cmdline_is_leftover(cmd, (size_t)n, "qemu-system", cells) == 1);
 		free(q);
 	}
+	/* a modelled disk's nbdkit names its image and counters there (disk_servers_reap()) */
+	{
+		static const char srv[] = "nbdkit\0--single\0--exit-with-parent\0--filter=/z/build/"
+					  "zbench-diskmodel.so\0file\0file=/r/run-1/cells/001-ab-r0/"
+					  "d0.img\0dm_model=hdd-7200\0";
+		static const char other[] = "nbdkit\0file\0file=/r/run-10/cells/001-ab-r0/d0.img\0";
+
+		CHECK(vm_cmdline_is_leftover(srv, sizeof(srv) - 1, "nbdkit", "/r/run-1/cells/") == 1);
+		CHECK(vm_cmdline_is_leftover(other, sizeof(other) - 1, "nbdkit", "/r/run-1/cells/") ==
+		      0);
+		CHECK(vm_cmdline_is_leftover(srv, sizeof(srv) - 1, "qemu-system", "/r/run-1/cells/") ==
+		      0);
+	}
 	return check_summary("rundir");
 }

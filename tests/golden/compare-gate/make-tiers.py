@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Write the run directories of the tiers-* and count-* golden cases (docs/compare.md
-"Verdicts"): one cell, 8 repeats a side, from the first record of fail/a. Run from this folder;
+"Verdicts"): one cell, 10 repeats a side (enough for the
+permutation test at the alpha `compare --adaptive --max-repeats 12` tests each look at: 9 pairs), from the first record of fail/a. Run from this folder;
 the output is committed, so this only reruns when the cases change."""
 import copy, json, os, shutil
 
 here = os.path.dirname(os.path.abspath(__file__))
 base = json.loads(open(os.path.join(here, "fail/a/cells.jsonl")).readline())
 # small deterministic noise, the same sequence on both sides' draws
-NOISE = [0.004, -0.006, 0.002, 0.007, -0.003, -0.005, 0.006, -0.002]
-WIDE = [0.25, -0.30, 0.10, -0.20, 0.30, -0.15, 0.20, -0.25]
+NOISE = [0.004, -0.006, 0.002, 0.007, -0.003, -0.005, 0.006, -0.002, 0.001, -0.004]
+WIDE = [0.25, -0.30, 0.10, -0.20, 0.30, -0.15, 0.20, -0.25, 0.15, -0.10]
 
 
 def record(rep, read_f, write_f, counts):
@@ -47,7 +48,7 @@ def write_case(name, args, comment, a_f, b_f, cnt_a, cnt_b):
         os.makedirs(os.path.join(d, side), exist_ok=True)
         shutil.copy(os.path.join(here, "fail", side, "manifest.json"), os.path.join(d, side))
         with open(os.path.join(d, side, "cells.jsonl"), "w") as f:
-            for rep in range(8):
+            for rep in range(10):
                 f.write(json.dumps(record(rep, fs[rep][0], fs[rep][1], cnt), sort_keys=True,
                                    separators=(",", ":")) + "\n")
     with open(os.path.join(d, "args.sh"), "w") as f:
@@ -57,15 +58,15 @@ def write_case(name, args, comment, a_f, b_f, cnt_a, cnt_b):
 one = [(1 + n, 1 + n) for n in NOISE]
 cmd = '"$ZBENCH" compare %s --json --junit out/junit.xml --summary out/summary.md a b -o out'
 write_case("tiers-fail", cmd % "--fail-if 'read_iops > 10%' --fail-if 'write_iops < -5%'",
-           "8 pairs, B's read IOPS +20%: the first gate is different (failed, exit 3); write IOPS "
+           "10 pairs, B's read IOPS +20%: the first gate is different (failed, exit 3); write IOPS "
            "within 1%: the second is the same (passed)",
            one, [(1.2 * (1 + n / 2), 1 + n / 2) for n in NOISE[::-1]], counts(), counts())
 write_case("tiers-pass", cmd % "--fail-if 'read_iops < -5%' --fail-if 'disk_write_bytes > 5%'",
-           "8 pairs, B within 1% of A and the disk bytes +0.1%: both gates pass (exit 0)",
+           "10 pairs, B within 1% of A and the disk bytes +0.1%: both gates pass (exit 0)",
            one, [(1.005 * (1 + n / 2), 1 + n / 2) for n in NOISE[::-1]], counts(),
            counts(bytes_f=1.001))
 write_case("tiers-undecided", cmd % "--fail-if 'read_iops < -5%'",
-           "8 pairs spread +-30%: the test can tell neither a fall beyond 5% nor its absence "
+           "10 pairs spread +-30%: the test can tell neither a fall beyond 5% nor its absence "
            "(undecided, exit 4)",
            one, [(1 + n, 1 + n) for n in WIDE], counts(), counts())
 write_case("count-fail", cmd % "--fail-if 'disk_flushes > 5%' --fail-if 'disk_write_bytes > 5%'",
