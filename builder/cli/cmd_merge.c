@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,18 +16,8 @@
 #include "core/util.h"
 #include "matrix/canon.h"
 #include "matrix/matrix.h"
+#include "options.h"
 #include "run/results.h"
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: zbench merge -o OUT RUNDIR...\n"
-		"\n"
-		"Join run directories made with `zbench run --shard I/N` of the same matrix and\n"
-		"image into OUT (a new run directory): every record once, every cell directory,\n"
-		"and a manifest that lists the shards. OUT is 'complete' only if every shard\n"
-		"1..N is there and complete.\n");
-}
 
 /* One shard: its directory held open (everything under it is read without following a
  * symlink: builder/core/outdir.h) and its manifest. */
@@ -286,35 +275,47 @@ out:
 	return rc;
 }
 
+/* What the command line sets. */
+struct merge_cli {
+	const char *out;
+};
+
+static const struct cli_option merge_options[] = {
+	CLI_OPT_STRING('o', "output", "OUT", struct merge_cli, out,
+		       "the merged run directory (created; required)"),
+};
+
+static const struct cli_command merge_command = {
+	.synopsis = "zbench merge -o OUT RUNDIR...",
+	.about = "Join run directories made with `zbench run --shard I/N` of the same matrix and\n"
+		 "image into OUT (a new run directory): every record once, every cell directory,\n"
+		 "and a manifest that lists the shards. OUT is 'complete' only if every shard\n"
+		 "1..N is there and complete.",
+	CLI_OPTIONS(merge_options),
+	.min_args = 1,
+	.max_args = -1,
+};
+
+const struct cli_command *cmd_merge_options(void)
+{
+	return &merge_command;
+}
+
 int cmd_merge(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct merge_cli c = { 0 };
 	struct zb_error err = { 0 };
-	const char *out = NULL;
-	int c, rc;
+	const char *out;
+	int first, rc = cli_parse(&merge_command, argc, argv, &c, &first);
 
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			out = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (!out || optind >= argc) {
-		usage(stderr);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	if (!c.out) {
+		cli_usage(&merge_command, stderr);
 		return 2;
 	}
-	rc = merge(out, argv + optind, argc - optind, &err);
+	out = c.out;
+	rc = merge(out, argv + first, argc - first, &err);
 	if (rc < 0) {
 		die_message(err.msg);
 		return 2;

@@ -1,74 +1,62 @@
 /* `zbench report`: render a run directory as Markdown, HTML and optionally JUnit XML. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "commands.h"
+#include "options.h"
 #include "report/report.h"
 
-static void usage(FILE *f)
+/* What the command line sets. */
+struct report_cli {
+	const char *outdir, *junit, *phase;
+	int json;
+};
+
+static const struct cli_option report_options[] = {
+	CLI_OPT_STRING('o', "output", "DIR", struct report_cli, outdir,
+		       "where to write the report"),
+	CLI_OPT_STRING(0, "junit", "FILE", struct report_cli, junit,
+		       "also write JUnit XML: one testcase per cell and per claim"),
+	CLI_OPT_FLAG(0, "json", struct report_cli, json,
+		     "also write DIR/report.json: cells, metrics and claims"),
+	CLI_OPT_STRING(0, "phase", "NAME", struct report_cli, phase,
+		       "a phased workload's phase NAME as each cell's result\n(default: its last "
+		       "measured phase; docs/matrix.md)"),
+};
+
+static const struct cli_command report_command = {
+	.synopsis = "zbench report [-o DIR] [--junit FILE] [--json] [--phase NAME] RUNDIR",
+	.about = "Write DIR/report.md and DIR/report.html (self-contained, plots inline), the\n"
+		 "plots as DIR/report-plots/*.svg and a page per cell under DIR/report-cells/,\n"
+		 "from RUNDIR/manifest.json and cells.jsonl. DIR defaults to RUNDIR.",
+	CLI_OPTIONS(report_options),
+	.epilog = "Exit status: 0 if every cell ended ok and every claim of the matrix held, 1 if\n"
+		  "not, 2 on errors.\n"
+		  "See docs/reports.md.",
+	.min_args = 1,
+	.max_args = 1,
+};
+
+const struct cli_command *cmd_report_options(void)
 {
-	fprintf(f,
-		"usage: zbench report [-o DIR] [--junit FILE] [--json] [--phase NAME] RUNDIR\n"
-		"\n"
-		"Write DIR/report.md and DIR/report.html (self-contained, plots inline), the\n"
-		"plots as DIR/report-plots/*.svg and a page per cell under DIR/report-cells/,\n"
-		"from RUNDIR/manifest.json and cells.jsonl. DIR defaults to RUNDIR.\n"
-		"\n"
-		"  -o, --output DIR   where to write the report\n"
-		"  --junit FILE       also write JUnit XML: one testcase per cell and per claim\n"
-		"  --json             also write DIR/report.json: cells, metrics and claims\n"
-		"  --phase NAME       a phased workload's phase NAME as each cell's result\n"
-		"                     (default: its last measured phase; docs/matrix.md)\n"
-		"\n"
-		"Exit status: 0 if every cell ended ok and every claim of the matrix held, 1 if\n"
-		"not, 2 on errors.\n"
-		"See docs/reports.md.\n");
+	return &report_command;
 }
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "junit", required_argument, NULL, 'j' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "phase", required_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *outdir = NULL, *junit = NULL, *phase = NULL;
+	struct report_cli c = { 0 };
 	struct zb_error err = { 0 };
 	struct report_run run;
-	int c, rc, flags = 0;
+	const char *outdir, *junit, *phase;
+	int first, flags, rc = cli_parse(&report_command, argc, argv, &c, &first);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			outdir = optarg;
-			break;
-		case 'j':
-			junit = optarg;
-			break;
-		case 'J':
-			flags |= REPORT_JSON;
-			break;
-		case 'p':
-			phase = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (argc - optind != 1) {
-		usage(stderr);
-		return 2;
-	}
-	if (report_run_load_phase(argv[optind], phase, &run, &err) < 0) {
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	outdir = c.outdir;
+	junit = c.junit;
+	phase = c.phase;
+	flags = c.json ? REPORT_JSON : 0;
+	if (report_run_load_phase(argv[first], phase, &run, &err) < 0) {
 		die_message(err.msg);
 		return 2;
 	}

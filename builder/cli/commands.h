@@ -19,11 +19,20 @@ int cmd_export(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 
-/* One subcommand: its name, its entry point, the one line `zbench --help` shows. */
+/* The option tables of the commands that have one (builder/cli/options.h). */
+struct cli_command;
+const struct cli_command *cmd_run_options(void);
+const struct cli_command *cmd_merge_options(void);
+const struct cli_command *cmd_report_options(void);
+const struct cli_command *cmd_export_options(void);
+
+/* One subcommand: its name, its entry point, the one line `zbench --help` shows, and its option
+ * table (NULL where the command parses its options itself: gen_docs reads its --help). */
 struct zb_command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *summary;
+	const struct cli_command *(*options)(void);
 };
 
 /* Every subcommand, in the order `zbench --help` lists them (builder/cli/commands.c). */

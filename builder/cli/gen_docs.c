@@ -5,7 +5,8 @@
  *   man1    docs/zbench.1                    the commands (builder/cli/commands.c) and their --help
  *   man5    docs/zbench-matrix.5             every matrix key (the schema tables)
  *   bash    contrib/completion/zbench.bash   commands, options and subcommands from the
- *   zsh     contrib/completion/_zbench       command table and each command's --help
+ *   zsh     contrib/completion/_zbench       command table, each command's option table
+ *                                            (options.h) or, without one, its --help
  *   disks   docs/disks.md (between its BEGIN/END zbench-gen disks lines)   the disk models
  *
  * `make` builds them under build/gen/, `make generated` copies them over the committed ones and
@@ -24,6 +25,7 @@
 #include "core/util.h"
 #include "core/version.h"
 #include "matrix/schema.h"
+#include "options.h"
 #include "vm/disk.h"
 
 /* What the positional argument of a command (and subcommand) is, for file completion: file
@@ -32,16 +34,11 @@ static const struct arg_kind {
 	const char *cmd, *sub; /* sub NULL: the command has no subcommands */
 	const char *exts;
 } arg_kinds[] = {
-	{ "run", NULL, "json" },
-	{ "replay", NULL, "json" },
-	{ "merge", NULL, "/" },
-	{ "slurm", NULL, "json" },
-	{ "report", NULL, "/" },
-	{ "compare", NULL, "/" },
-	{ "matrix", "check", "json" },
-	{ "matrix", "expand", "json" },
-	{ "image", "build", "json" },
-	{ "image", "path", "json qcow2" },
+	{ "run", NULL, "json" },	{ "replay", NULL, "json" },
+	{ "merge", NULL, "/" },		{ "slurm", NULL, "json" },
+	{ "report", NULL, "/" },	{ "compare", NULL, "/" },
+	{ "matrix", "check", "json" },	{ "matrix", "expand", "json" },
+	{ "image", "build", "json" },	{ "image", "path", "json qcow2" },
 	{ "image", "import", "qcow2" },
 };
 
@@ -128,6 +125,28 @@ static char *options_of(const char *help)
 		l += len + (l[len] == '\n');
 	}
 	return list ? list : xstrdup("");
+}
+
+/* The options of a command: from its option table where it has one (options.h), else the ones
+ * its --help names. */
+static char *command_options(const struct zb_command *c, const char *help)
+{
+	const struct cli_command *t = c->options ? c->options() : NULL;
+	char *list = NULL;
+
+	if (!t)
+		return options_of(help);
+	for (size_t k = 0; k < t->n_options; k++) {
+		char *w = xasprintf("--%s", t->options[k].name);
+
+		if (t->options[k].letter)
+			list_add(&list, (char[]){ '-', t->options[k].letter }, 2);
+		list_add(&list, w, strlen(w));
+		free(w);
+	}
+	list_add(&list, "-h", 2);
+	list_add(&list, "--help", 6);
+	return list;
 }
 
 /* The subcommands a help text shows: "zbench CMD SUB" with SUB a lowercase word. */
@@ -454,7 +473,7 @@ static void gen_bash(void)
 		printf("%s ", zb_commands[i].name);
 	printf("-V --version --help\" -- \"$cur\"))\n\t\treturn\n\tfi\n\tcase $cmd in\n");
 	for (size_t i = 0; i < zb_n_commands; i++) {
-		char *help = help_of(&zb_commands[i]), *o = options_of(help),
+		char *help = help_of(&zb_commands[i]), *o = command_options(&zb_commands[i], help),
 		     *s = subcommands_of(zb_commands[i].name, help);
 
 		printf("\t%s) opts=\"%s\" subs=\"%s\" ;;\n", zb_commands[i].name, o, s);
@@ -508,7 +527,7 @@ static void gen_zsh(void)
 	       "\tlocal cmd=${words[2]} sub=\n\t(( CURRENT > 3 )) && sub=${words[3]}\n"
 	       "\tcase $cmd in\n");
 	for (size_t i = 0; i < zb_n_commands; i++) {
-		char *help = help_of(&zb_commands[i]), *o = options_of(help),
+		char *help = help_of(&zb_commands[i]), *o = command_options(&zb_commands[i], help),
 		     *s = subcommands_of(zb_commands[i].name, help);
 
 		printf("\t%s) opts=(%s) subs=(%s) ;;\n", zb_commands[i].name, o, s);

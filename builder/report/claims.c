@@ -273,7 +273,8 @@ static int check_expect(struct claim_ctx *cc, json_t *claims, struct zb_error *e
 			char side[JSON_POS_PATH_MAX];
 
 			bprintf(side, sizeof(side), "%s.cells", sub);
-			if (claim_check_match(cc, side, json_object_get(form, "cells"), where, err) < 0)
+			if (claim_check_match(cc, side, json_object_get(form, "cells"), where,
+					      err) < 0)
 				return -1;
 			if (!json_object_get(form, "min") && !json_object_get(form, "max"))
 				return error_path(err, sub, JSON_POS_VALUE,
@@ -342,9 +343,10 @@ static int check_expect(struct claim_ctx *cc, json_t *claims, struct zb_error *e
 			if (!strcmp(fname, "peak") &&
 			    (list ? json_array_size(list) : json_array_size(values)) < 3) {
 				bprintf(fp, sizeof(fp), "%s%s", sub, list ? ".values" : ".axis");
-				return error_path(err, fp, JSON_POS_VALUE,
-						  "a peak needs at least 3 values (over two it is a "
-						  "compare)");
+				return error_path(
+				    err, fp, JSON_POS_VALUE,
+				    "a peak needs at least 3 values (over two it is a "
+				    "compare)");
 			}
 			if (!strcmp(fname, "peak") && list) {
 				char *at = claim_key(json_object_get(form, "at"));
@@ -424,17 +426,30 @@ int claims_check_metric(const char *key, const json_t *v, struct zb_error *err)
 		for (size_t i = 0; schema_iozone_tests[i]; i++)
 			if (!strcmp(s + 7, schema_iozone_tests[i]))
 				return 0;
-	error_set(
-	    err, 0,
-	    "unknown metric \"%s\"; known: read_iops write_iops iops read_bw write_bw bw "
-	    "read_lat_mean read_lat_p99 write_lat_mean write_lat_p99 iozone:TEST (TEST: write "
-	    "rewrite read reread random_read random_write backward_read record_rewrite "
-	    "stride_read fwrite refwrite fread refread), disk_read_share disk_write_share "
-	    "arc_hit_ratio compress_ratio window_disk_read_share window_disk_write_share "
-	    "l2arc_hit_ratio flushes_per_write, each "
-	    "optionally PHASE.METRIC; disk_model.DISK.COUNTER (a modelled disk's: seeks, rmw, "
-	    "flush_ns_sum, mean_service_us, ...: docs/results.md)",
-	    s);
+	{
+		/* the list from the tables: metrics, iozone's tests, the witness's figures */
+		char known[1024], tests[256];
+		size_t n = 0, t = 0;
+
+		known[0] = tests[0] = '\0';
+		for (size_t m = 0; m < METRIC_COUNT; m++)
+			n += (size_t)snprintf(known + n, sizeof(known) - n, "%s ",
+					      metric_table[m].key);
+		for (size_t i = 0; schema_iozone_tests[i] && t < sizeof(tests); i++)
+			t += (size_t)snprintf(tests + t, sizeof(tests) - t, "%s%s", i ? " " : "",
+					      schema_iozone_tests[i]);
+		n = strlen(known);
+		n += (size_t)snprintf(known + n, sizeof(known) - n, "iozone:TEST (TEST: %s),",
+				      tests);
+		for (size_t i = 0; phases_measured_keys[i] && n < sizeof(known); i++)
+			n += (size_t)snprintf(known + n, sizeof(known) - n, " %s",
+					      phases_measured_keys[i]);
+		error_set(err, 0,
+			  "unknown metric \"%s\"; known: %s, each optionally PHASE.METRIC; "
+			  "disk_model.DISK.COUNTER (a modelled disk's: seeks, rmw, flush_ns_sum, "
+			  "mean_service_us, ...: docs/results.md)",
+			  s, known);
+	}
 	return SCHEMA_BAD_VALUE;
 }
 

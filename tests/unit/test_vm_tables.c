@@ -72,7 +72,7 @@ static void backend_cases(void)
 		char names[256], *save = NULL;
 
 		snprintf(names, sizeof(names), "%s", VM_BACKEND_CHOICES);
-		CHECK_STR(names, "qemu|libvirt");
+		CHECK(!strncmp(names, "qemu|libvirt", 12)); /* the two we ship, first */
 		for (char *n = strtok_r(names, "|", &save); n; n = strtok_r(NULL, "|", &save))
 			CHECK(vm_backend(n) && !strcmp(vm_backend(n)->name, n));
 		CHECK(vm_backend_with(0) == vm_backend(VM_BACKEND_DEFAULT));
