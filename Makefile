@@ -254,7 +254,7 @@ golden: zbench guest/zbench-agent guest/zbench-engine $(BUILD)/zbench-engine-hos
 	$(Q)VM_GOLDEN=$(VM_GOLDEN) tests/golden/run.sh
 	$(Q)ENGINE=$(BUILD)/zbench-engine-host tests/engine-fsync.sh
 ifndef SANITIZE
-	@# our engine against fio per I/O (issue 31; about 20-30 s); not sanitized: its floors are costs
+	@# our engine against fio per I/O (issue 31; 20-35 s under load); not sanitized: its floors are costs
 	$(Q)ENGINE=$(BUILD)/zbench-engine-host tests/engine-vs-fio-short.sh
 endif
 	$(Q)tests/matrices.sh
