@@ -31,13 +31,13 @@ int recipe_name_check(const char *name, struct zb_error *err)
 			c++;
 		size_t len = strcspn(c, "/");
 
-		if (len == 0 || (len == 1 && c[0] == '.') || (len == 2 && !strncmp(c, "..", 2)))
+		if (len == 0 || (len == 1 && c[0] == '.' && c != name) || (len == 2 && !strncmp(c, "..", 2)))
 			goto bad;
 	}
 	return 0;
 bad:
 	return error_set(err, EINVAL,
-			 "the image recipe %s%s%s must be a relative path without '.' or '..' "
+			 "the image recipe %s%s%s must be a relative path without '..' (a '.' only as its first part) "
 			 "(of printable characters, no whitespace) to a .json recipe or a .qcow2",
 			 printable ? "'" : "",
 			 printable ? name
