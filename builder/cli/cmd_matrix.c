@@ -246,6 +246,11 @@ int cmd_matrix(int argc, char **argv)
 		return matrix_controls(argv[3]);
 	if (!strcmp(sub, "check") && argc == 4 && !strcmp(argv[2], "--estimate"))
 		return matrix_estimate_cmd(argv[3]);
+	/* A findings ledger sits beside its matrices (matrices/seedNNN.ledger.json): `check` on one
+	 * checks it as the ledger it is, so `zbench matrix check` over every file of matrices/ covers the folder. */
+	if (!strcmp(sub, "check") && argc == 3 && strlen(argv[2]) > 12 &&
+	    !strcmp(argv[2] + strlen(argv[2]) - 12, ".ledger.json"))
+		return matrix_ledger(1, argv + 2);
 	if ((!strcmp(sub, "check") || !strcmp(sub, "expand")) && argc == 3 && argv[2][0] != '-')
 		return !strcmp(sub, "check") ? matrix_check(argv[2]) : matrix_expand(argv[2]);
 	usage(stderr);
