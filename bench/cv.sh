@@ -19,6 +19,7 @@
 #   bench/cv.sh [RUNDIR]    REPEATS=3  LAYOUTS="stripe mirror"  RWS="randwrite randread"
 #                           MODEL=hdd-7200 (a slower one, hdd-5400, asks less of the guest's CPU)
 #                           CASES="before txg txg30" (the settings above to run)
+#                           WRITE_CACHE=on|off (the drives' write cache; default: the model's)
 set -u
 cd "$(dirname "$0")/.."
 dir=${1:-runs/cv-$(date -u +%Y%m%dT%H%M%S)}
@@ -26,6 +27,12 @@ repeats=${REPEATS:-3}
 layouts=${LAYOUTS:-stripe mirror}
 rws=${RWS:-randwrite randread}
 model=${MODEL:-hdd-7200}
+case ${WRITE_CACHE:-} in
+'') wc= ;;
+on) wc=', "write_cache": true' ;;
+off) wc=', "write_cache": false' ;;
+*) echo "bench/cv.sh: WRITE_CACHE is on or off, not '$WRITE_CACHE'" >&2; exit 2 ;;
+esac
 m=$(mktemp /tmp/zbench-cv.XXXXXX.json)
 trap 'rm -f "$m"' EXIT
 lv=$(for l in $layouts; do printf '[{"type":"%s","disks":["d0","d1","d2"]}],' "$l"; done)
@@ -43,9 +50,9 @@ cat >"$m" <<JSON
 { "zbench": 1, "name": "cv",
   "description": "bench/cv.sh: CV of repeated disk-bound cells against the measured window",
   "base": { "vm": { "memory": "512M", "cpus": 1 },
-    "disks": [ { "name": "d0", "size": "256M", "model": "$model" },
-               { "name": "d1", "size": "256M", "model": "$model" },
-               { "name": "d2", "size": "256M", "model": "$model" } ],
+    "disks": [ { "name": "d0", "size": "256M", "model": "$model"$wc },
+               { "name": "d1", "size": "256M", "model": "$model"$wc },
+               { "name": "d2", "size": "256M", "model": "$model"$wc } ],
     "pool": { "vdevs": [ { "type": "stripe", "disks": ["d0", "d1", "d2"] } ], "properties": { "ashift": 12 } },
     "datasets": [ { "name": "ds", "properties": { "recordsize": "4k", "compression": "off",
                     "primarycache": "metadata", "sync": "always" } } ],
