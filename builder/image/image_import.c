@@ -1,14 +1,17 @@
 /* `zbench image import FILE.qcow2`: a user's own cloud image as a cached image of the cloud
  * flavor (docs/images.md, "Importing a cloud image").
  *
- * The user's file is never written: a qcow2 overlay backed by it (read-only) is created in the
- * cache entry's temporary directory, and one libguestfs session on that overlay inspects the
- * guest (OS, kernels, the ZFS module for the kernel that will boot, zpool/zfs, systemd), refuses
- * what cannot run a cell, and otherwise injects the static agent, the engine and the agent's
- * systemd unit, and downloads the kernel and initrd for a direct kernel boot. The overlay is then
- * flattened into a self-contained disk.qcow2 (or, with --overlay, kept thin and backed by the
- * user's file). The entry's key is the SHA-256 of the source and of every injected file, so
- * importing the same file again is a cache hit that never starts libguestfs.
+ * The user's file is never written, and root never runs QEMU's code on it: zbench checks its
+ * header itself and hashes it, then hands an open descriptor to the sandbox (sandbox.h), a child
+ * running as the unprivileged QEMU user. There, on a copy, qemu-img gives its second opinion and
+ * one libguestfs session inspects the guest (OS, kernels, the ZFS module for the kernel that will
+ * boot, zpool/zfs, systemd), refuses what cannot run a cell, and otherwise injects the static
+ * agent, the engine and the agent's systemd unit, and downloads the kernel and initrd for a
+ * direct kernel boot. The copy is the self-contained disk.qcow2 (with --overlay, a thin overlay
+ * on it is, rebased onto the user's file). The parent takes back data only: the facts, checked,
+ * and files under fixed names, checked and copied into the cache entry. The entry's key is the
+ * SHA-256 of the source and of every injected file, so importing the same file again is a cache
+ * hit that never starts the sandbox.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,11 +30,14 @@
 #include "image_flavor.h"
 #include "image_inspect.h"
 #include "qcow2.h"
+#include "sandbox.h"
+#include "vmlinux.h"
 
 /* Bump when what an import writes changes: every imported image is imported again. */
-#define IMPORT_VERSION	  1
-#define IMPORT_KERNEL_MAX (256ll << 20) /* a bzImage (Debian's: 8 MiB) */
-#define IMPORT_INITRD_MAX (1ll << 30)	/* an initrd (Debian's: 30-70 MiB) */
+#define IMPORT_VERSION	   1
+#define IMPORT_KERNEL_MAX  (256ll << 20) /* a bzImage (Debian's: 8 MiB) */
+#define IMPORT_INITRD_MAX  (1ll << 30)	 /* an initrd (Debian's: 30-70 MiB) */
+#define IMPORT_VMLINUX_MAX (256ll << 20) /* what decompress.c lets a payload become */
 
 /* Units that would load zfs before the agent sets the cell's module parameters, import or mount
  * pools behind its back, or wake up during a cell and compete with the workload for the emulated
@@ -77,10 +83,11 @@ int image_file_is_qcow2(const char *path)
 	return yes;
 }
 
-/* --- injection ----------------------------------------------------------------------------- */
+/* --- in the sandbox: injection ------------------------------------------------------------ */
 
 /* Upload `src` to `dir`/`name` in the guest (dir resolved inside the guest, so /bin -> usr/bin
- * works however the link is written) with `mode`, and check what landed by its SHA-256. */
+ * works however the link is written) with `mode`, check what landed by its SHA-256, and append
+ * the guest path to `record`. */
 static int put_file(guestfs_h *g, const char *src, const char *sha, const char *dir,
 		    const char *name, int mode, json_t *record, struct zb_error *err)
 {
@@ -101,28 +108,28 @@ static int put_file(guestfs_h *g, const char *src, const char *sha, const char *
 	if (strcmp(sum, sha))
 		return error_set(err, EIO, "'%s' in the image has SHA-256 %s, not %s", path, sum,
 				 sha);
-	json_object_set_new(record, path, json_pack("{s:s, s:s}", "source", src, "sha256", sha));
+	json_array_append_new(record, json_string(path));
 	return 0;
 }
 
 static int inject(guestfs_h *g, const struct import_facts *f, const struct guest_files *in,
-		  json_t *record, json_t *masked, struct zb_error *err)
+		  json_t *record, struct zb_error *err)
 {
 	const char *wants = "/etc/systemd/system/multi-user.target.wants";
 
-	if (put_file(g, in->agent, in->agent_sha, "/usr/local/sbin", "zbench-agent", 0755, record,
+	/* the sandbox's copies of the three files (copy_in()), checked by their SHA-256 */
+	if (put_file(g, "agent", in->agent_sha, "/usr/local/sbin", "zbench-agent", 0755, record,
 		     err) < 0 ||
 	    /* The agent runs the workload as /bin/zbench-engine. */
-	    put_file(g, in->engine, in->engine_sha, "/bin", "zbench-engine", 0755, record, err) <
-		0 ||
-	    put_file(g, in->unit, in->unit_sha, "/etc/systemd/system", "zbench-agent.service", 0644,
+	    put_file(g, "engine", in->engine_sha, "/bin", "zbench-engine", 0755, record, err) < 0 ||
+	    put_file(g, "unit", in->unit_sha, "/etc/systemd/system", "zbench-agent.service", 0644,
 		     record, err) < 0)
 		return error_wrap(err, "injecting");
 	if (guestfs_mkdir_p(g, wants) < 0 ||
 	    guestfs_ln_sf(g, "/etc/systemd/system/zbench-agent.service",
 			  "/etc/systemd/system/multi-user.target.wants/zbench-agent.service") < 0)
 		return gfs_fail(g, "enabling zbench-agent.service", err);
-	if (gfs_mask_units(g, masked_units, ARRAY_SIZE(masked_units), masked, err) < 0)
+	if (gfs_mask_units(g, masked_units, ARRAY_SIZE(masked_units), NULL, err) < 0)
 		return -1;
 	if (f->cloud_init && (guestfs_mkdir_p(g, "/etc/cloud/cloud.cfg.d") < 0 ||
 			      guestfs_write(g, "/etc/cloud/cloud.cfg.d/90-zbench.cfg", cloud_cfg,
@@ -131,60 +138,341 @@ static int inject(guestfs_h *g, const struct import_facts *f, const struct guest
 	return 0;
 }
 
-/* --- the import: a table of steps -------------------------------------------------------- */
+/* --- the job --------------------------------------------------------------------------------- */
+
+/* What the sandbox leaves in its directory for the parent: each a regular file of at most
+ * `max` bytes, copied into the cache entry under the same name (0: no limit but the disk's). */
+static const struct import_output {
+	const char *name;
+	int64_t max;
+} outputs[] = {
+	{ "bzImage", IMPORT_KERNEL_MAX },
+	{ "vmlinux", IMPORT_VMLINUX_MAX },
+	{ "initrd.img", IMPORT_INITRD_MAX },
+	{ "disk.qcow2", 0 },
+};
 
 /* A job's state: the file, what goes into the image, and the build's progress. */
 struct import_job {
 	struct guest_files in; /* injected: the agent, the engine, the unit */
 	char *file;	       /* absolute */
+	int fd;		       /* the file, open since it was checked and hashed */
 	char source_sha[65];
 	uint64_t source_size;
 	/* the build: */
 	const struct image_job *job;
 	const char *dir; /* the temporary images/<hash>.tmp */
-	char *overlay;	 /* dir/overlay.qcow2, on the user's file */
-	guestfs_h *g;	 /* the session on the overlay, from launch to the kernel's download */
+	struct build *b;
+	struct sandbox sb;
+	int sb_fd[4]; /* the child's numbers for the file, the agent, the engine, the unit */
+	int sb_step;  /* the child's step whose progress line is open, or -1 */
 	struct import_facts f;
-	json_t *injected, *masked;
+	json_t *injected;
 	const char *boot_kernel;
 	json_t *manifest;
 };
 
-static void title_overlay(const void *ctx, char *buf, size_t len)
-{
-	const struct import_job *ij = ctx;
+/* --- in the sandbox: the steps --------------------------------------------------------------- */
 
-	snprintf(buf, len, "overlay on '%s' (the file itself is only read)", ij->file);
+/* The child's steps, in order: their progress lines are printed by the parent. */
+enum { SB_COPY, SB_LAUNCH, SB_INSPECT, SB_INJECT, SB_KERNEL, SB_OVERLAY, SB_NSTEPS };
+
+/* Copy what `fd` holds (from its start) into the new file `name` of the sandbox's directory. */
+static int copy_in(int fd, const char *name, struct zb_error *err)
+{
+	int out = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	off_t off = 0;
+	char buf[65536];
+	ssize_t n;
+
+	if (out < 0)
+		return error_sys(err, errno, "creating '%s'", name);
+	while ((n = pread(fd, buf, sizeof(buf), off)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || write_all(out, buf, (size_t)n) < 0) {
+			close(out);
+			return error_sys(err, errno, "copying '%s'", name);
+		}
+		off += n;
+	}
+	if (close(out) < 0)
+		return error_sys(err, errno, "copying '%s'", name);
+	return 0;
 }
 
-static int step_overlay(void *ctx, struct build *b, struct zb_error *err)
+/* The user's file and the three files to inject, copied into the directory (the user's file
+ * may not be readable by the sandbox's user, and nothing of the host is reachable from here
+ * but what it is given); then QEMU's second opinion on the copy. The disk libguestfs writes is
+ * disk.qcow2: the copy itself, or with --overlay a new overlay on it. */
+static int sb_copy(struct import_job *ij, struct zb_error *err)
 {
-	struct import_job *ij = ctx;
-	cleanup_gfs guestfs_h *g = gfs_open(err);
+	const char *disk = ij->job->overlay ? "source.qcow2" : "disk.qcow2";
+	cleanup_free char *src = xasprintf("%s/source.qcow2", ij->sb.dir);
+	cleanup_gfs guestfs_h *g = NULL;
 
+	if (copy_in(ij->sb_fd[0], disk, err) < 0 || copy_in(ij->sb_fd[1], "agent", err) < 0 ||
+	    copy_in(ij->sb_fd[2], "engine", err) < 0 || copy_in(ij->sb_fd[3], "unit", err) < 0)
+		return -1;
+	if (qcow2_info_file(disk, err) < 0)
+		return -1;
+	if (!ij->job->overlay)
+		return 0;
+	g = gfs_open(err);
 	if (!g)
 		return -1;
-	if (guestfs_disk_create(g, ij->overlay, "qcow2", -1, GUESTFS_DISK_CREATE_BACKINGFILE,
-				ij->file, GUESTFS_DISK_CREATE_BACKINGFORMAT, "qcow2", -1) < 0)
+	if (guestfs_disk_create(g, "disk.qcow2", "qcow2", -1, GUESTFS_DISK_CREATE_BACKINGFILE, src,
+				GUESTFS_DISK_CREATE_BACKINGFORMAT, "qcow2", -1) < 0)
 		return gfs_fail(g, "creating the overlay", err);
 	return 0;
 }
 
-static int step_launch(void *ctx, struct build *b, struct zb_error *err)
+/* The kernel and its initrd (sizes checked before anything is copied), then the vmlinux in the
+ * kernel (decompressed here too: the payload is the image's). */
+static int sb_kernel(struct import_job *ij, guestfs_h *g, const char *log, struct zb_error *err)
 {
-	struct import_job *ij = ctx;
+	int x;
 
-	ij->g = gfs_open(err);
-	if (!ij->g)
+	if (gfs_download_capped(g, ij->f.vmlinuz, "bzImage", IMPORT_KERNEL_MAX, err) < 0 ||
+	    gfs_download_capped(g, ij->f.initrd, "initrd.img", IMPORT_INITRD_MAX, err) < 0)
+		return error_wrap(err, "downloading the kernel");
+	if (gfs_shutdown(g, err) < 0)
 		return -1;
-	return gfs_launch(ij->g, ij->overlay, err);
+	x = vmlinux_extract("bzImage", "vmlinux", log, err);
+	if (x < 0)
+		return -1;
+	ij->boot_kernel = x > 0 ? "bzImage" : "vmlinux";
+	return 0;
 }
 
-static int step_inspect(void *ctx, struct build *b, struct zb_error *err)
+/* --overlay: the overlay names the user's file as its backing file (header only: -u opens
+ * no backing file), as the cache entry will use it. */
+static int sb_overlay(struct import_job *ij, const char *log, struct zb_error *err)
+{
+	char *argv[] = { "qemu-img", "rebase", "-u",	"-f",	      "qcow2", "-b",
+			 ij->file,   "-F",     "qcow2", "disk.qcow2", NULL };
+	int rc = run_command(argv, log, err);
+
+	if (rc > 0)
+		error_set(err, EIO, "qemu-img rebase exited with status %d", rc);
+	return rc != 0 ? -1 : 0;
+}
+
+static int sb_report(struct import_job *ij, int out, struct zb_error *err)
+{
+	json_t *r = json_pack("{s:o, s:O, s:s}", "facts", import_facts_json(&ij->f), "injected",
+			      ij->injected, "boot_kernel", ij->boot_kernel);
+	cleanup_free char *text = r ? json_dumps(r, JSON_COMPACT) : NULL;
+
+	json_decref(r);
+	if (!text)
+		return error_set(err, EINVAL, "cannot assemble the report");
+	return sandbox_result(out, text, err);
+}
+
+/* Everything that reads the image, as the sandbox's user (sandbox.h). */
+static int sandboxed(void *ctx, int out, struct zb_error *err)
 {
 	struct import_job *ij = ctx;
+	cleanup_free char *log = xasprintf("%s/sandbox.log", ij->sb.dir);
+	cleanup_free char *tmp = xasprintf("%s/tmp", ij->sb.dir);
+	cleanup_gfs guestfs_h *g = NULL;
 
-	return import_inspect(ij->g, &ij->f, ij->dir, b->log_path, err);
+	sandbox_step(out, SB_COPY);
+	if (sb_copy(ij, err) < 0)
+		return -1;
+	sandbox_step(out, SB_LAUNCH);
+	g = gfs_open(err);
+	if (!g || gfs_launch(g, "disk.qcow2", err) < 0)
+		return -1;
+	sandbox_step(out, SB_INSPECT);
+	if (import_inspect(g, &ij->f, tmp, log, err) < 0)
+		return -1;
+	sandbox_step(out, SB_INJECT);
+	ij->injected = json_array();
+	if (inject(g, &ij->f, &ij->in, ij->injected, err) < 0)
+		return -1;
+	sandbox_step(out, SB_KERNEL);
+	if (sb_kernel(ij, g, log, err) < 0)
+		return -1;
+	if (ij->job->overlay) {
+		sandbox_step(out, SB_OVERLAY);
+		if (sb_overlay(ij, log, err) < 0)
+			return -1;
+	}
+	return sb_report(ij, out, err);
+}
+
+/* --- the parent: the sandbox's progress and results ------------------------------------------ */
+
+static void sb_title(const struct import_job *ij, int step, char *buf, size_t len)
+{
+	switch (step) {
+	case SB_COPY:
+		snprintf(buf, len, "a copy of '%s' for the sandbox (the file itself is only read)",
+			 ij->file);
+		break;
+	case SB_LAUNCH:
+		snprintf(buf, len, "starting libguestfs as user '%s' (under TCG: 15-60 s)",
+			 ij->sb.user.name);
+		break;
+	case SB_INSPECT:
+		snprintf(buf, len, "inspecting the guest");
+		break;
+	case SB_INJECT:
+		snprintf(buf, len,
+			 "injecting zbench-agent, zbench-engine and zbench-agent.service");
+		break;
+	case SB_KERNEL:
+		snprintf(buf, len, "the kernel and its initrd");
+		break;
+	default:
+		snprintf(buf, len, "disk.qcow2: an overlay backed by '%s'", ij->file);
+	}
+}
+
+static void sb_on_step(void *ctx, int step)
+{
+	struct import_job *ij = ctx;
+	char title[512];
+
+	if (ij->sb_step >= 0)
+		build_step_end(ij->b);
+	sb_title(ij, step, title, sizeof(title));
+	build_step_begin(ij->b, "%s", title);
+	ij->sb_step = step;
+}
+
+static void title_sandbox(const void *ctx, char *buf, size_t len)
+{
+	snprintf(buf, len, "the sandbox and its libguestfs appliance (built once per host)");
+}
+
+/* The sandbox's directory, its user, the appliance, and what the child is given: the user's
+ * file (open since it was checked and hashed) and the three files to inject. */
+static int step_sandbox(void *ctx, struct build *b, struct zb_error *err)
+{
+	struct import_job *ij = ctx;
+	const char *const files[] = { ij->in.agent, ij->in.engine, ij->in.unit };
+
+	if (sandbox_init(&ij->sb, b->log_path, err) < 0)
+		return -1;
+	ij->sb_fd[0] = sandbox_give(&ij->sb, ij->fd, err);
+	ij->fd = -1;
+	for (int i = 0; i < 3 && ij->sb_fd[i] >= 0; i++) {
+		int fd = open(files[i], O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0)
+			return error_sys(err, errno, "opening '%s'", files[i]);
+		ij->sb_fd[i + 1] = sandbox_give(&ij->sb, fd, err);
+	}
+	return ij->sb_fd[0] < 0 || ij->sb_fd[3] < 0 ? -1 : 0;
+}
+
+/* The report: facts (import_facts_from_json()), the three guest paths the files went to (each
+ * absolute, printable, ending in its file's name), and which kernel boots. */
+static int take_report(struct import_job *ij, const char *text, struct zb_error *err)
+{
+	static const char *const names[] = { "/zbench-agent", "/zbench-engine",
+					     "/zbench-agent.service" };
+	const char *const src[] = { ij->in.agent, ij->in.engine, ij->in.unit };
+	const char *const sha[] = { ij->in.agent_sha, ij->in.engine_sha, ij->in.unit_sha };
+	json_t *r = json_loads(text, JSON_REJECT_DUPLICATES, NULL), *paths, *p;
+	const char *boot;
+	size_t i;
+	int rc = -1;
+
+	paths = json_object_get(r, "injected");
+	boot = json_string_value(json_object_get(r, "boot_kernel"));
+	if (!json_is_object(r) || json_object_size(r) != 3 || !json_is_array(paths) ||
+	    json_array_size(paths) != 3 || !boot ||
+	    (strcmp(boot, "vmlinux") && strcmp(boot, "bzImage"))) {
+		error_set(err, EPROTO, "the sandbox's report is not what it should be");
+		goto out;
+	}
+	ij->boot_kernel = !strcmp(boot, "vmlinux") ? "vmlinux" : "bzImage";
+	if (import_facts_from_json(&ij->f, json_object_get(r, "facts"), err) < 0) {
+		error_wrap(err, "the sandbox's report");
+		goto out;
+	}
+	ij->injected = json_object();
+	json_array_foreach (paths, i, p) {
+		const char *s = json_string_value(p);
+		size_t n = s ? strlen(s) : 0, m = strlen(names[i]);
+
+		if (!s || s[0] != '/' || n > 1024 || n < m || strcmp(s + n - m, names[i]) ||
+		    strpbrk(s, "\n\r\t\033")) {
+			error_set(err, EPROTO, "the sandbox reports a strange path for '%s'",
+				  names[i] + 1);
+			goto out;
+		}
+		json_object_set_new(ij->injected, s,
+				    json_pack("{s:s, s:s}", "source", src[i], "sha256", sha[i]));
+	}
+	rc = 0;
+out:
+	json_decref(r);
+	return rc;
+}
+
+/* One file the sandbox left: a regular file (never a link), within its limit, and the disk a
+ * qcow2 that names no file of the host (or, with --overlay, exactly the user's file), copied
+ * into the cache entry as ours. */
+static int take_file(struct import_job *ij, const struct outdir *dest,
+		     const struct import_output *o, struct zb_error *err)
+{
+	int fd = outdir_open_read(&ij->sb.d, o->name, err);
+	struct stat st;
+	uint64_t size;
+	int rc;
+
+	if (fd < 0)
+		return error_wrap(err, "the sandbox's '%s'", o->name);
+	if (fstat(fd, &st) < 0 || (o->max && st.st_size > o->max)) {
+		close(fd);
+		return error_set(err, EFBIG, "the sandbox's '%s' is larger than %lld MiB", o->name,
+				 (long long)(o->max >> 20));
+	}
+	rc = 0;
+	if (!strcmp(o->name, "disk.qcow2"))
+		rc = ij->job->overlay ? qcow2_overlay_check_fd(fd, ij->file, err)
+				      : qcow2_check_fd(fd, &size, err);
+	if (rc == 0)
+		rc = outdir_write_from(dest, o->name, fd, o->name, 0644, err);
+	close(fd);
+	return rc < 0 ? error_wrap(err, "the sandbox's '%s'", o->name) : 0;
+}
+
+/* Run the sandbox, then take its report and files. */
+static int step_sandboxed(void *ctx, struct build *b, struct zb_error *err)
+{
+	struct import_job *ij = ctx;
+	cleanup_free char *report = NULL;
+	struct outdir dest;
+	int rc;
+
+	ij->b = b;
+	ij->sb_step = -1;
+	rc = sandbox_run(&ij->sb, sandboxed, ij, SB_NSTEPS, sb_on_step, &report, err);
+	if (rc == 0)
+		rc = take_report(ij, report, err);
+	if (rc == 0 && outdir_open(&dest, ij->dir, 0, 0, err) == 0) {
+		for (size_t i = 0; rc == 0 && i < ARRAY_SIZE(outputs); i++) {
+			if (strcmp(outputs[i].name, "vmlinux") ||
+			    !strcmp(ij->boot_kernel, "vmlinux"))
+				rc = take_file(ij, &dest, &outputs[i], err);
+		}
+		outdir_close(&dest);
+	} else if (rc == 0) {
+		rc = -1;
+	}
+	if (ij->sb_step < 0)
+		return rc;
+	ij->sb_step = -1;
+	if (rc < 0)
+		return build_step_fail(b, err);
+	build_step_end(b);
+	return 0;
 }
 
 static int step_describe(void *ctx, struct build *b, struct zb_error *err)
@@ -197,81 +485,23 @@ static int step_describe(void *ctx, struct build *b, struct zb_error *err)
 	return 0;
 }
 
-static int step_inject(void *ctx, struct build *b, struct zb_error *err)
-{
-	struct import_job *ij = ctx;
-
-	ij->injected = json_object();
-	ij->masked = json_array();
-	return inject(ij->g, &ij->f, &ij->in, ij->injected, ij->masked, err);
-}
-
-static void title_kernel(const void *ctx, char *buf, size_t len)
-{
-	const struct import_job *ij = ctx;
-
-	snprintf(buf, len, "kernel %s and its initrd", ij->f.kver);
-}
-
-static int step_kernel(void *ctx, struct build *b, struct zb_error *err)
-{
-	struct import_job *ij = ctx;
-	cleanup_free char *bzimage = xasprintf("%s/bzImage", ij->dir);
-	cleanup_free char *initrd = xasprintf("%s/initrd.img", ij->dir);
-
-	/* sizes checked before anything is copied: the image is someone else's */
-	if (gfs_download_capped(ij->g, ij->f.vmlinuz, bzimage, IMPORT_KERNEL_MAX, err) < 0 ||
-	    gfs_download_capped(ij->g, ij->f.initrd, initrd, IMPORT_INITRD_MAX, err) < 0)
-		return error_wrap(err, "downloading the kernel");
-	if (gfs_shutdown(ij->g, err) < 0)
-		return -1;
-	guestfs_close(ij->g);
-	ij->g = NULL;
-	return build_kernel(b, NULL, ij->dir, &ij->boot_kernel, err);
-}
-
-static void title_disk(const void *ctx, char *buf, size_t len)
-{
-	const struct import_job *ij = ctx;
-
-	if (ij->job->overlay)
-		snprintf(buf, len, "disk.qcow2: the overlay, backed by '%s'", ij->file);
-	else
-		snprintf(buf, len, "disk.qcow2: the overlay flattened into a copy (%.0f MiB)",
-			 (double)ij->source_size / (1 << 20));
-}
-
-static int step_disk(void *ctx, struct build *b, struct zb_error *err)
-{
-	struct import_job *ij = ctx;
-	cleanup_free char *disk = xasprintf("%s/disk.qcow2", ij->dir);
-	const char *argv[] = { "qemu-img", "convert", "-O", "qcow2", ij->overlay, disk, NULL };
-
-	if (ij->job->overlay) {
-		if (rename(ij->overlay, disk) < 0)
-			return error_sys(err, errno, "renaming '%s'", ij->overlay);
-		return 0;
-	}
-	if (build_run(b, argv, err) < 0)
-		return -1;
-	unlink(ij->overlay);
-	return 0;
-}
-
 static int step_manifest(void *ctx, struct build *b, struct zb_error *err)
 {
 	struct import_job *ij = ctx;
 	const struct import_facts *f = &ij->f;
 	static const char *const names[] = { "initrd.img", "disk.qcow2", NULL };
 	const char *name = strrchr(ij->file, '/') + 1;
-	json_t *files = json_object();
+	json_t *files = json_object(), *masked = json_array();
 	cleanup_free char *cmdline = NULL;
 	char date[32];
 
 	if (image_file_entries(files, ij->dir, ij->boot_kernel, names, err) < 0) {
 		json_decref(files);
+		json_decref(masked);
 		return -1;
 	}
+	for (size_t i = 0; i < ARRAY_SIZE(masked_units); i++)
+		json_array_append_new(masked, json_string(masked_units[i]));
 	guest_files_record(&ij->in, 1, files);
 	image_date_now(date);
 	cmdline = f->root_uuid && *f->root_uuid ? xasprintf("root=UUID=%s ro", f->root_uuid)
@@ -282,7 +512,7 @@ static int step_manifest(void *ctx, struct build *b, struct zb_error *err)
 	    "s:{s:s, s:s?, s:s, s:s?, s:s, s:s?, s:s?, s:s, s:b}, "
 	    "s:s, s:O, s:s, s:s, "
 	    "s:{s:s, s:s, s:s?, s:s, s:s, s:s?, s:O}, "
-	    "s:{s:s, s:s, s:s, s:s}, s:o, s:O, s:O, s:{}}",
+	    "s:{s:s, s:s, s:s, s:s}, s:o, s:O, s:o, s:{}}",
 	    "format", 1, "zbench_version", ZBENCH_VERSION, "flavor", "cloud", "imported", 1,
 	    "image_hash", ij->job->hash, "built", date, "name", name,
 	    /* what `image list` and run manifests read for every image */
@@ -302,8 +532,8 @@ static int step_manifest(void *ctx, struct build *b, struct zb_error *err)
 	    f->zpool, "zfs", f->zfs, "userland", f->zfs_userland, "packages", f->applications,
 	    /* the direct kernel boot of the cloud flavor: kernel, initrd and root disk */
 	    "boot", "kernel", ij->boot_kernel, "initramfs", "initrd.img", "disk", "disk.qcow2",
-	    "cmdline", cmdline, "files", files, "injected", ij->injected, "masked_units",
-	    ij->masked, "steps");
+	    "cmdline", cmdline, "files", files, "injected", ij->injected, "masked_units", masked,
+	    "steps");
 	if (!ij->manifest)
 		return error_set(err, EINVAL, "cannot assemble the manifest");
 	return 0;
@@ -321,14 +551,10 @@ static int step_write(void *ctx, struct build *b, struct zb_error *err)
 }
 
 static const struct build_step import_steps[] = {
-	{ .name = "overlay", .title = title_overlay, .run = step_overlay },
-	{ .name = "starting libguestfs (under TCG: 15-60 s)", .run = step_launch },
-	{ .name = "inspecting the guest", .run = step_inspect },
+	{ .name = "sandbox", .title = title_sandbox, .run = step_sandbox },
+	/* the sandbox's own steps, one progress line each (sb_on_step()), and taking its files */
+	{ .name = "the sandbox's work", .quiet = 1, .run = step_sandboxed },
 	{ .name = "what the guest is", .quiet = 1, .run = step_describe },
-	{ .name = "injecting zbench-agent, zbench-engine and zbench-agent.service",
-	  .run = step_inject },
-	{ .name = "kernel and initrd", .title = title_kernel, .run = step_kernel },
-	{ .name = "disk.qcow2", .title = title_disk, .run = step_disk },
 	{ .name = "manifest", .run = step_manifest },
 	{ .name = "write the manifest", .quiet = 1, .run = step_write },
 };
@@ -340,13 +566,19 @@ static const struct build_step import_steps[] = {
 static int import_load(struct image_job *job, struct zb_error *err)
 {
 	struct import_job *ij = xcalloc(1, sizeof(*ij));
+	cleanup_free char *fdpath = NULL;
 	double t0;
 
 	job->state = ij;
 	guest_files_init(&ij->in);
-	/* no backing or data file: the file is data, and the key covers every byte the guest
-	 * sees; checked before anything else opens it (builder/image/qcow2.h) */
-	if (qcow2_check_file(job->path, &ij->source_size, err) < 0)
+	/* Opened once: checked, hashed and handed to the sandbox through this descriptor. No
+	 * backing or data file: the file is data, and the key covers every byte the guest sees;
+	 * the header is checked by our own reading before anything else opens the file, and QEMU
+	 * (qemu-img info, then libguestfs) reads it only in the sandbox (builder/image/qcow2.h). */
+	ij->fd = open(job->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (ij->fd < 0)
+		return error_sys(err, errno, "opening it");
+	if (qcow2_check_fd(ij->fd, &ij->source_size, err) < 0)
 		return -1;
 	ij->file = realpath(job->path, NULL);
 	if (!ij->file)
@@ -357,7 +589,8 @@ static int import_load(struct image_job *job, struct zb_error *err)
 	t0 = now_monotonic();
 	log_progress(0, "hashing '%s' (%.0f MiB) ...", ij->file,
 		     (double)ij->source_size / (1 << 20));
-	if (sha256_file_hex(ij->file, ij->source_sha, err) < 0) {
+	fdpath = xasprintf("/proc/self/fd/%d", ij->fd);
+	if (sha256_file_hex(fdpath, ij->source_sha, err) < 0) {
 		log_progress(LOG_NEWLINE, "%s", "");
 		return -1;
 	}
@@ -387,18 +620,16 @@ static int import_build(struct image_job *job, const char *dir, struct build *b,
 
 	ij->job = job;
 	ij->dir = dir;
-	ij->overlay = xasprintf("%s/overlay.qcow2", dir);
 	/* A failed step's cause names it, and it is the user's file at fault more often than a
 	 * command: no log tail. */
 	b->bare_failures = 1;
-	b->nsteps = build_steps_count(import_steps, ARRAY_SIZE(import_steps), ij);
+	b->nsteps = build_steps_count(import_steps, ARRAY_SIZE(import_steps), ij) + SB_NSTEPS -
+		    !job->overlay;
 	log_progress(LOG_NEWLINE, "importing '%s' as image %.12s (log: %s)", ij->file, job->hash,
 		     b->log_path);
 	rc = build_steps_run(import_steps, ARRAY_SIZE(import_steps), ij, b, err);
-	/* Before the temporary directory with the overlay in it goes. */
-	if (ij->g)
-		guestfs_close(ij->g);
-	ij->g = NULL;
+	/* the sandbox's directory goes whatever happened: nothing of it is kept */
+	sandbox_release(&ij->sb);
 	return rc;
 }
 
@@ -417,10 +648,11 @@ static void import_release(struct image_job *job)
 	guest_files_release(&ij->in);
 	import_facts_release(&ij->f);
 	json_decref(ij->injected);
-	json_decref(ij->masked);
 	json_decref(ij->manifest);
+	sandbox_release(&ij->sb);
+	if (ij->fd >= 0)
+		close(ij->fd);
 	free(ij->file);
-	free(ij->overlay);
 }
 
 /* A file whose name says qcow2 (image_get() takes it; `zbench image` commands look at the

@@ -3,7 +3,9 @@
  * names the missing piece, what cannot run a cell. */
 #include "image_inspect.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -333,4 +335,129 @@ int import_inspect(guestfs_h *g, struct import_facts *f, const char *tmpdir, con
 				 (int)strcspn(f->vermagic, " "), f->vermagic, f->kver);
 	zfs_packages(g, f);
 	return 0;
+}
+
+/* --- the facts as the sandbox reports them --------------------------------------------------- */
+
+/* The facts' strings: `req` ones must be there; `tok` ones reach the kernel command line
+ * (root=UUID=..., root=LABEL=...) or file names (the kernel's version), so they are one token. */
+static const struct fact_key {
+	const char *key;
+	size_t off;
+	int req, tok;
+} fact_keys[] = {
+#define FK(name, req, tok)                                                                         \
+	{                                                                                          \
+#name, offsetof(struct import_facts, name), req, tok                               \
+	}
+	FK(root, 1, 0),		FK(type, 1, 0),	     FK(distro, 0, 0),	   FK(product, 0, 0),
+	FK(version, 1, 0),	FK(root_uuid, 0, 1), FK(root_label, 0, 1), FK(kver, 1, 1),
+	FK(vmlinuz, 1, 0),	FK(initrd, 1, 0),    FK(module, 1, 0),	   FK(zfs_version, 1, 0),
+	FK(openzfs, 1, 0),	FK(vermagic, 0, 0),  FK(zpool, 1, 0),	   FK(zfs, 1, 0),
+	FK(zfs_userland, 0, 0), FK(systemd, 1, 0),
+#undef FK
+};
+
+#define FACT_TEXT_MAX 1024 /* bytes of one string */
+#define FACT_LIST_MAX 256  /* kernels, packages */
+
+static char **fact_at(struct import_facts *f, const struct fact_key *k)
+{
+	return (char **)((char *)f + k->off);
+}
+
+json_t *import_facts_json(const struct import_facts *f)
+{
+	json_t *o = json_object();
+
+	for (size_t i = 0; i < ARRAY_SIZE(fact_keys); i++) {
+		const char *v = *fact_at((struct import_facts *)f, &fact_keys[i]);
+
+		if (v)
+			json_object_set_new(o, fact_keys[i].key, json_string(v));
+	}
+	json_object_set_new(o, "cloud_init", json_boolean(f->cloud_init));
+	json_object_set_new(o, "kernels", f->kernels ? json_incref(f->kernels) : json_array());
+	json_object_set_new(o, "applications",
+			    f->applications ? json_incref(f->applications) : json_object());
+	return o;
+}
+
+/* Text that may reach a terminal line, a manifest and the kernel command line: printable, at
+ * most FACT_TEXT_MAX bytes; a token is [A-Za-z0-9._+~:-] only. */
+static int fact_text_ok(const char *s, int tok)
+{
+	size_t n = strlen(s);
+
+	if (n > FACT_TEXT_MAX)
+		return 0;
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+		if (*c < 0x20 || *c == 0x7f)
+			return 0;
+		if (tok && !(isalnum(*c) || strchr("._+~:-", *c)))
+			return 0;
+	}
+	return 1;
+}
+
+static int facts_lists(struct import_facts *f, json_t *o, struct zb_error *err)
+{
+	json_t *kernels = json_object_get(o, "kernels"), *apps = json_object_get(o, "applications");
+	json_t *v;
+	const char *k;
+	size_t i;
+
+	if (!json_is_array(kernels) || json_array_size(kernels) > FACT_LIST_MAX ||
+	    !json_is_object(apps) || json_object_size(apps) > FACT_LIST_MAX)
+		return error_set(err, EINVAL, "'kernels' or 'applications' is not a short list");
+	json_array_foreach (kernels, i, v) {
+		if (!json_is_string(v) || !fact_text_ok(json_string_value(v), 1))
+			return error_set(err, EINVAL, "a kernel version is not one short token");
+	}
+	json_object_foreach (apps, k, v) {
+		if (!fact_text_ok(k, 0) || !json_is_string(v) ||
+		    !fact_text_ok(json_string_value(v), 0))
+			return error_set(err, EINVAL, "a package is not short printable text");
+	}
+	f->kernels = json_incref(kernels);
+	f->applications = json_incref(apps);
+	return 0;
+}
+
+int import_facts_from_json(struct import_facts *f, json_t *o, struct zb_error *err)
+{
+	json_t *cloud = json_object_get(o, "cloud_init");
+	const char *key;
+	json_t *v;
+
+	memset(f, 0, sizeof(*f));
+	if (!json_is_object(o) || !json_is_boolean(cloud))
+		return error_set(err, EINVAL, "the facts are not an object with 'cloud_init'");
+	json_object_foreach (o, key, v) {
+		size_t i = 0;
+
+		while (i < ARRAY_SIZE(fact_keys) && strcmp(fact_keys[i].key, key))
+			i++;
+		if (i == ARRAY_SIZE(fact_keys)) {
+			if (strcmp(key, "cloud_init") && strcmp(key, "kernels") &&
+			    strcmp(key, "applications"))
+				return error_set(err, EINVAL, "unknown fact '%.32s'", key);
+			continue;
+		}
+		if (!json_is_string(v) || !fact_text_ok(json_string_value(v), fact_keys[i].tok))
+			return error_set(err, EINVAL, "fact '%s' is not %s", key,
+					 fact_keys[i].tok ? "one token" : "short printable text");
+		*fact_at(f, &fact_keys[i]) = xstrdup(json_string_value(v));
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(fact_keys); i++) {
+		if (fact_keys[i].req && !*fact_at(f, &fact_keys[i]))
+			return error_set(err, EINVAL, "fact '%s' is missing", fact_keys[i].key);
+	}
+	f->cloud_init = json_is_true(cloud);
+	if (strcmp(f->type, "linux") || !*f->kver ||
+	    ((!f->root_uuid || !*f->root_uuid) && (!f->root_label || !*f->root_label)))
+		return error_set(err, EINVAL, "the facts name no Linux root to boot");
+	if (f->vermagic && strncmp(f->vermagic, f->kver, strlen(f->kver)))
+		return error_set(err, EINVAL, "the module's vermagic is not the kernel's");
+	return facts_lists(f, o, err);
 }

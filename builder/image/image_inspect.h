@@ -37,4 +37,14 @@ void import_facts_release(struct import_facts *f);
 int import_inspect(guestfs_h *g, struct import_facts *f, const char *tmpdir, const char *log,
 		   struct zb_error *err);
 
+/* The facts as JSON, for the sandbox's report (a new reference). */
+json_t *import_facts_json(const struct import_facts *f);
+
+/* The facts from the sandbox's report `o`, which is as untrusted as the image: known keys only,
+ * every string printable and at most 1 KiB, the kernel's version, the root's UUID and label one
+ * token each ([A-Za-z0-9._+~:-]: they reach the kernel command line), the required ones present,
+ * a Linux root with a UUID or a label, a module built for the kernel, at most 256 kernels and
+ * packages. 0, or -1 with err (f is then partly filled: import_facts_release() it). */
+int import_facts_from_json(struct import_facts *f, json_t *o, struct zb_error *err);
+
 #endif

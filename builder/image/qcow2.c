@@ -59,7 +59,7 @@ static uint64_t be(const unsigned char *buf, size_t len, size_t off, int n)
  * (qcow2_read_extensions): type and length, the data padded to 8 bytes, until type 0 or the
  * end. At most cluster/8 steps. */
 static int check_extensions(const unsigned char *buf, size_t len, uint64_t off, uint64_t end,
-			    struct zb_error *err)
+			    int overlay, struct zb_error *err)
 {
 	while (off < end) {
 		uint32_t type = (uint32_t)be(buf, len, (size_t)off, 4);
@@ -85,7 +85,11 @@ static int check_extensions(const unsigned char *buf, size_t len, uint64_t off, 
 			    type);
 			return -1;
 		}
-		if (type == EXT_BACKING_FMT) {
+		if (type == EXT_BACKING_FMT && overlay) {
+			if (n != 5 || off + 5 > len || memcmp(buf + off, "qcow2", 5))
+				return error_set(err, EINVAL,
+						 "its backing file's format is not qcow2");
+		} else if (type == EXT_BACKING_FMT) {
 			error_set(
 			    err, EINVAL,
 			    "it names a backing file format (header extension 0x%08x): a backing "
@@ -98,7 +102,23 @@ static int check_extensions(const unsigned char *buf, size_t len, uint64_t off, 
 	return 0;
 }
 
-int qcow2_header_check(const unsigned char *buf, size_t len, struct zb_error *err)
+/* The backing file an overlay of ours may name: exactly `backing`, in the header cluster. */
+static int check_backing(const unsigned char *buf, size_t len, const char *backing,
+			 struct zb_error *err)
+{
+	uint64_t off = be(buf, len, H_BACKING_OFFSET, 8), n = be(buf, len, H_BACKING_SIZE, 4);
+	size_t want = strlen(backing);
+
+	if (!off && !n)
+		return error_set(err, EINVAL, "it names no backing file, not '%s'", backing);
+	if (n != want || off > len || len - off < n || memcmp(buf + off, backing, want))
+		return error_set(err, EINVAL, "it names another backing file than '%s'", backing);
+	return 0;
+}
+
+/* qcow2_header_check(), and with `backing` the one backing file allowed (format qcow2). */
+static int header_check(const unsigned char *buf, size_t len, const char *backing,
+			struct zb_error *err)
 {
 	uint64_t version, cluster_bits, cluster, hlen, incompat;
 
@@ -114,7 +134,9 @@ int qcow2_header_check(const unsigned char *buf, size_t len, struct zb_error *er
 			  (unsigned long long)version);
 		return -1;
 	}
-	if (be(buf, len, H_BACKING_OFFSET, 8) || be(buf, len, H_BACKING_SIZE, 4)) {
+	if (backing && check_backing(buf, len, backing, err) < 0)
+		return -1;
+	if (!backing && (be(buf, len, H_BACKING_OFFSET, 8) || be(buf, len, H_BACKING_SIZE, 4))) {
 		error_set(
 		    err, EINVAL,
 		    "it has a backing file: QEMU would read a file of this machine; flatten it "
@@ -137,7 +159,7 @@ int qcow2_header_check(const unsigned char *buf, size_t len, struct zb_error *er
 		return -1;
 	}
 	if (version == 2)
-		return check_extensions(buf, len, H_V2_LENGTH, cluster, err);
+		return check_extensions(buf, len, H_V2_LENGTH, cluster, backing != NULL, err);
 	hlen = be(buf, len, H_HEADER_LENGTH, 4);
 	if (hlen < H_V3_LENGTH_MIN || hlen > cluster) {
 		error_set(err, EINVAL,
@@ -166,7 +188,18 @@ int qcow2_header_check(const unsigned char *buf, size_t len, struct zb_error *er
 			  (unsigned long long)(incompat & ~INCOMPAT_ACCEPTED));
 		return -1;
 	}
-	return check_extensions(buf, len, hlen, cluster, err);
+	return check_extensions(buf, len, hlen, cluster, backing != NULL, err);
+}
+
+int qcow2_header_check(const unsigned char *buf, size_t len, struct zb_error *err)
+{
+	return header_check(buf, len, NULL, err);
+}
+
+int qcow2_overlay_check(const unsigned char *buf, size_t len, const char *backing,
+			struct zb_error *err)
+{
+	return header_check(buf, len, backing, err);
 }
 
 int qcow2_info_check(const char *text, struct zb_error *err)
@@ -226,22 +259,17 @@ out:
 	return rc;
 }
 
-/* The first cluster (or the whole file, if shorter), through an fd that is a regular file. */
-static int read_header(const char *path, unsigned char **buf, size_t *len, uint64_t *size,
+/* The first cluster (or the whole file, if shorter) of `fd`, which must be a regular file. */
+static int read_header(int fd, unsigned char **buf, size_t *len, uint64_t *size,
 		       struct zb_error *err)
 {
 	unsigned char head[H_CLUSTER_BITS + 4];
 	struct stat st;
 	size_t want;
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 
-	if (fd < 0)
-		return error_sys(err, errno, "opening it");
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return error_set(err, EINVAL, "not a regular file");
-	}
 	n = pread(fd, head, sizeof(head), 0);
 	want = n == (ssize_t)sizeof(head) &&
 		       be(head, sizeof(head), H_CLUSTER_BITS, 4) <= QCOW2_CLUSTER_BITS_MAX
@@ -261,37 +289,58 @@ static int read_header(const char *path, unsigned char **buf, size_t *len, uint6
 			break;
 		*len += (size_t)n;
 	}
-	close(fd);
 	*size = (uint64_t)st.st_size;
 	return 0;
 }
 
-int qcow2_check_file(const char *path, uint64_t *size, struct zb_error *err)
+/* The header check of fd, against `backing` (NULL: none allowed). */
+static int check_fd(int fd, const char *backing, uint64_t *size, struct zb_error *err)
 {
 	unsigned char *buf = NULL;
 	size_t len = 0;
+	int rc = read_header(fd, &buf, &len, size, err);
+
+	if (rc == 0)
+		rc = header_check(buf, len, backing, err);
+	free(buf);
+	return rc;
+}
+
+int qcow2_check_fd(int fd, uint64_t *size, struct zb_error *err)
+{
+	return check_fd(fd, NULL, size, err);
+}
+
+int qcow2_overlay_check_fd(int fd, const char *backing, struct zb_error *err)
+{
+	uint64_t size;
+
+	return check_fd(fd, backing, &size, err);
+}
+
+int qcow2_info_file(const char *path, struct zb_error *err)
+{
 	char *out = NULL;
 	/* "./" keeps QEMU from reading a relative name as a protocol (nbd:..., json:{...}) */
 	char *arg = path[0] == '/' ? xstrdup(path) : xasprintf("./%s", path);
 	char *argv[] = { "qemu-img", "info", "-U", "--output=json", "-f", "qcow2", arg, NULL };
-	int rc = -1;
+	int rc = run_capture(argv, NULL, 1 << 20, &out, err);
 
-	if (read_header(path, &buf, &len, size, err) < 0)
-		goto out;
-	if (qcow2_header_check(buf, len, err) < 0)
-		goto out;
-	rc = run_capture(argv, NULL, 1 << 20, &out, err);
-	if (rc != 0) {
-		if (rc > 0)
-			error_set(err, EINVAL, "qemu-img info exited with status %d", rc);
-		rc = -1;
-		goto out;
-	}
-	if (qcow2_info_check(out, err) < 0)
-		rc = -1;
-out:
-	free(buf);
+	if (rc > 0)
+		error_set(err, EINVAL, "qemu-img info exited with status %d", rc);
+	rc = rc != 0 ? -1 : qcow2_info_check(out, err);
 	free(out);
 	free(arg);
 	return rc;
+}
+
+int qcow2_check_file(const char *path, uint64_t *size, struct zb_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY), rc;
+
+	if (fd < 0)
+		return error_sys(err, errno, "opening it");
+	rc = qcow2_check_fd(fd, size, err);
+	close(fd);
+	return rc < 0 ? -1 : qcow2_info_file(path, err);
 }

@@ -4,7 +4,7 @@
  * file (incompatible feature bit 2 with the data-file extension, 0x44415441), whose bytes
  * `qemu-img convert` then copies into the flattened image. Both are refused, twice: by our own
  * reading of the header (no QEMU involved, so nothing is opened), then by `qemu-img info` (QEMU's
- * own reading, as a second opinion) before any other step touches the file
+ * own reading, as a second opinion, run as the unprivileged QEMU user) before libguestfs opens it
  * (docs/images.md, "Importing your own qcow2"; docs/security.md). */
 #ifndef ZB_QCOW2_H
 #define ZB_QCOW2_H
@@ -33,11 +33,25 @@ int qcow2_header_check(const unsigned char *buf, size_t len, struct zb_error *er
  * no data file (format-specific data-file, data-file-raw). 0, or -1 with a message in err. */
 int qcow2_info_check(const char *json, struct zb_error *err);
 
-/* The import's check of `path`, before any other step reads it: a regular file (opened
- * without blocking, so a FIFO cannot hang it) whose header passes qcow2_header_check(), then
- * `qemu-img info -U --output=json -f qcow2 PATH` (format forced: no probing) whose answer passes
- * qcow2_info_check(). *size is the file's size. 0, or -1 with err saying what is wrong (the
- * caller names the file). */
+/* The header check of the open file `fd` (a regular file, else refused: a FIFO cannot hang
+ * it): qcow2_header_check() of its first cluster, by our own reading, no QEMU. *size is the
+ * file's size. 0, or -1 with err saying what is wrong (the caller names the file). */
+int qcow2_check_fd(int fd, uint64_t *size, struct zb_error *err);
+
+/* QEMU's second opinion: `qemu-img info -U --output=json -f qcow2 PATH` (format forced: no
+ * probing) whose answer passes qcow2_info_check(). It runs QEMU's qcow2 code on the file: the
+ * import runs it only in its sandbox, as the unprivileged QEMU user (builder/image/sandbox.h). */
+int qcow2_info_file(const char *path, struct zb_error *err);
+
+/* Both, on `path` (tests/unit/test_qcow2.c). */
 int qcow2_check_file(const char *path, uint64_t *size, struct zb_error *err);
+
+/* An overlay the import's sandbox made: the header check of qcow2_header_check(), except that
+ * it must name exactly `backing` as its backing file (format qcow2, if a format is named): the
+ * sandbox's output is as untrusted as the image it read. */
+int qcow2_overlay_check(const unsigned char *buf, size_t len, const char *backing,
+			struct zb_error *err);
+/* The same for the open file `fd`. */
+int qcow2_overlay_check_fd(int fd, const char *backing, struct zb_error *err);
 
 #endif
