@@ -118,7 +118,7 @@ static int appliance_build(char **out, const char *log, struct zb_error *err)
 
 int sandbox_init(struct sandbox *s, const char *log_path, struct zb_error *err)
 {
-	char tmpl[] = "/var/tmp/zbench-import.XXXXXX";
+	char tmpl[] = "/var/tmp/zbench-sandbox.XXXXXX";
 	const char *fixed = getenv("ZBENCH_GUESTFS_APPLIANCE");
 
 	memset(s, 0, sizeof(*s));

@@ -4,7 +4,7 @@
  * that cells already run as (vm_qemu_user(): zbench-qemu when zbench is root), with no
  * supplementary groups, no_new_privs, in a PID namespace of its own (what it leaves running dies
  * with it), holding only the descriptors it is given, in a private working directory
- * (/var/tmp/zbench-import.XXXXXX, its own, mode 0700) that nothing else of the host's is reachable
+ * (/var/tmp/zbench-sandbox.XXXXXX, its own, mode 0700) that nothing else of the host's is reachable
  * through.
  *
  * The child gets data from the parent (open descriptors, strings) and gives back only data: a
@@ -24,7 +24,7 @@
 
 struct sandbox {
 	struct vm_qemu_user user; /* who the child runs as */
-	char *dir;		  /* its working directory: /var/tmp/zbench-import.XXXXXX */
+	char *dir;		  /* its working directory: /var/tmp/zbench-sandbox.XXXXXX */
 	struct outdir d;	  /* the parent's handle on dir (results are read through it) */
 	int held;		  /* d is open */
 	char *appliance;	  /* LIBGUESTFS_PATH: a fixed appliance only root wrote, or NULL */

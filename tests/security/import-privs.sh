@@ -24,7 +24,6 @@ t=$(mktemp -d /tmp/zbench-sec-import.XXXXXX)
 quid=$(id -u zbench-qemu)
 real_qemu_img=$(command -v qemu-img)
 mark="31$$"
-ls -d /var/tmp/zbench-import.* 2>/dev/null | sort >"$t/vartmp.before"
 
 # Records the stand-ins write: a directory only they (and we) write to, outside everything else.
 mkdir -m 0755 "$t/bin" && mkdir -m 0777 "$t/rec" && mkdir -m 0755 "$t/appliance" &&
@@ -97,15 +96,16 @@ check "libguestfs's QEMU had no supplementary groups and no capabilities" \
 	sh -c "[ -s '$t/rec/hv.log' ] && ! grep -v ' groups=\[\] cap=0000000000000000 ' '$t/rec/hv.log' | grep -q ."
 check "libguestfs's QEMU ran in a PID namespace of its own" \
 	sh -c "[ -s '$t/rec/hv.log' ] && ! grep -qF 'pidns=$(readlink /proc/self/ns/pid) ' '$t/rec/hv.log'"
-check "libguestfs's QEMU worked in a private directory (cwd, TMPDIR, HOME under /var/tmp/zbench-import.*)" \
-	sh -c "[ -s '$t/rec/hv.log' ] && ! grep -v 'cwd=/var/tmp/zbench-import\.[^/ ]* tmpdir=/var/tmp/zbench-import\.[^/ ]*/tmp home=/var/tmp/zbench-import\.' '$t/rec/hv.log' | grep -q ."
+check "libguestfs's QEMU worked in a private directory (cwd, TMPDIR, HOME under /var/tmp/zbench-sandbox.*)" \
+	sh -c "[ -s '$t/rec/hv.log' ] && ! grep -v 'cwd=/var/tmp/zbench-sandbox\.[^/ ]* tmpdir=/var/tmp/zbench-sandbox\.[^/ ]*/tmp home=/var/tmp/zbench-sandbox\.' '$t/rec/hv.log' | grep -q ."
 check "the sandbox could not read the user's file, nor write beside it, into the cache or /etc" \
 	sh -c "[ -s '$t/rec/hv.log' ] && [ ! -e '$t/rec/escapes' ] && [ ! -e /etc/zbench-planted-$$ ]"
 check "what the sandbox left running died with it" sh -c "! pgrep -x -f 'sleep $mark' >/dev/null"
 check "the user's file is unchanged" sh -c "[ \"\$(sha256sum '$t/src/clean.qcow2')\" = '$sha_before' ]"
-check "nothing is left: no cache entry (its lock only), no sandbox directory" \
-	sh -c "[ -z \"\$(ls '$t/cache/images' 2>/dev/null | grep -v '\.lock\$')\" ] &&
-		ls -d /var/tmp/zbench-import.* 2>/dev/null | sort | cmp -s - '$t/vartmp.before'"
+sbdir=$(sed -n 's/.* cwd=\([^ ]*\) .*/\1/p' "$t/rec/hv.log" 2>/dev/null | head -1)
+check "nothing is left: no cache entry (its lock only), no sandbox directory ($sbdir)" \
+	sh -c "[ -n '$sbdir' ] && [ ! -e '$sbdir' ] &&
+		[ -z \"\$(ls '$t/cache/images' 2>/dev/null | grep -v '\.lock\$')\" ]"
 
 pkill_mark=$(pgrep -x -f "sleep $mark")
 [ -n "$pkill_mark" ] && kill $pkill_mark 2>/dev/null
