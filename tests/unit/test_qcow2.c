@@ -97,6 +97,48 @@ static void test_headers(void)
 	CHECK(qcow2_header_check(b, LEN, &e) == 0);
 }
 
+/* What the import's sandbox hands back with --overlay: the one backing file allowed. */
+static void test_overlay(void)
+{
+	enum { LEN = 4096 };
+	static unsigned char b[LEN];
+	struct zb_error e = { 0 };
+	const char *want = "/home/u/img.qcow2";
+
+	header(b, LEN, 3);
+	CHECK(qcow2_overlay_check(b, LEN, want, &e) < 0); /* no backing file at all */
+	CHECK(strstr(e.msg, "names no backing file") != NULL);
+	put(b, 8, 512, 8);
+	put(b, 16, strlen(want), 4);
+	memcpy(b + 512, want, strlen(want));
+	CHECK(qcow2_overlay_check(b, LEN, want, &e) == 0);
+	CHECK(qcow2_header_check(b, LEN, &e) < 0); /* never for the user's own file */
+	/* a backing format extension: qcow2 only */
+	put(b, 112, 0xe2792aca00000005ull, 8);
+	memcpy(b + 120, "qcow2", 5);
+	CHECK(qcow2_overlay_check(b, LEN, want, &e) == 0);
+	memcpy(b + 120, "raw\0\0", 5);
+	put(b, 116, 3, 4);
+	CHECK(qcow2_overlay_check(b, LEN, want, &e) < 0);
+	CHECK(strstr(e.msg, "not qcow2") != NULL);
+	memset(b + 112, 0, 16);
+	/* another name, a longer or shorter one, one past what was read */
+	memcpy(b + 512, "/etc/shadow.qcow2", strlen(want));
+	CHECK(qcow2_overlay_check(b, LEN, want, &e) < 0);
+	CHECK(strstr(e.msg, "another backing file") != NULL);
+	memcpy(b + 512, want, strlen(want));
+	put(b, 16, strlen(want) + 1, 4);
+	CHECK(qcow2_overlay_check(b, LEN, want, &e) < 0);
+	put(b, 16, strlen(want), 4);
+	put(b, 8, LEN - 4, 8);
+	CHECK(qcow2_overlay_check(b, LEN, want, &e) < 0);
+	put(b, 8, 512, 8);
+	/* still refused: a data file beside the allowed backing file */
+	put(b, 72, 4, 8);
+	CHECK(qcow2_overlay_check(b, LEN, want, &e) < 0);
+	CHECK(strstr(e.msg, "external data file") != NULL);
+}
+
 static void test_info(void)
 {
 	struct zb_error e = { 0 };
@@ -186,6 +228,7 @@ static void test_files(void)
 int main(void)
 {
 	test_headers();
+	test_overlay();
 	test_info();
 	test_files();
 	return check_summary("qcow2");
