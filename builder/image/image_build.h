@@ -6,7 +6,8 @@
  *   image_root.c       with the roots two of them build on (debootstrap, or derived from another)
  *   image.c (recipes, manifests, guest files), image_steps.c (progress, logs, the step runner),
  *   image_stage.c, image_modules.c (the appliance's initramfs), image_inspect.c,
- *   guestfs_util.c (libguestfs), initramfs.c, elf_deps.c, vmlinux.c     shared helpers
+ *   guestfs_util.c (libguestfs), sandbox.c (the import's unprivileged child), initramfs.c,
+ *   elf_deps.c, vmlinux.c     shared helpers
  *
  * This header declares the helpers and the root builds.
  */

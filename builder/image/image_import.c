@@ -443,32 +443,33 @@ static int take_file(struct import_job *ij, const struct outdir *dest,
 	return rc < 0 ? error_wrap(err, "the sandbox's '%s'", o->name) : 0;
 }
 
-/* Run the sandbox, then take its report and files. */
+/* Run the sandbox (its steps' progress lines come from sb_on_step()), then take its report and
+ * files, on a line of their own. */
 static int step_sandboxed(void *ctx, struct build *b, struct zb_error *err)
 {
 	struct import_job *ij = ctx;
 	cleanup_free char *report = NULL;
-	struct outdir dest;
+	struct outdir dest = { .fd = -1 };
 	int rc;
 
 	ij->b = b;
 	ij->sb_step = -1;
 	rc = sandbox_run(&ij->sb, sandboxed, ij, SB_NSTEPS, sb_on_step, &report, err);
+	if (ij->sb_step >= 0 && rc < 0)
+		return build_step_fail(b, err);
+	if (ij->sb_step >= 0)
+		build_step_end(b);
+	if (rc < 0)
+		return -1;
+	build_step_begin(b, "the sandbox's report and files: checked, copied into the cache");
+	rc = take_report(ij, report, err);
 	if (rc == 0)
-		rc = take_report(ij, report, err);
-	if (rc == 0 && outdir_open(&dest, ij->dir, 0, 0, err) == 0) {
-		for (size_t i = 0; rc == 0 && i < ARRAY_SIZE(outputs); i++) {
-			if (strcmp(outputs[i].name, "vmlinux") ||
-			    !strcmp(ij->boot_kernel, "vmlinux"))
-				rc = take_file(ij, &dest, &outputs[i], err);
-		}
-		outdir_close(&dest);
-	} else if (rc == 0) {
-		rc = -1;
+		rc = outdir_open(&dest, ij->dir, 0, 0, err);
+	for (size_t i = 0; rc == 0 && i < ARRAY_SIZE(outputs); i++) {
+		if (strcmp(outputs[i].name, "vmlinux") || !strcmp(ij->boot_kernel, "vmlinux"))
+			rc = take_file(ij, &dest, &outputs[i], err);
 	}
-	if (ij->sb_step < 0)
-		return rc;
-	ij->sb_step = -1;
+	outdir_close(&dest);
 	if (rc < 0)
 		return build_step_fail(b, err);
 	build_step_end(b);
@@ -623,8 +624,10 @@ static int import_build(struct image_job *job, const char *dir, struct build *b,
 	/* A failed step's cause names it, and it is the user's file at fault more often than a
 	 * command: no log tail. */
 	b->bare_failures = 1;
+	/* the sandbox's steps and the taking of its files are counted here: step_sandboxed() is
+	 * quiet */
 	b->nsteps = build_steps_count(import_steps, ARRAY_SIZE(import_steps), ij) + SB_NSTEPS -
-		    !job->overlay;
+		    !job->overlay + 1;
 	log_progress(LOG_NEWLINE, "importing '%s' as image %.12s (log: %s)", ij->file, job->hash,
 		     b->log_path);
 	rc = build_steps_run(import_steps, ARRAY_SIZE(import_steps), ij, b, err);

@@ -210,6 +210,10 @@ static int child_fds(const struct sandbox *s, int out)
 		     0600);
 	if (devnull < 0 || log < 0 || dup2(devnull, 0) < 0 || dup2(log, 1) < 0 || dup2(log, 2) < 0)
 		return -1;
+	/* the user's: its tools open it again by name (the parent reads it without following a
+	 * link) */
+	if (s->user.drop && fchown(log, s->user.uid, s->user.gid) < 0)
+		return -1;
 	for (int i = 0; i < n; i++) {
 		if (dup2(moved[i], SANDBOX_FD0 + i) < 0)
 			return -1;
@@ -259,8 +263,9 @@ static void child_env(const struct sandbox *s)
 		setenv("LIBGUESTFS_PATH", s->appliance, 1);
 }
 
-/* The namespace's first process: drop, then the work. Never returns. */
-static void child_main(const struct sandbox *s, int out, sandbox_fn fn, void *ctx)
+/* The namespace's first process: drop, then the work. `nopidns`: why there is no namespace
+ * (0: there is one). Never returns. */
+static void child_main(const struct sandbox *s, int out, sandbox_fn fn, void *ctx, int nopidns)
 {
 	struct zb_error err = { 0 };
 	cleanup_free char *tmp = xasprintf("%s/tmp", s->dir);
@@ -269,6 +274,9 @@ static void child_main(const struct sandbox *s, int out, sandbox_fn fn, void *ct
 	out = child_fds(s, out);
 	if (out < 0)
 		_exit(126);
+	if (nopidns)
+		fprintf(stderr, "zbench: the sandbox has no PID namespace of its own: %s\n",
+			strerror(nopidns));
 	if (child_drop(s) < 0) {
 		dprintf(out, "error cannot switch to user '%s': %s\n", s->user.name,
 			strerror(errno));
@@ -298,16 +306,13 @@ static void child_outer(const struct sandbox *s, int out, sandbox_fn fn, void *c
 	pid_t pid;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (unshare(CLONE_NEWPID) < 0) {
-		dprintf(STDERR_FILENO, "zbench: sandbox without a PID namespace: %s\n",
-			strerror(errno));
-		child_main(s, out, fn, ctx);
-	}
+	if (unshare(CLONE_NEWPID) < 0) /* not root: no namespace (the child then notes it) */
+		child_main(s, out, fn, ctx, errno);
 	pid = fork();
 	if (pid < 0)
 		_exit(126);
 	if (pid == 0)
-		child_main(s, out, fn, ctx);
+		child_main(s, out, fn, ctx, 0);
 	close(out);
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR)
