@@ -5,6 +5,7 @@
  * the user's outlives the import to touch its files. */
 #include "sandbox.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -15,11 +16,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/cleanup.h"
@@ -116,6 +119,32 @@ static int appliance_build(char **out, const char *log, struct zb_error *err)
 
 /* --- the parent's side ----------------------------------------------------------------------- */
 
+/* Remove what killed imports left in /var/tmp: a sandbox directory whose lock nobody holds (the
+ * parent holds it for as long as it runs: sandbox_init()). */
+static void sandbox_sweep(void)
+{
+	DIR *d = opendir("/var/tmp");
+	struct dirent *e;
+	struct zb_error err;
+	struct stat st;
+
+	while (d && (e = readdir(d))) {
+		int fd;
+
+		if (strncmp(e->d_name, "zbench-sandbox.", 15))
+			continue;
+		fd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		/* a minute old at least: one just made is locked a moment later */
+		if (fd >= 0 && fstat(fd, &st) == 0 && st.st_mtime < time(NULL) - 60 &&
+		    flock(fd, LOCK_EX | LOCK_NB) == 0)
+			remove_tree_at(dirfd(d), e->d_name, &err);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (d)
+		closedir(d);
+}
+
 int sandbox_init(struct sandbox *s, const char *log_path, struct zb_error *err)
 {
 	char tmpl[] = "/var/tmp/zbench-sandbox.XXXXXX";
@@ -126,12 +155,16 @@ int sandbox_init(struct sandbox *s, const char *log_path, struct zb_error *err)
 	s->log_path = log_path;
 	if (vm_qemu_user(&s->user, err) < 0)
 		return -1;
+	sandbox_sweep();
 	if (!mkdtemp(tmpl))
 		return error_sys(err, errno, "creating a directory in /var/tmp");
 	s->dir = xstrdup(tmpl);
 	if (outdir_open(&s->d, s->dir, 0, 0, err) < 0)
 		return -1;
 	s->held = 1;
+	/* ours while we run (the child never has this descriptor); a sweep takes an unlocked one */
+	if (flock(s->d.fd, LOCK_EX | LOCK_NB) < 0)
+		return error_sys(err, errno, "locking '%s'", s->dir);
 	if (fchown(s->d.fd, s->user.uid, s->user.gid) < 0 || fchmod(s->d.fd, 0700) < 0)
 		return error_sys(err, errno, "giving '%s' to user '%s'", s->dir, s->user.name);
 	if (!s->user.drop)
@@ -270,7 +303,6 @@ static void child_main(const struct sandbox *s, int out, sandbox_fn fn, void *ct
 	struct zb_error err = { 0 };
 	cleanup_free char *tmp = xasprintf("%s/tmp", s->dir);
 
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	out = child_fds(s, out);
 	if (out < 0)
 		_exit(126);
@@ -282,6 +314,9 @@ static void child_main(const struct sandbox *s, int out, sandbox_fn fn, void *ct
 			strerror(errno));
 		_exit(126);
 	}
+	/* after the switch: a change of credentials clears it */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		_exit(126);
 	umask(077);
 	child_env(s);
 	if (chdir(s->dir) < 0 || mkdir(tmp, 0700) < 0) {

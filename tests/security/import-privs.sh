@@ -49,12 +49,16 @@ $creds
 	printf 'pidns=%s cwd=%s tmpdir=%s home=%s' "\$(readlink /proc/self/ns/pid)" "\$(pwd)" "\$TMPDIR" "\$HOME"
 	echo
 } >>$t/rec/hv.log
+# (touch, not a redirection: a failed redirection of a builtin ends sh)
 cat $t/src/clean.qcow2 >/dev/null 2>&1 && echo "read the user's file" >>$t/rec/escapes
-: >$t/src/planted 2>/dev/null && echo "wrote beside the user's file" >>$t/rec/escapes
-: >$t/cache/planted 2>/dev/null && echo "wrote into the cache" >>$t/rec/escapes
-: >/etc/zbench-planted-$$ 2>/dev/null && echo "wrote into /etc" >>$t/rec/escapes
+touch $t/src/planted 2>/dev/null && echo "wrote beside the user's file" >>$t/rec/escapes
+touch $t/cache/planted 2>/dev/null && echo "wrote into the cache" >>$t/rec/escapes
+touch /etc/zbench-planted-$$ 2>/dev/null && echo "wrote into /etc" >>$t/rec/escapes
+echo tried >>$t/rec/tried
 # a process meant to outlive the import
 setsid sh -c 'exec sleep $mark' </dev/null >/dev/null 2>&1 &
+# "hang": wait here (libguestfs waits for us) until zbench is killed
+[ -e $t/rec/hang ] && exec sleep 1$mark
 exit 1
 EOF
 chmod 0755 "$t/bin/qemu-img" "$t/bin/qemu-hv"
@@ -99,15 +103,39 @@ check "libguestfs's QEMU ran in a PID namespace of its own" \
 check "libguestfs's QEMU worked in a private directory (cwd, TMPDIR, HOME under /var/tmp/zbench-sandbox.*)" \
 	sh -c "[ -s '$t/rec/hv.log' ] && ! grep -v 'cwd=/var/tmp/zbench-sandbox\.[^/ ]* tmpdir=/var/tmp/zbench-sandbox\.[^/ ]*/tmp home=/var/tmp/zbench-sandbox\.' '$t/rec/hv.log' | grep -q ."
 check "the sandbox could not read the user's file, nor write beside it, into the cache or /etc" \
-	sh -c "[ -s '$t/rec/hv.log' ] && [ ! -e '$t/rec/escapes' ] && [ ! -e /etc/zbench-planted-$$ ]"
-check "what the sandbox left running died with it" sh -c "! pgrep -x -f 'sleep $mark' >/dev/null"
+	sh -c "[ -s '$t/rec/tried' ] && [ ! -e '$t/rec/escapes' ] && [ ! -e /etc/zbench-planted-$$ ]"
+check "what the sandbox left running died with it" \
+	sh -c "[ -s '$t/rec/tried' ] && ! pgrep -x -f 'sleep $mark' >/dev/null"
 check "the user's file is unchanged" sh -c "[ \"\$(sha256sum '$t/src/clean.qcow2')\" = '$sha_before' ]"
 sbdir=$(sed -n 's/.* cwd=\([^ ]*\) .*/\1/p' "$t/rec/hv.log" 2>/dev/null | head -1)
 check "nothing is left: no cache entry (its lock only), no sandbox directory ($sbdir)" \
 	sh -c "[ -n '$sbdir' ] && [ ! -e '$sbdir' ] &&
 		[ -z \"\$(ls '$t/cache/images' 2>/dev/null | grep -v '\.lock\$')\" ]"
 
-pkill_mark=$(pgrep -x -f "sleep $mark")
+# zbench killed in the middle of an import (SIGKILL: no clean-up of its own): the sandbox and
+# everything in it die with it
+: >"$t/rec/hang"
+rm -f "$t/rec/hv.log" "$t/rec/tried"
+env PATH="$t/bin:$PATH" LIBGUESTFS_BACKEND=direct LIBGUESTFS_HV="$t/bin/qemu-hv" \
+	ZBENCH_GUESTFS_APPLIANCE="$t/appliance" \
+	"$ZBENCH" image import --cache-dir "$t/cache" "$t/src/clean.qcow2" >"$t/kill.out" 2>"$t/kill.err" &
+zpid=$!
+for i in $(seq 1 100); do pgrep -x -f "sleep 1$mark" >/dev/null && break; sleep 0.1; done
+check "zbench killed mid-import: its stand-in QEMU was running" \
+	sh -c "pgrep -x -f 'sleep 1$mark' >/dev/null"
+kill -KILL $zpid 2>/dev/null
+wait $zpid 2>/dev/null
+gone() { for i in $(seq 1 30); do pgrep -x -f "sleep 1$mark" >/dev/null || return 0; sleep 0.1; done; return 1; }
+check "  and the sandbox died with zbench (nothing of it left running)" gone
+# its directory stays (zbench had no chance to remove it); the next import removes it
+killdir=$(sed -n 's/.* cwd=\([^ ]*\) .*/\1/p' "$t/rec/hv.log" 2>/dev/null | head -1)
+rm -f "$t/rec/hang"
+[ -d "$killdir" ] && touch -c -d '-2 minutes' "$killdir" # a sweep takes none younger than a minute
+run_import "$t/src/clean.qcow2" >/dev/null 2>&1
+check "  and the next import removed what it left in /var/tmp ($killdir)" \
+	sh -c "[ -n '$killdir' ] && [ ! -e '$killdir' ]"
+
+pkill_mark=$(pgrep -x -f "sleep 1?$mark")
 [ -n "$pkill_mark" ] && kill $pkill_mark 2>/dev/null
 rm -f "/etc/zbench-planted-$$"
 echo "import-privs: $passed passed, $failed failed"
