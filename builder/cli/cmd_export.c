@@ -15,8 +15,14 @@ struct export_cli {
 #define EXPORT_CHOICES "fio|csv|json|bmf|gab"
 
 static const struct cli_option export_options[] = {
-	CLI_OPT_CHOICE('f', "format", "F", EXPORT_CHOICES, struct export_cli, format,
-		       "what to write (above)"),
+	{ .name = "format",
+	  .letter = 'f',
+	  .arg = "F",
+	  .choices = EXPORT_CHOICES,
+	  .help = "what to write (above)",
+	  .kind = CLI_STRING,
+	  .offset = offsetof(struct export_cli, format),
+	  .required = 1 },
 	CLI_OPT_STRING('o', "output", "DIR", struct export_cli, outdir,
 		       "where to write (created if missing)"),
 };
@@ -38,6 +44,7 @@ static const struct cli_command export_command = {
 		 "        customBiggerIsBetter and customSmallerIsBetter",
 	CLI_OPTIONS(export_options),
 	.epilog = "Exit status: 0 written, 2 on errors. See docs/export.md.",
+	.args = "RUNDIR",
 	.min_args = 1,
 	.max_args = 1,
 };
@@ -58,11 +65,6 @@ int cmd_export(int argc, char **argv)
 
 	if (rc)
 		return rc == 1 ? 0 : rc;
-	if (!c.format) {
-		fprintf(stderr, "zbench: export: --format is required\n");
-		cli_usage(&export_command, stderr);
-		return 2;
-	}
 	fmt = (enum export_format)cli_choice_index(EXPORT_CHOICES, c.format);
 	outdir = c.outdir;
 	if (export_run(argv[first], fmt, outdir, stderr, &units, &err) < 0) {

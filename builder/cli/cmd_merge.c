@@ -281,8 +281,13 @@ struct merge_cli {
 };
 
 static const struct cli_option merge_options[] = {
-	CLI_OPT_STRING('o', "output", "OUT", struct merge_cli, out,
-		       "the merged run directory (created; required)"),
+	{ .name = "output",
+	  .letter = 'o',
+	  .arg = "OUT",
+	  .help = "the merged run directory (created; required)",
+	  .kind = CLI_STRING,
+	  .offset = offsetof(struct merge_cli, out),
+	  .required = 1 },
 };
 
 static const struct cli_command merge_command = {
@@ -292,6 +297,7 @@ static const struct cli_command merge_command = {
 		 "and a manifest that lists the shards. OUT is 'complete' only if every shard\n"
 		 "1..N is there and complete.",
 	CLI_OPTIONS(merge_options),
+	.args = "RUNDIR...",
 	.min_args = 1,
 	.max_args = -1,
 };
@@ -310,10 +316,6 @@ int cmd_merge(int argc, char **argv)
 
 	if (rc)
 		return rc == 1 ? 0 : rc;
-	if (!c.out) {
-		cli_usage(&merge_command, stderr);
-		return 2;
-	}
 	out = c.out;
 	rc = merge(out, argv + first, argc - first, &err);
 	if (rc < 0) {

@@ -1,6 +1,5 @@
 /* zbench replay RUNDIR/manifest.json: run again what a run ran, with the same matrix (as it was
  * then, from the manifest's copy), image recipe and options, into a new run directory. */
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,70 +7,62 @@
 
 #include "commands.h"
 #include "core/cleanup.h"
+#include "options.h"
 #include "run/results.h"
 #include "run/run.h"
 
-static void usage(FILE *f)
+/* The options of `zbench replay` (options.h): they set the run's options directly. */
+static const struct cli_option replay_options[] = {
+	CLI_OPT_STRING('o', "output", "DIR", struct run_options, out_dir,
+		       "the new run directory (default runs/<matrix name>-<UTC time>)"),
+	CLI_OPT_STRING(0, "cache-dir", "DIR", struct run_options, cache_dir,
+		       "image cache (as zbench run)"),
+};
+
+static const struct cli_command replay_command = {
+	.synopsis = "zbench replay [-o DIR] [--cache-dir DIR] RUNDIR/manifest.json",
+	.about = "Run the matrix of an earlier run again, as the manifest recorded it (the matrix\n"
+		 "content, not the file as it is now), with the same image recipe and options, into\n"
+		 "a new run directory. Says so when the image is not the one the run used.",
+	CLI_OPTIONS(replay_options),
+	.args = "RUNDIR/manifest.json",
+	.min_args = 1,
+	.max_args = 1,
+};
+
+const struct cli_command *cmd_replay_options(void)
 {
-	fprintf(
-	    f, "usage: zbench replay [-o DIR] [--cache-dir DIR] RUNDIR/manifest.json\n"
-	       "\n"
-	       "Run the matrix of an earlier run again, as the manifest recorded it (the matrix\n"
-	       "content, not the file as it is now), with the same image recipe and options, into\n"
-	       "a new run directory. Says so when the image is not the one the run used.\n");
+	return &replay_command;
 }
 
 int cmd_replay(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "cache-dir", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct run_options o = { 0 };
 	struct zb_error err = { 0 };
 	cleanup_free char *dir = NULL;
 	json_t *man, *mx, *opts, *im;
 	size_t i;
 	char *text;
-	int c, rc;
+	int first, rc;
 
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			o.out_dir = optarg;
-			break;
-		case 'c':
-			o.cache_dir = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind + 1 != argc) {
-		usage(stderr);
-		return 2;
-	}
+	rc = cli_parse(&replay_command, argc, argv, &o, &first);
+	if (rc)
+		return rc == 1 ? 0 : rc;
 	/* read as every run-directory reader reads: not through a symlink, not a FIFO, bounded */
-	if (results_read_manifest_path(argv[optind], &man, &err) < 0) {
+	if (results_read_manifest_path(argv[first], &man, &err) < 0) {
 		die_message(err.msg);
 		return 2;
 	}
 	mx = json_object_get(man, "matrix");
 	if (!json_is_object(json_object_get(mx, "content")) ||
 	    !json_string_value(json_object_get(json_object_get(man, "image"), "recipe"))) {
-		fprintf(stderr, "zbench: '%s' is not a run manifest\n", argv[optind]);
+		fprintf(stderr, "zbench: '%s' is not a run manifest\n", argv[first]);
 		json_decref(man);
 		return 2;
 	}
 	o.matrix_path = json_string_value(json_object_get(mx, "path"));
 	o.recipe_path = json_string_value(json_object_get(json_object_get(man, "image"), "recipe"));
-	o.recipes_from = argv[optind]; /* a file's choice: resolved as a matrix's (run.h) */
+	o.recipes_from = argv[first]; /* a file's choice: resolved as a matrix's (run.h) */
 	/* a run of several images replays with all of them, in the same sides */
 	json_array_foreach (json_object_get(man, "images"), i, im) {
 		const char *recipe = json_string_value(json_object_get(im, "recipe"));

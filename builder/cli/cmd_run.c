@@ -12,6 +12,7 @@
 #include "report/report.h"
 #include "run/run.h"
 #include "vm/disk.h"
+#include "vm/vm.h"
 
 /* The end of a run: every measured phase that did not measure the disks named on stderr, and
  * (with `report`) the report into the run directory (docs/reports.md). The run's outcome stands
@@ -71,18 +72,6 @@ static int set_allow_device(void *ctx, const char *arg)
 	return 0;
 }
 
-static int set_jobs(void *ctx, const char *arg)
-{
-	struct run_cli *c = ctx;
-
-	c->o.jobs = atoi(arg);
-	if (c->o.jobs < 1 || c->o.jobs > 64) {
-		fprintf(stderr, "zbench run: -j wants 1 to 64, got '%s'\n", arg);
-		return -1;
-	}
-	return 0;
-}
-
 static int set_shard(void *ctx, const char *arg)
 {
 	struct run_cli *c = ctx;
@@ -93,12 +82,6 @@ static int set_shard(void *ctx, const char *arg)
 		fprintf(stderr, "zbench run: --shard wants I/N with 1 <= I <= N, got '%s'\n", arg);
 		return -1;
 	}
-	return 0;
-}
-
-static int set_quiet(void *ctx, const char *arg)
-{
-	log_set_quiet(1);
 	return 0;
 }
 
@@ -139,7 +122,7 @@ static const struct cli_option run_options[] = {
 	{ .name = "accel",
 	  .letter = 0,
 	  .arg = "A",
-	  .choices = "auto|kvm|tcg",
+	  .choices = VM_ACCEL_CHOICES,
 	  .help = "overrides the matrix's vm.accel; auto tries KVM with a\ndeadline on the guest's "
 		  "first "
 		  "output, then TCG (a failure\nremembered per host, kernel and QEMU)",
@@ -219,13 +202,10 @@ static const struct cli_option run_options[] = {
 		  "refused\nanyway "
 		  "(docs/disks.md)",
 	  .set = set_allow_device },
-	{ .name = "jobs",
-	  .letter = 'j',
-	  .arg = "N",
-	  .help = "run N cells at once, each VM pinned to its own host cores;\nrefused if a disk "
-		  "is not "
-		  "throttled (the cells would\ndisturb each other) unless --allow-interference",
-	  .set = set_jobs },
+	CLI_OPT_INT('j', "jobs", "N", 1, 64, struct run_cli, o.jobs,
+		    "run N cells at once, each VM pinned to its own host cores;\nrefused if a disk "
+		    "is not throttled (the cells would\ndisturb each other) unless "
+		    "--allow-interference"),
 	{ .name = "allow-interference",
 	  .letter = 0,
 	  .help = "let -j run cells whose disks are not throttled",
@@ -247,12 +227,8 @@ static const struct cli_option run_options[] = {
 	      "what the run left behind (its\nVMs, disk images) is removed; same matrix and image",
 	  .kind = CLI_STRING,
 	  .offset = offsetof(struct run_cli, o.resume_dir) },
-	{ .name = "quiet",
-	  .letter = 'q',
-	  .help = "no progress lines or run information on stderr (warnings\nand errors still); "
-		  "the run "
-		  "directory still on stdout",
-	  .set = set_quiet },
+	CLI_OPT_QUIET("no progress lines or run information on stderr (warnings\nand errors "
+		      "still); the run directory still on stdout"),
 	{ .name = "no-report",
 	  .letter = 0,
 	  .help = "do not write the report (report.md, report.html,\nreport.json and the cells' "
@@ -284,6 +260,7 @@ static const struct cli_command run_cli_command = {
 		  "exit status: 0 all cells ok, 1 some cell failed (see cells.jsonl) or, with\n"
 		  "             --strict, some phase did not measure the disks,\n"
 		  "             2 usage or input error, 130 interrupted",
+	.args = "MATRIX",
 	.min_args = 0,
 	.max_args = 1,
 };

@@ -25,6 +25,8 @@ const struct cli_command *cmd_run_options(void);
 const struct cli_command *cmd_merge_options(void);
 const struct cli_command *cmd_report_options(void);
 const struct cli_command *cmd_export_options(void);
+const struct cli_command *cmd_replay_options(void);
+const struct cli_command *cmd_doctor_options(void);
 
 /* One subcommand: its name, its entry point, the one line `zbench --help` shows, and its option
  * table (NULL where the command parses its options itself: gen_docs reads its --help). */

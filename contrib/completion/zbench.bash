@@ -10,12 +10,12 @@ _zbench() {
 	fi
 	case $cmd in
 	run) opts="-o --output -i --image --cache-dir --accel --backend --libvirt-uri --hosts --shared-paths --keep-disks --warm --cold --no-snapshot --limits-from-start --allow-device -j --jobs --allow-interference --shard --resume -q --quiet --no-report --strict -h --help" subs="" ;;
-	replay) opts="-o --cache-dir" subs="" ;;
+	replay) opts="-o --output --cache-dir -h --help" subs="" ;;
 	slurm) opts="-n --shards -o --output -i --image --cache-dir --no-image-job -p --partition -t --time --one-per-node --max-at-once --allow-interference --accel --dry-run -h --help" subs="" ;;
 	merge) opts="-o --output -h --help" subs="" ;;
 	image) opts="--cache-dir --rebuild --rebuild-root --overlay --json" subs="build import path list" ;;
 	matrix) opts="--controls --estimate --markdown" subs="check expand keys ledger" ;;
-	doctor) opts="--json" subs="" ;;
+	doctor) opts="--json -h --help" subs="" ;;
 	report) opts="-o --output --junit --json --phase -h --help" subs="" ;;
 	compare) opts="-o --fail-if --json --adaptive --max-repeats --max-minutes --output --junit --summary --phase --alpha --noise --tolerance --seed" subs="" ;;
 	export) opts="-f --format -o --output -h --help" subs="" ;;
