@@ -27,6 +27,8 @@ const struct cli_command *cmd_report_options(void);
 const struct cli_command *cmd_export_options(void);
 const struct cli_command *cmd_replay_options(void);
 const struct cli_command *cmd_doctor_options(void);
+const struct cli_command *cmd_slurm_options(void);
+const struct cli_command *cmd_bisect_options(void);
 
 /* One subcommand: its name, its entry point, the one line `zbench --help` shows, and its option
  * table (NULL where the command parses its options itself: gen_docs reads its --help). */
