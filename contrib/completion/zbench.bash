@@ -17,9 +17,9 @@ _zbench() {
 	matrix) opts="--controls --estimate --markdown" subs="check expand keys ledger" ;;
 	doctor) opts="--json -h --help" subs="" ;;
 	report) opts="-o --output --junit --json --phase -h --help" subs="" ;;
-	compare) opts="-o --fail-if --json --adaptive --max-repeats --max-minutes --output --junit --summary --phase --alpha --noise --tolerance --seed" subs="" ;;
+	compare) opts="-o --output --fail-if --json --junit --summary --phase --alpha --noise --tolerance --seed --adaptive --max-repeats --max-minutes -h --help" subs="" ;;
 	export) opts="-f --format -o --output -h --help" subs="" ;;
-	history) opts="--db --metric --cell -o" subs="add show" ;;
+	history) opts="--db --metric --cell -o --output -h --help" subs="add show" ;;
 	bisect) opts="--repo --good --bad --metric --threshold -i --image -o --output --cache-dir --accel -q --quiet -h --help" subs="" ;;
 	*) return ;;
 	esac
