@@ -31,6 +31,8 @@ const struct cli_command *cmd_slurm_options(void);
 const struct cli_command *cmd_bisect_options(void);
 const struct cli_command *cmd_compare_options(void);
 const struct cli_command *cmd_history_options(void);
+const struct cli_command *cmd_image_options(void);
+const struct cli_command *cmd_matrix_options(void);
 
 /* One subcommand: its name, its entry point, the one line `zbench --help` shows, and its option
  * table (NULL where the command parses its options itself: gen_docs reads its --help). */

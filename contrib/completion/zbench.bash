@@ -13,8 +13,8 @@ _zbench() {
 	replay) opts="-o --output --cache-dir -h --help" subs="" ;;
 	slurm) opts="-n --shards -o --output -i --image --cache-dir --no-image-job -p --partition -t --time --one-per-node --max-at-once --allow-interference --accel --dry-run -h --help" subs="" ;;
 	merge) opts="-o --output -h --help" subs="" ;;
-	image) opts="--cache-dir --rebuild --rebuild-root --overlay --json" subs="build import path list" ;;
-	matrix) opts="--controls --estimate --markdown" subs="check expand keys ledger" ;;
+	image) opts="--cache-dir --rebuild --rebuild-root --overlay --json -h --help" subs="build import path list" ;;
+	matrix) opts="--controls --estimate --markdown -h --help" subs="check expand keys ledger" ;;
 	doctor) opts="--json -h --help" subs="" ;;
 	report) opts="-o --output --junit --json --phase -h --help" subs="" ;;
 	compare) opts="-o --output --fail-if --json --junit --summary --phase --alpha --noise --tolerance --seed --adaptive --max-repeats --max-minutes -h --help" subs="" ;;
