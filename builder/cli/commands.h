@@ -19,7 +19,7 @@ int cmd_export(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 
-/* The option tables of the commands that have one (builder/cli/options.h). */
+/* Each command's option table (builder/cli/options.h). */
 struct cli_command;
 const struct cli_command *cmd_run_options(void);
 const struct cli_command *cmd_merge_options(void);
@@ -35,7 +35,7 @@ const struct cli_command *cmd_image_options(void);
 const struct cli_command *cmd_matrix_options(void);
 
 /* One subcommand: its name, its entry point, the one line `zbench --help` shows, and its option
- * table (NULL where the command parses its options itself: gen_docs reads its --help). */
+ * table (usage, man page and completion: gen_docs reads it). */
 struct zb_command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
