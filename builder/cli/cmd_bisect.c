@@ -637,7 +637,9 @@ static const struct cli_option bisect_options[] = {
 	CLI_OPT_QUIET("no run progress on stderr (the bisect's own steps still)"),
 };
 
-static const struct cli_command bisect_command = {
+static int bisect_main(void *ctx, int argc, char **argv);
+
+const struct cli_command cmd_bisect_command = {
 	.synopsis = "zbench bisect --repo DIR --good REF --bad REF --metric M --threshold T\n"
 		    "              [-i RECIPE] [-o DIR] [options] MATRIX",
 	.about = "Find the first commit between REF --good and REF --bad (the first-parent line of\n"
@@ -660,32 +662,26 @@ static const struct cli_command bisect_command = {
 	.args = "MATRIX",
 	.min_args = 1,
 	.max_args = 1,
+	.run = bisect_main,
 };
 
-const struct cli_command *cmd_bisect_options(void)
+static int bisect_main(void *ctx, int argc, char **argv)
 {
-	return &bisect_command;
-}
-
-int cmd_bisect(int argc, char **argv)
-{
-	struct bisect_opts o = { .recipe = NULL };
-	struct bisect_job j = { .o = &o, .log_fd = -1 };
+	struct bisect_opts *o = ctx;
+	struct bisect_job j = { .o = o, .log_fd = -1 };
 	struct zb_error err = { 0 };
 	cleanup_free char *recipe = NULL, *out = NULL;
-	int first, rc = cli_parse(&bisect_command, argc, argv, &o, &first);
+	int rc;
 
-	if (rc)
-		return rc == 1 ? 0 : rc;
-	o.matrix = argv[first];
+	o->matrix = argv[0];
 	j.out.fd = j.recipes.fd = j.patches.fd = j.steps.fd = -1;
-	if (!o.recipe)
-		o.recipe = recipe = image_recipe_locate(BISECT_DEFAULT_RECIPE, NULL);
-	if (!o.out) {
-		const char *base = strrchr(o.matrix, '/') ? strrchr(o.matrix, '/') + 1 : o.matrix;
+	if (!o->recipe)
+		o->recipe = recipe = image_recipe_locate(BISECT_DEFAULT_RECIPE, NULL);
+	if (!o->out) {
+		const char *base = strrchr(o->matrix, '/') ? strrchr(o->matrix, '/') + 1 : o->matrix;
 		cleanup_free char *name = outdir_name_from(base);
 
-		o.out = out = xasprintf("bisect/%.*s", (int)strcspn(name, "."), name);
+		o->out = out = xasprintf("bisect/%.*s", (int)strcspn(name, "."), name);
 	}
 	rc = job_open(&j, &err) < 0 ? -1 : job_run(&j, &err);
 	if (rc < 0) {
@@ -694,4 +690,11 @@ int cmd_bisect(int argc, char **argv)
 	}
 	job_release(&j);
 	return rc;
+}
+
+int cmd_bisect(int argc, char **argv)
+{
+	struct bisect_opts o = { 0 };
+
+	return cli_run(&cmd_bisect_command, argc, argv, &o);
 }

@@ -131,7 +131,9 @@ static const struct cli_option compare_options[] = {
 		     "start no round after M minutes (default 60)"),
 };
 
-static const struct cli_command compare_command = {
+static int compare_main(void *ctx, int argc, char **argv);
+
+const struct cli_command cmd_compare_command = {
 	.synopsis = "zbench compare [-o DIR] [--fail-if 'METRIC < -N%']... [--json]\n"
 		    "               [--junit FILE] [--summary FILE] [--phase NAME]\n"
 		    "               [--alpha P] [--noise N%] [--tolerance N%] [--seed N]\n"
@@ -154,22 +156,12 @@ static const struct cli_command compare_command = {
 	.args = "RUN_A RUN_B or RUNDIR",
 	.min_args = 1,
 	.max_args = 2,
+	.run = compare_main,
 };
 
-const struct cli_command *cmd_compare_options(void)
+/* --adaptive's conditions and its share of alpha: 0, or 2 (said). */
+static int adaptive_setup(struct compare_opts *o)
 {
-	return &compare_command;
-}
-
-/* 0, 1 for --help, or 2 (usage printed or an error said). */
-static int parse(int argc, char **argv, struct compare_opts *o)
-{
-	int first, rc = cli_parse(&compare_command, argc, argv, o, &first);
-
-	if (rc)
-		return rc;
-	o->runs = argv + first;
-	o->n_runs = argc - first;
 	if (o->adaptive && (o->n_runs != 1 || !o->n_gates)) {
 		die_message("--adaptive: one RUNDIR of two images (zbench run -i A -i B) and at "
 			    "least one --fail-if gate");
@@ -331,35 +323,35 @@ static int adaptive_round(const char *dir, const struct compare_opts *o, const s
 	return rc == 130 ? 130 : 0;
 }
 
-int cmd_compare(int argc, char **argv)
+static int compare_main(void *ctx, int argc, char **argv)
 {
-	struct compare_opts o = { .v = VERDICT_OPTS_DEFAULT, .max_repeats = 20, .max_minutes = 60 };
+	struct compare_opts *o = ctx;
 	struct zb_error err = { 0 };
 	struct report_run a, b;
 	struct compare cmp = { 0 };
 	struct compare_tiers tiers = { 0 };
 	double t0 = now_wall();
-	int rc = parse(argc, argv, &o);
+	int rc;
 
-	if (rc)
-		goto out;
-	rc = load_analyse(&o, &a, &b, &cmp, &tiers);
+	o->runs = argv;
+	o->n_runs = argc;
+	rc = adaptive_setup(o);
+	if (rc == 0)
+		rc = load_analyse(o, &a, &b, &cmp, &tiers);
 	for (int round = 1;
-	     rc == 0 && o.adaptive && compare_tiers_status(&tiers) == COMPARE_UNDECIDED; round++) {
-		int r = adaptive_round(o.runs[0], &o, &cmp, &tiers, round, t0);
+	     rc == 0 && o->adaptive && compare_tiers_status(&tiers) == COMPARE_UNDECIDED; round++) {
+		int r = adaptive_round(o->runs[0], o, &cmp, &tiers, round, t0);
 
 		if (r == 1)
 			break;
 		release_all(&a, &b, &cmp, &tiers);
-		if (r) {
-			rc = r;
-			goto out;
-		}
-		rc = load_analyse(&o, &a, &b, &cmp, &tiers);
+		if (r)
+			return r;
+		rc = load_analyse(o, &a, &b, &cmp, &tiers);
 	}
 	if (rc)
-		goto out;
-	if (outputs(&cmp, &o, &err) < 0) {
+		return rc;
+	if (outputs(&cmp, o, &err) < 0) {
 		die_message(err.msg);
 		rc = 2;
 	} else if ((rc = compare_tiers_status(&tiers)) != COMPARE_PASSED) {
@@ -369,8 +361,16 @@ int cmd_compare(int argc, char **argv)
 			tiers.n_failed, tiers.n_undecided, tiers.n_gate_unjudged);
 	}
 	release_all(&a, &b, &cmp, &tiers);
-out:
+	return rc;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct compare_opts o = { .v = VERDICT_OPTS_DEFAULT, .max_repeats = 20, .max_minutes = 60 };
+	int rc = cli_run(&cmd_compare_command, argc, argv, &o);
+
+	/* the gates --fail-if parsed, also when a later option or the run failed */
 	for (size_t i = 0; i < o.n_gates; i++)
 		compare_gate_release(&o.gates[i]);
-	return rc == 1 ? 0 : rc;
+	return rc;
 }

@@ -130,7 +130,9 @@ static const struct cli_option doctor_options[] = {
 		     "(docs/results.md)"),
 };
 
-static const struct cli_command doctor_command = {
+static int doctor_main(void *ctx, int argc, char **argv);
+
+const struct cli_command cmd_doctor_command = {
 	.synopsis = "zbench doctor [--json]",
 	.about = "Say what this host has and lacks for zbench: QEMU, KVM, the user QEMU runs as,\n"
 		 "debootstrap, the image cache, disk space.",
@@ -138,26 +140,17 @@ static const struct cli_command doctor_command = {
 	.epilog = "Exit status 0 if nothing is missing, 1 otherwise, 2 on a usage error.",
 	.min_args = 0,
 	.max_args = 0,
+	.run = doctor_main,
 };
 
-const struct cli_command *cmd_doctor_options(void)
-{
-	return &doctor_command;
-}
-
-int cmd_doctor(int argc, char **argv)
+static int doctor_main(void *ctx, int argc, char **argv)
 {
 	char *const qemu_v[] = { "qemu-system-x86_64", "--version", NULL };
 	const char *cache = image_cache_dir_default();
 	char *qv;
 	int fd;
 
-	struct doctor_cli c = { 0 };
-	int first, rc = cli_parse(&doctor_command, argc, argv, &c, &first);
-
-	if (rc)
-		return rc == 1 ? 0 : rc;
-	if (c.json)
+	if (((const struct doctor_cli *)ctx)->json)
 		json_checks = json_array();
 	qv = first_line_of(qemu_v);
 	if (qv && strstr(qv, "version ") && atoi(strstr(qv, "version ") + 8) < 10)
@@ -226,4 +219,11 @@ int cmd_doctor(int argc, char **argv)
 		       problems ? "some things are missing (MISS above)" : "nothing is missing");
 	}
 	return problems ? 1 : 0;
+}
+
+int cmd_doctor(int argc, char **argv)
+{
+	struct doctor_cli c = { 0 };
+
+	return cli_run(&cmd_doctor_command, argc, argv, &c);
 }

@@ -108,7 +108,7 @@ static const struct cli_option history_options[] = {
 	  .subs = "show" },
 };
 
-static const struct cli_command history_command = {
+const struct cli_command cmd_history_command = {
 	.synopsis = "zbench history add [--db FILE] RUNDIR...\n"
 		    "zbench history show [--db FILE] --metric M [--cell ID] [-o DIR]",
 	.about = "A results history in an SQLite file (default " HISTORY_DEFAULT_DB ").",
@@ -118,14 +118,9 @@ static const struct cli_command history_command = {
 		  "locked: nothing in it is changed). See docs/history.md.",
 };
 
-const struct cli_command *cmd_history_options(void)
-{
-	return &history_command;
-}
-
 int cmd_history(int argc, char **argv)
 {
 	struct history_cli c = { .db = HISTORY_DEFAULT_DB };
 
-	return cli_run(&history_command, argc, argv, &c);
+	return cli_run(&cmd_history_command, argc, argv, &c);
 }

@@ -260,7 +260,7 @@ static const struct cli_option image_options[] = {
 	  .subs = "list" },
 };
 
-static const struct cli_command image_command = {
+const struct cli_command cmd_image_command = {
 	.synopsis = "zbench image build RECIPE [--cache-dir DIR] [--rebuild] [--rebuild-root]\n"
 		    "zbench image import FILE.qcow2 [--cache-dir DIR] [--overlay] [--rebuild]\n"
 		    "zbench image path RECIPE|FILE.qcow2 [--cache-dir DIR]\n"
@@ -276,14 +276,9 @@ static const struct cli_command image_command = {
 		  "variables are set.",
 };
 
-const struct cli_command *cmd_image_options(void)
-{
-	return &image_command;
-}
-
 int cmd_image(int argc, char **argv)
 {
 	struct image_cli c = { 0 };
 
-	return cli_run(&image_command, argc, argv, &c);
+	return cli_run(&cmd_image_command, argc, argv, &c);
 }

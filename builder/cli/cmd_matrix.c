@@ -279,7 +279,7 @@ static const struct cli_option matrix_options[] = {
 	  .subs = "ledger" },
 };
 
-static const struct cli_command matrix_command = {
+const struct cli_command cmd_matrix_command = {
 	.synopsis = "zbench matrix check [--controls|--estimate] FILE\n"
 		    "zbench matrix expand FILE\n"
 		    "zbench matrix keys\n"
@@ -292,14 +292,9 @@ static const struct cli_command matrix_command = {
 		  "docs/matrix.md.",
 };
 
-const struct cli_command *cmd_matrix_options(void)
-{
-	return &matrix_command;
-}
-
 int cmd_matrix(int argc, char **argv)
 {
 	struct matrix_cli c = { 0 };
 
-	return cli_run(&matrix_command, argc, argv, &c);
+	return cli_run(&cmd_matrix_command, argc, argv, &c);
 }

@@ -290,7 +290,9 @@ static const struct cli_option merge_options[] = {
 	  .required = 1 },
 };
 
-static const struct cli_command merge_command = {
+static int merge_main(void *ctx, int argc, char **argv);
+
+const struct cli_command cmd_merge_command = {
 	.synopsis = "zbench merge -o OUT RUNDIR...",
 	.about = "Join run directories made with `zbench run --shard I/N` of the same matrix and\n"
 		 "image into OUT (a new run directory): every record once, every cell directory,\n"
@@ -300,27 +302,24 @@ static const struct cli_command merge_command = {
 	.args = "RUNDIR...",
 	.min_args = 1,
 	.max_args = -1,
+	.run = merge_main,
 };
 
-const struct cli_command *cmd_merge_options(void)
+static int merge_main(void *ctx, int argc, char **argv)
 {
-	return &merge_command;
-}
-
-int cmd_merge(int argc, char **argv)
-{
-	struct merge_cli c = { 0 };
+	const struct merge_cli *c = ctx;
 	struct zb_error err = { 0 };
-	const char *out;
-	int first, rc = cli_parse(&merge_command, argc, argv, &c, &first);
-
-	if (rc)
-		return rc == 1 ? 0 : rc;
-	out = c.out;
-	rc = merge(out, argv + first, argc - first, &err);
+	int rc = merge(c->out, argv, argc, &err);
 	if (rc < 0) {
 		die_message(err.msg);
 		return 2;
 	}
 	return rc;
+}
+
+int cmd_merge(int argc, char **argv)
+{
+	struct merge_cli c = { 0 };
+
+	return cli_run(&cmd_merge_command, argc, argv, &c);
 }

@@ -19,7 +19,9 @@ static const struct cli_option replay_options[] = {
 		       "image cache (as zbench run)"),
 };
 
-static const struct cli_command replay_command = {
+static int replay_main(void *ctx, int argc, char **argv);
+
+const struct cli_command cmd_replay_command = {
 	.synopsis = "zbench replay [-o DIR] [--cache-dir DIR] RUNDIR/manifest.json",
 	.about = "Run the matrix of an earlier run again, as the manifest recorded it (the matrix\n"
 		 "content, not the file as it is now), with the same image recipe and options, into\n"
@@ -28,64 +30,57 @@ static const struct cli_command replay_command = {
 	.args = "RUNDIR/manifest.json",
 	.min_args = 1,
 	.max_args = 1,
+	.run = replay_main,
 };
 
-const struct cli_command *cmd_replay_options(void)
+static int replay_main(void *ctx, int argc, char **argv)
 {
-	return &replay_command;
-}
-
-int cmd_replay(int argc, char **argv)
-{
-	struct run_options o = { 0 };
+	struct run_options *o = ctx;
 	struct zb_error err = { 0 };
 	cleanup_free char *dir = NULL;
 	json_t *man, *mx, *opts, *im;
 	size_t i;
 	char *text;
-	int first, rc;
+	int rc;
 
-	rc = cli_parse(&replay_command, argc, argv, &o, &first);
-	if (rc)
-		return rc == 1 ? 0 : rc;
 	/* read as every run-directory reader reads: not through a symlink, not a FIFO, bounded */
-	if (results_read_manifest_path(argv[first], &man, &err) < 0) {
+	if (results_read_manifest_path(argv[0], &man, &err) < 0) {
 		die_message(err.msg);
 		return 2;
 	}
 	mx = json_object_get(man, "matrix");
 	if (!json_is_object(json_object_get(mx, "content")) ||
 	    !json_string_value(json_object_get(json_object_get(man, "image"), "recipe"))) {
-		fprintf(stderr, "zbench: '%s' is not a run manifest\n", argv[first]);
+		fprintf(stderr, "zbench: '%s' is not a run manifest\n", argv[0]);
 		json_decref(man);
 		return 2;
 	}
-	o.matrix_path = json_string_value(json_object_get(mx, "path"));
-	o.recipe_path = json_string_value(json_object_get(json_object_get(man, "image"), "recipe"));
-	o.recipes_from = argv[first]; /* a file's choice: resolved as a matrix's (run.h) */
+	o->matrix_path = json_string_value(json_object_get(mx, "path"));
+	o->recipe_path = json_string_value(json_object_get(json_object_get(man, "image"), "recipe"));
+	o->recipes_from = argv[0]; /* a file's choice: resolved as a matrix's (run.h) */
 	/* a run of several images replays with all of them, in the same sides */
 	json_array_foreach (json_object_get(man, "images"), i, im) {
 		const char *recipe = json_string_value(json_object_get(im, "recipe"));
 
-		if (recipe && o.n_recipes < RUN_MAX_IMAGES)
-			o.recipes[o.n_recipes++] = recipe;
+		if (recipe && o->n_recipes < RUN_MAX_IMAGES)
+			o->recipes[o->n_recipes++] = recipe;
 	}
 	opts = json_object_get(man, "options");
-	o.accel = json_string_value(json_object_get(opts, "accel"));
-	o.keep_disks = json_is_true(json_object_get(opts, "keep_disks"));
-	o.cold = json_is_true(json_object_get(opts, "cold")); /* a cold run replays cold */
-	o.warm = json_is_true(json_object_get(opts, "warm"));
-	o.limits_from_start = json_is_true(json_object_get(opts, "limits_from_start"));
+	o->accel = json_string_value(json_object_get(opts, "accel"));
+	o->keep_disks = json_is_true(json_object_get(opts, "keep_disks"));
+	o->cold = json_is_true(json_object_get(opts, "cold")); /* a cold run replays cold */
+	o->warm = json_is_true(json_object_get(opts, "warm"));
+	o->limits_from_start = json_is_true(json_object_get(opts, "limits_from_start"));
 	if (json_string_value(json_object_get(man, "backend")))
-		o.backend = json_string_value(json_object_get(man, "backend"));
+		o->backend = json_string_value(json_object_get(man, "backend"));
 	/* run_matrix resolves the image once and says if it is not the one the run used */
-	o.replay_image_hash =
+	o->replay_image_hash =
 	    json_string_value(json_object_get(json_object_get(man, "image"), "hash"));
 	text = json_dumps(json_object_get(mx, "content"), JSON_INDENT(2));
-	o.matrix_text = text;
-	o.matrix_sha256 = json_string_value(json_object_get(mx, "sha256"));
-	o.dir_out = &dir;
-	rc = run_matrix(&o, &err);
+	o->matrix_text = text;
+	o->matrix_sha256 = json_string_value(json_object_get(mx, "sha256"));
+	o->dir_out = &dir;
+	rc = run_matrix(o, &err);
 	free(text);
 	json_decref(man);
 	if (rc < 0) {
@@ -95,4 +90,11 @@ int cmd_replay(int argc, char **argv)
 	if (dir)
 		printf("%s\n", dir); /* the new run directory on stdout, as zbench run */
 	return rc;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	struct run_options o = { 0 };
+
+	return cli_run(&cmd_replay_command, argc, argv, &o);
 }

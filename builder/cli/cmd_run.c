@@ -246,7 +246,9 @@ static const struct cli_option run_options[] = {
 	  .offset = offsetof(struct run_cli, strict) },
 };
 
-static const struct cli_command run_cli_command = {
+static int run_main(void *ctx, int argc, char **argv);
+
+const struct cli_command cmd_run_command = {
 	.synopsis = "zbench run [options] MATRIX\nzbench run --resume RUNDIR",
 	.about = "Run every cell of MATRIX (repeats included) in a fresh VM with fresh disks and\n"
 		 "write the results to a new run directory (printed on stdout at the end).\n"
@@ -263,41 +265,42 @@ static const struct cli_command run_cli_command = {
 	.args = "MATRIX",
 	.min_args = 0,
 	.max_args = 1,
+	.run = run_main,
 };
 
-const struct cli_command *cmd_run_options(void)
+static int run_main(void *ctx, int argc, char **argv)
 {
-	return &run_cli_command;
-}
-
-int cmd_run(int argc, char **argv)
-{
-	struct run_cli c = { .report = 1 };
+	struct run_cli *c = ctx;
 	struct zb_error err = { 0 };
 	char *dir = NULL;
-	int first, rc = cli_parse(&run_cli_command, argc, argv, &c, &first);
+	int rc;
 
-	if (rc)
-		return rc == 1 ? 0 : rc;
-	if (c.o.resume_dir ? first != argc : first + 1 != argc) {
-		cli_usage(&run_cli_command, stderr);
+	if (c->o.resume_dir ? argc != 0 : argc != 1) {
+		cli_usage(&cmd_run_command, stderr);
 		return 2;
 	}
-	if (!c.o.resume_dir)
-		c.o.matrix_path = argv[first];
-	c.o.dir_out = &dir;
-	rc = run_matrix(&c.o, &err);
+	if (!c->o.resume_dir)
+		c->o.matrix_path = argv[0];
+	c->o.dir_out = &dir;
+	rc = run_matrix(&c->o, &err);
 	if (rc < 0) {
 		die_message(err.msg);
 		return 2;
 	}
 	if (dir)
 		printf("%s\n", dir); /* the run directory on stdout: scripts take it from there */
-	if (dir && rc != 130 && end_of_run(dir, c.report) > 0 && c.strict && rc == 0) {
+	if (dir && rc != 130 && end_of_run(dir, c->report) > 0 && c->strict && rc == 0) {
 		fprintf(stderr, "zbench: --strict: some measured phases did not measure the disks "
 				"(warnings above)\n");
 		rc = 1;
 	}
 	free(dir);
 	return rc;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_cli c = { .report = 1 };
+
+	return cli_run(&cmd_run_command, argc, argv, &c);
 }

@@ -454,7 +454,9 @@ static const struct cli_option slurm_options[] = {
 		     "the ids); submit nothing"),
 };
 
-static const struct cli_command slurm_command = {
+static int slurm_main(void *ctx, int argc, char **argv);
+
+const struct cli_command cmd_slurm_command = {
 	.synopsis = "zbench slurm -n N [options] MATRIX",
 	.about = "Run MATRIX on a Slurm cluster as an array of N tasks, task I running shard\n"
 		 "I/N (zbench run --shard I/N -o RUNS/shard-I). Writes RUNS/slurm/job.sh and\n"
@@ -470,23 +472,17 @@ static const struct cli_command slurm_command = {
 	.args = "MATRIX",
 	.min_args = 1,
 	.max_args = 1,
+	.run = slurm_main,
 };
 
-const struct cli_command *cmd_slurm_options(void)
+static int slurm_main(void *ctx, int argc, char **argv)
 {
-	return &slurm_command;
-}
-
-int cmd_slurm(int argc, char **argv)
-{
-	struct slurm_opts o = { 0 };
-	struct slurm_plan p = { .o = &o, .dir = { .fd = -1 } };
+	struct slurm_opts *o = ctx;
+	struct slurm_plan p = { .o = o, .dir = { .fd = -1 } };
 	struct zb_error err = { 0 };
-	int first, rc = cli_parse(&slurm_command, argc, argv, &o, &first);
+	int rc;
 
-	if (rc)
-		return rc == 1 ? 0 : rc;
-	o.matrix = argv[first];
+	o->matrix = argv[0];
 	rc = slurm_plan_run(&p, &err);
 	slurm_plan_release(&p);
 	if (rc < 0) {
@@ -494,4 +490,11 @@ int cmd_slurm(int argc, char **argv)
 		return 2;
 	}
 	return 0;
+}
+
+int cmd_slurm(int argc, char **argv)
+{
+	struct slurm_opts o = { 0 };
+
+	return cli_run(&cmd_slurm_command, argc, argv, &o);
 }

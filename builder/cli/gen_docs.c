@@ -50,7 +50,7 @@ static char *help_of(const struct zb_command *c)
 
 	if (!f)
 		return xstrdup("");
-	cli_usage(c->options(), f);
+	cli_usage(c->options, f);
 	if (fclose(f) != 0) {
 		free(text);
 		return xstrdup("");
@@ -79,7 +79,7 @@ static void list_add(char **list, const char *word, size_t len)
 /* The options of a command, from its option table (options.h). */
 static char *command_options(const struct zb_command *c)
 {
-	const struct cli_command *t = c->options();
+	const struct cli_command *t = c->options;
 	char *list = NULL;
 
 	for (size_t k = 0; k < t->n_options; k++) {
@@ -98,7 +98,7 @@ static char *command_options(const struct zb_command *c)
 /* The subcommands of a command, from its option table. */
 static char *subcommands_of(const struct zb_command *c)
 {
-	const struct cli_command *t = c->options();
+	const struct cli_command *t = c->options;
 	char *list = NULL;
 
 	for (size_t k = 0; k < t->n_subs; k++)

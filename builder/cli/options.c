@@ -232,7 +232,9 @@ static int parse_options(const struct cli_command *c, const struct cli_sub *s, c
 	return rc;
 }
 
-int cli_parse(const struct cli_command *c, int argc, char **argv, void *ctx, int *first)
+/* argv parsed (options.h, cli_run): 0 with *first the index of the first positional argument,
+ * 1 after --help, 2 on a usage error. */
+static int parse(const struct cli_command *c, int argc, char **argv, void *ctx, int *first)
 {
 	const struct cli_sub *s = NULL;
 	char who[64];
@@ -263,9 +265,11 @@ int cli_parse(const struct cli_command *c, int argc, char **argv, void *ctx, int
 
 int cli_run(const struct cli_command *c, int argc, char **argv, void *ctx)
 {
-	int first, rc = cli_parse(c, argc, argv, ctx, &first);
+	int first, rc = parse(c, argc, argv, ctx, &first);
 
 	if (rc)
 		return rc == 1 ? 0 : rc;
-	return sub_find(c, argv[1])->run(ctx, argc - first, argv + first);
+	if (c->n_subs)
+		return sub_find(c, argv[1])->run(ctx, argc - first, argv + first);
+	return c->run(ctx, argc - first, argv + first);
 }

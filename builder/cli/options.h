@@ -1,8 +1,8 @@
 /* One option table per command (options.c), git's parse-options as the model: each row says
  * what parses an option and what its usage line, the man page and the shell completion say, so
- * none of them is written apart from the option. A command declares a `struct cli_command` and
- * calls cli_parse() (or cli_run(), with subcommands); its --help is cli_usage(); build/zbench-gen
- * reads the same table through the command table (commands.h). */
+ * none of them is written apart from the option. A command declares a `struct cli_command`, its
+ * options' context with their defaults, and calls cli_run(); its --help is cli_usage();
+ * build/zbench-gen reads the same table through the command table (commands.h). */
 #ifndef ZB_OPTIONS_H
 #define ZB_OPTIONS_H
 
@@ -81,6 +81,9 @@ struct cli_command {
 	const char *epilog;	/* after the options: exit status, where the docs are */
 	const char *args;	/* the positional arguments' name in messages ("MATRIX") */
 	int min_args, max_args; /* positional arguments; max_args -1: no limit (not with subs) */
+	/* Without subcommands: what runs the command (cli_run), ctx its options applied and argv
+	 * its positional arguments; returns the exit status. */
+	int (*run)(void *ctx, int argc, char **argv);
 };
 #define CLI_OPTIONS(rows) .options = rows, .n_options = sizeof(rows) / sizeof(rows[0])
 #define CLI_SUBS(rows)	  .subs = rows, .n_subs = sizeof(rows) / sizeof(rows[0])
@@ -92,16 +95,13 @@ int cli_choice_index(const char *choices, const char *v);
  * (continuations aligned), epilog. */
 void cli_usage(const struct cli_command *c, FILE *f);
 
-/* Parse argv (argv[0] the command's name; with subcommands, argv[1] names one) with c's table,
- * applying each option to ctx: 0 with *first the index of the first positional argument; 1 when
- * --help printed the usage on stdout; 2 on a usage error (an unknown option or subcommand, an
- * option the subcommand does not take, a missing value or required option, a value a choices
- * list or range refuses, a set() that failed, the wrong number of positional arguments: said on
- * stderr, then the usage). */
-int cli_parse(const struct cli_command *c, int argc, char **argv, void *ctx, int *first);
-
-/* A command of subcommands: cli_parse(), then the subcommand's run() on the positional
- * arguments. The exit status: run()'s, 0 after --help, 2 on a usage error. */
+/* Run a command: parse argv (argv[0] the command's name; with subcommands, argv[1] names one)
+ * with c's table, applying each option to ctx, then call the command's (or the subcommand's)
+ * run() on the positional arguments. The exit status: run()'s; 0 when --help printed the usage
+ * on stdout; 2 on a usage error (an unknown option or subcommand, an option the subcommand does
+ * not take, a missing value or required option, a value a choices list or range refuses, a set()
+ * that failed, the wrong number of positional arguments: said on stderr, then the usage unless
+ * only a value was refused). */
 int cli_run(const struct cli_command *c, int argc, char **argv, void *ctx);
 
 #endif

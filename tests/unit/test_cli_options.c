@@ -37,6 +37,11 @@ static int run_show(void *ctx, int argc, char **argv)
 	return demo_run(ctx, argc, argv, "show");
 }
 
+static int run_flat(void *ctx, int argc, char **argv)
+{
+	return demo_run(ctx, argc, argv, "flat");
+}
+
 static const struct cli_sub demo_subs[] = {
 	{ .name = "build", .args = "RECIPE", .help = "build it\nsecond line", .min_args = 1,
 	  .max_args = 1, .run = run_build },
@@ -70,15 +75,16 @@ static const struct cli_command flat_command = {
 	.args = "ARG",
 	.min_args = 1,
 	.max_args = 1,
+	.run = run_flat,
 };
 
-/* Run the command line `line` (words separated by spaces) through cli_run (a command with
- * subcommands) or cli_parse; *said gets the first line it wrote on stderr. */
+/* Run the command line `line` (words separated by spaces) through cli_run; *said gets the first
+ * line it wrote on stderr. */
 static int parse_line(const struct cli_command *c, const char *line, struct demo *d, char *said,
 		      size_t len)
 {
 	char *copy = xstrdup(line), *argv[16];
-	int argc = 0, rc, first, saved = dup(2), out = dup(1);
+	int argc = 0, rc, saved = dup(2), out = dup(1);
 	FILE *t = tmpfile(), *devnull = fopen("/dev/null", "w");
 
 	for (char *w = strtok(copy, " "); w && argc < 15; w = strtok(NULL, " "))
@@ -88,13 +94,7 @@ static int parse_line(const struct cli_command *c, const char *line, struct demo
 	fflush(stdout);
 	dup2(fileno(t), 2);
 	dup2(fileno(devnull), 1);
-	if (c->n_subs) {
-		rc = cli_run(c, argc, argv, d);
-	} else {
-		rc = cli_parse(c, argc, argv, d, &first);
-		if (rc == 0)
-			demo_run(d, argc - first, argv + first, "flat");
-	}
+	rc = cli_run(c, argc, argv, d);
 	fflush(stderr);
 	fflush(stdout);
 	dup2(saved, 2);
