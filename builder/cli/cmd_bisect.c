@@ -592,40 +592,25 @@ static int job_run(struct bisect_job *j, struct zb_error *err)
 
 /* The options of `zbench bisect` (options.h). */
 static const struct cli_option bisect_options[] = {
-	{ .name = "repo",
-	  .arg = "DIR",
-	  .help = "the OpenZFS git repository (only read: the commits are\n"
-		  "checked out in a clone in the output directory)",
-	  .kind = CLI_STRING,
-	  .offset = offsetof(struct bisect_opts, repo),
+	{ CLI_ROW_STRING(0, "repo", "DIR", struct bisect_opts, repo,
+			 "the OpenZFS git repository (only read: the commits are\n"
+			 "checked out in a clone in the output directory)"),
 	  .required = 1 },
-	{ .name = "good",
-	  .arg = "REF",
-	  .help = "a commit without the regression",
-	  .kind = CLI_STRING,
-	  .offset = offsetof(struct bisect_opts, good),
+	{ CLI_ROW_STRING(0, "good", "REF", struct bisect_opts, good,
+			 "a commit without the regression"),
 	  .required = 1 },
-	{ .name = "bad",
-	  .arg = "REF",
-	  .help = "a later commit with it (REF --good must be its ancestor)",
-	  .kind = CLI_STRING,
-	  .offset = offsetof(struct bisect_opts, bad),
+	{ CLI_ROW_STRING(0, "bad", "REF", struct bisect_opts, bad,
+			 "a later commit with it (REF --good must be its ancestor)"),
 	  .required = 1 },
-	{ .name = "metric",
-	  .arg = "M",
-	  .help = "a metric of docs/reports.md (write_bw, read_iops, ...)",
-	  .kind = CLI_STRING,
-	  .offset = offsetof(struct bisect_opts, metric),
+	{ CLI_ROW_STRING(0, "metric", "M", struct bisect_opts, metric,
+			 "a metric of docs/reports.md (write_bw, read_iops, ...)"),
 	  .required = 1 },
-	{ .name = "threshold",
-	  .arg = "T",
-	  .help = "signed percentage, e.g. -5%",
-	  .kind = CLI_STRING,
-	  .offset = offsetof(struct bisect_opts, threshold),
+	{ CLI_ROW_STRING(0, "threshold", "T", struct bisect_opts, threshold,
+			 "signed percentage, e.g. -5%"),
 	  .required = 1 },
 	CLI_OPT_STRING('i', "image", "RECIPE", struct bisect_opts, recipe,
-		       "the image recipe giving root, kernel and configure options\n(default "
-		       BISECT_DEFAULT_RECIPE ")"),
+		       "the image recipe giving root, kernel and configure "
+		       "options\n(default " BISECT_DEFAULT_RECIPE ")"),
 	CLI_OPT_STRING('o', "output", "DIR", struct bisect_opts, out,
 		       "where the state, log, recipes, patches and the steps' run\ndirectories go "
 		       "(default bisect/<matrix name>); given again\nwith the same inputs, an "
@@ -642,26 +627,26 @@ static int bisect_main(void *ctx, int argc, char **argv);
 const struct cli_command cmd_bisect_command = {
 	.synopsis = "zbench bisect --repo DIR --good REF --bad REF --metric M --threshold T\n"
 		    "              [-i RECIPE] [-o DIR] [options] MATRIX",
-	.about = "Find the first commit between REF --good and REF --bad (the first-parent line of\n"
-		 "the OpenZFS git repository DIR) at which MATRIX's metric M changes beyond T (a\n"
-		 "signed percentage: '-5%' fails on a drop of more than 5%, '10%' on a rise)\n"
-		 "with significance. Each tested commit is built from source as an image\n"
-		 "(RECIPE's zfs_source replaced by the good end plus the commit's diff: one kept\n"
-		 "build tree, cached) and run against the good end in one interleaved run (zbench\n"
-		 "run -i GOOD -i COMMIT), judged by compare's paired analysis and the gate 'M < T'\n"
-		 "(or 'M > T'). The good end is assumed good, the bad end bad: a binary search\n"
-		 "over N commits builds the good end and at most ceil(log2 N) midpoints.",
+	.about =
+	    "Find the first commit between REF --good and REF --bad (the first-parent line of\n"
+	    "the OpenZFS git repository DIR) at which MATRIX's metric M changes beyond T (a\n"
+	    "signed percentage: '-5%' fails on a drop of more than 5%, '10%' on a rise)\n"
+	    "with significance. Each tested commit is built from source as an image\n"
+	    "(RECIPE's zfs_source replaced by the good end plus the commit's diff: one kept\n"
+	    "build tree, cached) and run against the good end in one interleaved run (zbench\n"
+	    "run -i GOOD -i COMMIT), judged by compare's paired analysis and the gate 'M < T'\n"
+	    "(or 'M > T'). The good end is assumed good, the bad end bad: a binary search\n"
+	    "over N commits builds the good end and at most ceil(log2 N) midpoints.",
 	CLI_OPTIONS(bisect_options),
-	.epilog = "Prints the first bad commit on stdout; DIR/bisect.log has every step, "
-		  "DIR/result.json\n"
-		  "the answer, the tests and the builds.\n"
-		  "\n"
-		  "exit status: 0 found, 1 only skipped commits are left (the first bad one is among\n"
-		  "             them: DIR/result.json lists them), 2 usage, input or build error,\n"
-		  "             130 interrupted (run the same command again to resume)",
-	.args = "MATRIX",
-	.min_args = 1,
-	.max_args = 1,
+	.epilog =
+	    "Prints the first bad commit on stdout; DIR/bisect.log has every step, "
+	    "DIR/result.json\n"
+	    "the answer, the tests and the builds.\n"
+	    "\n"
+	    "exit status: 0 found, 1 only skipped commits are left (the first bad one is among\n"
+	    "             them: DIR/result.json lists them), 2 usage, input or build error,\n"
+	    "             130 interrupted (run the same command again to resume)",
+	CLI_ARGS("MATRIX", 1, 1),
 	.run = bisect_main,
 };
 
@@ -678,7 +663,8 @@ static int bisect_main(void *ctx, int argc, char **argv)
 	if (!o->recipe)
 		o->recipe = recipe = image_recipe_locate(BISECT_DEFAULT_RECIPE, NULL);
 	if (!o->out) {
-		const char *base = strrchr(o->matrix, '/') ? strrchr(o->matrix, '/') + 1 : o->matrix;
+		const char *base =
+		    strrchr(o->matrix, '/') ? strrchr(o->matrix, '/') + 1 : o->matrix;
 		cleanup_free char *name = outdir_name_from(base);
 
 		o->out = out = xasprintf("bisect/%.*s", (int)strcspn(name, "."), name);

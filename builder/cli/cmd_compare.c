@@ -120,11 +120,12 @@ static const struct cli_option compare_options[] = {
 	CLI_OPT_CALL(0, "tolerance", "N%", set_tolerance,
 		     "a count change within +-N% is the same (default 1%)"),
 	CLI_OPT_CALL(0, "seed", "N", set_seed, "seed of the drawn sign flips (default 29)"),
-	CLI_OPT_FLAG(0, "adaptive", struct compare_opts, adaptive,
-		     "(one RUNDIR of two images) add interleaved A/B repeats\nof the cells whose "
-		     "gates are undecided, a round at a\ntime, until every gated cell has a verdict "
-		     "or a budget\nruns out; alpha is split among the rounds' looks\n(alpha / "
-		     "(max-repeats - 1)); boots VMs"),
+	CLI_OPT_FLAG(
+	    0, "adaptive", struct compare_opts, adaptive,
+	    "(one RUNDIR of two images) add interleaved A/B repeats\nof the cells whose "
+	    "gates are undecided, a round at a\ntime, until every gated cell has a verdict "
+	    "or a budget\nruns out; alpha is split among the rounds' looks\n(alpha / "
+	    "(max-repeats - 1)); boots VMs"),
 	CLI_OPT_INT(0, "max-repeats", "N", 2, 1000000000, struct compare_opts, max_repeats,
 		    "the most repeats per cell and side (default 20)"),
 	CLI_OPT_CALL(0, "max-minutes", "M", set_max_minutes,
@@ -153,9 +154,7 @@ const struct cli_command cmd_compare_command = {
 	.epilog = "Exit status: 0 on success (every gate passed), 3 when a gate failed, 4 when no\n"
 		  "gate failed but one is undecided, 2 on errors (including two runs with no cell\n"
 		  "in common). See docs/compare.md.",
-	.args = "RUN_A RUN_B or RUNDIR",
-	.min_args = 1,
-	.max_args = 2,
+	CLI_ARGS("RUN_A RUN_B or RUNDIR", 1, 2),
 	.run = compare_main,
 };
 
@@ -219,8 +218,8 @@ static int outputs(const struct compare *cmp, const struct compare_opts *o, stru
 }
 
 /* The runs loaded, matched and analysed in tiers. 0, or 2 (said; nothing to release). */
-static int load_analyse(struct compare_opts *o, struct report_run *a,
-			struct report_run *b, struct compare *cmp, struct compare_tiers *t)
+static int load_analyse(struct compare_opts *o, struct report_run *a, struct report_run *b,
+			struct compare *cmp, struct compare_tiers *t)
 {
 	struct zb_error err = { 0 };
 

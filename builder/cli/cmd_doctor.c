@@ -138,8 +138,7 @@ const struct cli_command cmd_doctor_command = {
 		 "debootstrap, the image cache, disk space.",
 	CLI_OPTIONS(doctor_options),
 	.epilog = "Exit status 0 if nothing is missing, 1 otherwise, 2 on a usage error.",
-	.min_args = 0,
-	.max_args = 0,
+	CLI_ARGS(NULL, 0, 0),
 	.run = doctor_main,
 };
 

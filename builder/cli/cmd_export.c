@@ -15,13 +15,8 @@ struct export_cli {
 #define EXPORT_CHOICES "fio|csv|json|bmf|gab"
 
 static const struct cli_option export_options[] = {
-	{ .name = "format",
-	  .letter = 'f',
-	  .arg = "F",
-	  .choices = EXPORT_CHOICES,
-	  .help = "what to write (above)",
-	  .kind = CLI_STRING,
-	  .offset = offsetof(struct export_cli, format),
+	{ CLI_ROW_CHOICE('f', "format", "F", EXPORT_CHOICES, struct export_cli, format,
+			 "what to write (above)"),
 	  .required = 1 },
 	CLI_OPT_STRING('o', "output", "DIR", struct export_cli, outdir,
 		       "where to write (created if missing)"),
@@ -46,9 +41,7 @@ const struct cli_command cmd_export_command = {
 		 "        customBiggerIsBetter and customSmallerIsBetter",
 	CLI_OPTIONS(export_options),
 	.epilog = "Exit status: 0 written, 2 on errors. See docs/export.md.",
-	.args = "RUNDIR",
-	.min_args = 1,
-	.max_args = 1,
+	CLI_ARGS("RUNDIR", 1, 1),
 	.run = export_main,
 };
 

@@ -236,27 +236,19 @@ static const struct cli_option image_options[] = {
 	CLI_OPT_STRING(0, "cache-dir", "DIR", struct image_cli, cache_dir,
 		       "the cache (default: $ZBENCH_CACHE_DIR, $XDG_CACHE_HOME/zbench,\n"
 		       "~/.cache/zbench; `zbench image list` names it)"),
-	{ .name = "rebuild",
-	  .help = "build: reassemble the appliance even if it is cached (keeps\nthe root); "
-		  "import: import again even if cached",
-	  .kind = CLI_FLAG,
-	  .offset = offsetof(struct image_cli, rebuild),
+	{ CLI_ROW_FLAG(0, "rebuild", struct image_cli, rebuild,
+		       "build: reassemble the appliance even if it is cached (keeps\nthe root); "
+		       "import: import again even if cached"),
 	  .subs = "build|import" },
-	{ .name = "rebuild-root",
-	  .help = "build: rebuild the root too (debootstrap and DKMS: minutes)",
-	  .kind = CLI_FLAG,
-	  .offset = offsetof(struct image_cli, rebuild_root),
+	{ CLI_ROW_FLAG(0, "rebuild-root", struct image_cli, rebuild_root,
+		       "build: rebuild the root too (debootstrap and DKMS: minutes)"),
 	  .subs = "build" },
-	{ .name = "overlay",
-	  .help = "import: keep the cached disk a thin qcow2 overlay backed by\nFILE (no copy; "
-		  "FILE must then stay where it is, unchanged)",
-	  .kind = CLI_FLAG,
-	  .offset = offsetof(struct image_cli, overlay),
+	{ CLI_ROW_FLAG(
+	      0, "overlay", struct image_cli, overlay,
+	      "import: keep the cached disk a thin qcow2 overlay backed by\nFILE (no copy; "
+	      "FILE must then stay where it is, unchanged)"),
 	  .subs = "import" },
-	{ .name = "json",
-	  .help = "list: one JSON document (above)",
-	  .kind = CLI_FLAG,
-	  .offset = offsetof(struct image_cli, json),
+	{ CLI_ROW_FLAG(0, "json", struct image_cli, json, "list: one JSON document (above)"),
 	  .subs = "list" },
 };
 
@@ -267,13 +259,14 @@ const struct cli_command cmd_image_command = {
 		    "zbench image list [--cache-dir DIR] [--json]",
 	CLI_SUBS(image_subs),
 	CLI_OPTIONS(image_options),
-	.epilog = "Exit status: 0 done; 1 path: the image is not in the cache; 2 errors.\n"
-		  "\n"
-		  "The guest binaries are guest/zbench-agent and guest/zbench-engine beside this\n"
-		  "executable, or $ZBENCH_AGENT and $ZBENCH_ENGINE; the unit is\n"
-		  "guest/zbench-agent.service beside the agent, or $ZBENCH_UNIT. libguestfs runs with\n"
-		  "LIBGUESTFS_BACKEND=direct and, where /dev/kvm exists, force_tcg, unless those\n"
-		  "variables are set.",
+	.epilog =
+	    "Exit status: 0 done; 1 path: the image is not in the cache; 2 errors.\n"
+	    "\n"
+	    "The guest binaries are guest/zbench-agent and guest/zbench-engine beside this\n"
+	    "executable, or $ZBENCH_AGENT and $ZBENCH_ENGINE; the unit is\n"
+	    "guest/zbench-agent.service beside the agent, or $ZBENCH_UNIT. libguestfs runs with\n"
+	    "LIBGUESTFS_BACKEND=direct and, where /dev/kvm exists, force_tcg, unless those\n"
+	    "variables are set.",
 };
 
 int cmd_image(int argc, char **argv)

@@ -259,23 +259,18 @@ static const struct cli_sub matrix_subs[] = {
 };
 
 static const struct cli_option matrix_options[] = {
-	{ .name = "controls",
-	  .help = "check: run each claim's and reference's negative controls:\njudge every "
-		  "verdict against synthetic records of the\nclaim's shape (must hold), the "
-		  "opposite shape, just short\nof the bound and a null model (each must fail); "
-		  "exit\nstatus 1 if one does not",
-	  .kind = CLI_FLAG,
-	  .offset = offsetof(struct matrix_cli, controls),
+	{ CLI_ROW_FLAG(
+	      0, "controls", struct matrix_cli, controls,
+	      "check: run each claim's and reference's negative controls:\njudge every "
+	      "verdict against synthetic records of the\nclaim's shape (must hold), the "
+	      "opposite shape, just short\nof the bound and a null model (each must fail); "
+	      "exit\nstatus 1 if one does not"),
 	  .subs = "check" },
-	{ .name = "estimate",
-	  .help = "check: run time and disk space before anything runs",
-	  .kind = CLI_FLAG,
-	  .offset = offsetof(struct matrix_cli, estimate),
+	{ CLI_ROW_FLAG(0, "estimate", struct matrix_cli, estimate,
+		       "check: run time and disk space before anything runs"),
 	  .subs = "check" },
-	{ .name = "markdown",
-	  .help = "ledger: print docs/seeds.md instead",
-	  .kind = CLI_FLAG,
-	  .offset = offsetof(struct matrix_cli, markdown),
+	{ CLI_ROW_FLAG(0, "markdown", struct matrix_cli, markdown,
+		       "ledger: print docs/seeds.md instead"),
 	  .subs = "ledger" },
 };
 

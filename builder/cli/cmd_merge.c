@@ -281,12 +281,8 @@ struct merge_cli {
 };
 
 static const struct cli_option merge_options[] = {
-	{ .name = "output",
-	  .letter = 'o',
-	  .arg = "OUT",
-	  .help = "the merged run directory (created; required)",
-	  .kind = CLI_STRING,
-	  .offset = offsetof(struct merge_cli, out),
+	{ CLI_ROW_STRING('o', "output", "OUT", struct merge_cli, out,
+			 "the merged run directory (created; required)"),
 	  .required = 1 },
 };
 
@@ -299,9 +295,7 @@ const struct cli_command cmd_merge_command = {
 		 "and a manifest that lists the shards. OUT is 'complete' only if every shard\n"
 		 "1..N is there and complete.",
 	CLI_OPTIONS(merge_options),
-	.args = "RUNDIR...",
-	.min_args = 1,
-	.max_args = -1,
+	CLI_ARGS("RUNDIR...", 1, -1),
 	.run = merge_main,
 };
 

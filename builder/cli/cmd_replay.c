@@ -23,13 +23,12 @@ static int replay_main(void *ctx, int argc, char **argv);
 
 const struct cli_command cmd_replay_command = {
 	.synopsis = "zbench replay [-o DIR] [--cache-dir DIR] RUNDIR/manifest.json",
-	.about = "Run the matrix of an earlier run again, as the manifest recorded it (the matrix\n"
-		 "content, not the file as it is now), with the same image recipe and options, into\n"
-		 "a new run directory. Says so when the image is not the one the run used.",
+	.about =
+	    "Run the matrix of an earlier run again, as the manifest recorded it (the matrix\n"
+	    "content, not the file as it is now), with the same image recipe and options, into\n"
+	    "a new run directory. Says so when the image is not the one the run used.",
 	CLI_OPTIONS(replay_options),
-	.args = "RUNDIR/manifest.json",
-	.min_args = 1,
-	.max_args = 1,
+	CLI_ARGS("RUNDIR/manifest.json", 1, 1),
 	.run = replay_main,
 };
 
@@ -56,7 +55,8 @@ static int replay_main(void *ctx, int argc, char **argv)
 		return 2;
 	}
 	o->matrix_path = json_string_value(json_object_get(mx, "path"));
-	o->recipe_path = json_string_value(json_object_get(json_object_get(man, "image"), "recipe"));
+	o->recipe_path =
+	    json_string_value(json_object_get(json_object_get(man, "image"), "recipe"));
 	o->recipes_from = argv[0]; /* a file's choice: resolved as a matrix's (run.h) */
 	/* a run of several images replays with all of them, in the same sides */
 	json_array_foreach (json_object_get(man, "images"), i, im) {

@@ -35,9 +35,7 @@ const struct cli_command cmd_report_command = {
 	.epilog = "Exit status: 0 if every cell ended ok and every claim of the matrix held, 1 if\n"
 		  "not, 2 on errors.\n"
 		  "See docs/reports.md.",
-	.args = "RUNDIR",
-	.min_args = 1,
-	.max_args = 1,
+	CLI_ARGS("RUNDIR", 1, 1),
 	.run = report_main,
 };
 

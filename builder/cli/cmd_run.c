@@ -262,9 +262,7 @@ const struct cli_command cmd_run_command = {
 		  "exit status: 0 all cells ok, 1 some cell failed (see cells.jsonl) or, with\n"
 		  "             --strict, some phase did not measure the disks,\n"
 		  "             2 usage or input error, 130 interrupted",
-	.args = "MATRIX",
-	.min_args = 0,
-	.max_args = 1,
+	CLI_ARGS("MATRIX", 0, 1),
 	.run = run_main,
 };
 

@@ -415,14 +415,8 @@ static void slurm_plan_release(struct slurm_plan *p)
 
 /* The options of `zbench slurm` (options.h). */
 static const struct cli_option slurm_options[] = {
-	{ .name = "shards",
-	  .letter = 'n',
-	  .arg = "N",
-	  .help = "array tasks, one shard each (1 to the number of cells)",
-	  .kind = CLI_INT,
-	  .offset = offsetof(struct slurm_opts, shards),
-	  .min = 1,
-	  .max = MATRIX_CELLS_MAX,
+	{ CLI_ROW_INT('n', "shards", "N", 1, MATRIX_CELLS_MAX, struct slurm_opts, shards,
+		      "array tasks, one shard each (1 to the number of cells)"),
 	  .required = 1 },
 	CLI_OPT_STRING('o', "output", "RUNS", struct slurm_opts, out,
 		       "a new directory for the shards, the merge and the job\n"
@@ -458,20 +452,19 @@ static int slurm_main(void *ctx, int argc, char **argv);
 
 const struct cli_command cmd_slurm_command = {
 	.synopsis = "zbench slurm -n N [options] MATRIX",
-	.about = "Run MATRIX on a Slurm cluster as an array of N tasks, task I running shard\n"
-		 "I/N (zbench run --shard I/N -o RUNS/shard-I). Writes RUNS/slurm/job.sh and\n"
-		 "submits three jobs with sbatch, printing their ids:\n"
-		 "  image  zbench image build, once, into the cache every node mounts\n"
-		 "  array  --array=1-N after the image job; a task Slurm runs again (requeued)\n"
-		 "         resumes its shard (zbench run --resume RUNS/shard-I)\n"
-		 "  merge  after every task ended (afterany): zbench merge -o RUNS/merged,\n"
-		 "         which names the shards that are missing, then zbench report\n"
-		 "Logs: RUNS/slurm/*.out. Paths must be the same on every node (docs/scale-out.md).",
+	.about =
+	    "Run MATRIX on a Slurm cluster as an array of N tasks, task I running shard\n"
+	    "I/N (zbench run --shard I/N -o RUNS/shard-I). Writes RUNS/slurm/job.sh and\n"
+	    "submits three jobs with sbatch, printing their ids:\n"
+	    "  image  zbench image build, once, into the cache every node mounts\n"
+	    "  array  --array=1-N after the image job; a task Slurm runs again (requeued)\n"
+	    "         resumes its shard (zbench run --resume RUNS/shard-I)\n"
+	    "  merge  after every task ended (afterany): zbench merge -o RUNS/merged,\n"
+	    "         which names the shards that are missing, then zbench report\n"
+	    "Logs: RUNS/slurm/*.out. Paths must be the same on every node (docs/scale-out.md).",
 	CLI_OPTIONS(slurm_options),
 	.epilog = "exit status: 0 submitted, 2 usage or input error, or sbatch refused a job",
-	.args = "MATRIX",
-	.min_args = 1,
-	.max_args = 1,
+	CLI_ARGS("MATRIX", 1, 1),
 	.run = slurm_main,
 };
 

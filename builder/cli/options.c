@@ -162,7 +162,8 @@ static int parse_options(const struct cli_command *c, const struct cli_sub *s, c
 	struct option *longopts = xcalloc(c->n_options + 2, sizeof(*longopts));
 	char *shortopts = xcalloc(2 * c->n_options + 4, 1), *seen = xcalloc(c->n_options + 1, 1);
 	size_t ns = 0, nl = 0;
-	int v, rc = 0, nargs, lo = s ? s->min_args : c->min_args, hi = s ? s->max_args : c->max_args;
+	int v, rc = 0, nargs, lo = s ? s->min_args : c->min_args,
+	       hi = s ? s->max_args : c->max_args;
 	const char *args = s ? s->args : c->args;
 
 	shortopts[ns++] = ':'; /* a missing value is ':', an unknown option '?' */
@@ -172,8 +173,9 @@ static int parse_options(const struct cli_command *c, const struct cli_sub *s, c
 
 		if (!takes(o, s))
 			continue;
-		longopts[nl++] = (struct option){ o->name, o->arg ? required_argument : no_argument,
-						  NULL, o->letter ? o->letter : LONG_ONLY + (int)k };
+		longopts[nl++] =
+		    (struct option){ o->name, o->arg ? required_argument : no_argument, NULL,
+				     o->letter ? o->letter : LONG_ONLY + (int)k };
 		if (o->letter) {
 			shortopts[ns++] = o->letter;
 			if (o->arg)

@@ -24,38 +24,48 @@ struct cli_option {
 	const char *choices; /* "fio|csv|json": the values it takes (usage, completion), or NULL */
 	const char *help;    /* usage text; '\n' starts a continuation line */
 	enum cli_kind kind;
-	size_t offset; /* CLI_STRING, CLI_FLAG, CLI_INT: offsetof(the context's struct, its field) */
-	int min, max;  /* CLI_INT: the values it takes */
-	int required;  /* the command (or its subcommand) refuses to run without it */
+	size_t
+	    offset;   /* CLI_STRING, CLI_FLAG, CLI_INT: offsetof(the context's struct, its field) */
+	int min, max; /* CLI_INT: the values it takes */
+	int required; /* the command (or its subcommand) refuses to run without it */
 	const char *subs; /* "build|import": the subcommands that take it; NULL: every one */
 	/* CLI_CALL: apply the option to ctx: 0, or -1 after saying why on stderr. */
 	int (*set)(void *ctx, const char *arg);
 };
 
-/* Rows, as git's OPT_STRING and OPT_BOOL: TYPE is the context's struct, FIELD its member. */
-#define CLI_OPT_STRING(l, n, a, type, field, h)                                                    \
+/* Rows, as git's OPT_STRING and OPT_BOOL: TYPE is the context's struct, FIELD its member. Each
+ * CLI_OPT_X(...) is { CLI_ROW_X(...) }; a row that also sets .required or .subs writes
+ * { CLI_ROW_X(...), .required = 1 }. */
+#define CLI_ROW_STRING(l, n, a, type, field, h)                                                    \
+	.name = n, .letter = l, .arg = a, .help = h, .kind = CLI_STRING,                           \
+	.offset = offsetof(type, field)
+#define CLI_ROW_CHOICE(l, n, a, c, type, field, h)                                                 \
+	CLI_ROW_STRING(l, n, a, type, field, h), .choices = c
+#define CLI_ROW_FLAG(l, n, type, field, h)                                                         \
+	.name = n, .letter = l, .help = h, .kind = CLI_FLAG, .offset = offsetof(type, field)
+#define CLI_ROW_INT(l, n, a, lo, hi, type, field, h)                                               \
+	.name = n, .letter = l, .arg = a, .help = h, .kind = CLI_INT,                              \
+	.offset = offsetof(type, field), .min = lo, .max = hi
+#define CLI_ROW_CALL(l, n, a, fn, h) .name = n, .letter = l, .arg = a, .help = h, .set = fn
+#define CLI_OPT_STRING(...)                                                                        \
 	{                                                                                          \
-		.name = n, .letter = l, .arg = a, .help = h, .kind = CLI_STRING,                   \
-		.offset = offsetof(type, field)                                                    \
+		CLI_ROW_STRING(__VA_ARGS__)                                                        \
 	}
-#define CLI_OPT_CHOICE(l, n, a, c, type, field, h)                                                 \
+#define CLI_OPT_CHOICE(...)                                                                        \
 	{                                                                                          \
-		.name = n, .letter = l, .arg = a, .choices = c, .help = h, .kind = CLI_STRING,     \
-		.offset = offsetof(type, field)                                                    \
+		CLI_ROW_CHOICE(__VA_ARGS__)                                                        \
 	}
-#define CLI_OPT_FLAG(l, n, type, field, h)                                                         \
+#define CLI_OPT_FLAG(...)                                                                          \
 	{                                                                                          \
-		.name = n, .letter = l, .help = h, .kind = CLI_FLAG,                               \
-		.offset = offsetof(type, field)                                                    \
+		CLI_ROW_FLAG(__VA_ARGS__)                                                          \
 	}
-#define CLI_OPT_INT(l, n, a, lo, hi, type, field, h)                                               \
+#define CLI_OPT_INT(...)                                                                           \
 	{                                                                                          \
-		.name = n, .letter = l, .arg = a, .help = h, .kind = CLI_INT,                      \
-		.offset = offsetof(type, field), .min = lo, .max = hi                              \
+		CLI_ROW_INT(__VA_ARGS__)                                                           \
 	}
-#define CLI_OPT_CALL(l, n, a, fn, h)                                                               \
+#define CLI_OPT_CALL(...)                                                                          \
 	{                                                                                          \
-		.name = n, .letter = l, .arg = a, .help = h, .set = fn                             \
+		CLI_ROW_CALL(__VA_ARGS__)                                                          \
 	}
 /* -q, --quiet: information and progress off (core/log.h), as every command that runs VMs has it */
 #define CLI_OPT_QUIET(h) CLI_OPT_CALL('q', "quiet", NULL, cli_set_quiet, h)
@@ -87,6 +97,8 @@ struct cli_command {
 };
 #define CLI_OPTIONS(rows) .options = rows, .n_options = sizeof(rows) / sizeof(rows[0])
 #define CLI_SUBS(rows)	  .subs = rows, .n_subs = sizeof(rows) / sizeof(rows[0])
+/* The positional arguments of a command or subcommand: their name, how many (hi -1: no limit). */
+#define CLI_ARGS(name, lo, hi) .args = name, .min_args = lo, .max_args = hi
 
 /* The index of `v` in the '|'-separated `choices`, or -1. */
 int cli_choice_index(const char *choices, const char *v);
