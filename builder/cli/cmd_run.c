@@ -95,155 +95,95 @@ static int set_no_report(void *ctx, const char *arg)
 
 /* The options of `zbench run`: parsing, --help, the man page and completion (options.h). */
 static const struct cli_option run_options[] = {
-	{ .name = "output",
-	  .letter = 'o',
-	  .arg = "DIR",
-	  .help = "run directory (default runs/<matrix name>-<UTC time>)",
-	  .kind = CLI_STRING,
-	  .offset = offsetof(struct run_cli, o.out_dir) },
-	{ .name = "image",
-	  .letter = 'i',
-	  .arg = "RECIPE",
-	  .help = "image recipe (default: the matrix's \"image\", else\n" RUN_DEFAULT_RECIPE
-		  "); built if not cached. Given twice\nor more (-i A -i B; or the matrix's "
-		  "\"images\"): "
-		  "every\ncell runs on each image, back to back, A B then B A in\nthe next repeat; "
-		  "records "
-		  "name their image and side;\n`zbench compare RUNDIR` compares A with "
-		  "B\n(docs/compare.md)",
-	  .set = set_image },
-	{ .name = "cache-dir",
-	  .letter = 0,
-	  .arg = "DIR",
-	  .help = "image cache (default $ZBENCH_CACHE_DIR, else\n$XDG_CACHE_HOME/zbench, else "
-		  "~/.cache/zbench)",
-	  .kind = CLI_STRING,
-	  .offset = offsetof(struct run_cli, o.cache_dir) },
-	{ .name = "accel",
-	  .letter = 0,
-	  .arg = "A",
-	  .choices = VM_ACCEL_CHOICES,
-	  .help = "overrides the matrix's vm.accel; auto tries KVM with a\ndeadline on the guest's "
-		  "first "
-		  "output, then TCG (a failure\nremembered per host, kernel and QEMU)",
-	  .kind = CLI_STRING,
-	  .offset = offsetof(struct run_cli, o.accel) },
-	{ .name = "backend",
-	  .letter = 0,
-	  .arg = "B",
-	  .choices = VM_BACKEND_CHOICES,
-	  .help = "the VM backend (docs/libvirt.md); default: the matrix's\n\"backend\", else the "
-		  "first "
-		  "of these (the one that runs VMs\non hosts with --hosts or --libvirt-uri)",
-	  .kind = CLI_STRING,
-	  .offset = offsetof(struct run_cli, o.backend) },
-	{ .name = "libvirt-uri",
-	  .letter = 0,
-	  .arg = "URI",
-	  .help = "libvirt connection (default $ZBENCH_LIBVIRT_URI, the\nmatrix's \"libvirt_uri\", "
-		  "else "
-		  "qemu:///embed with its\nroot in the run directory)",
-	  .kind = CLI_STRING,
-	  .offset = offsetof(struct run_cli, o.libvirt_uri) },
-	{ .name = "hosts",
-	  .letter = 0,
-	  .arg = "URI[=N],...",
-	  .help =
-	      "place cells on these libvirt hosts, at most N at once\non each (default 1); implies "
-	      "the libvirt backend\n(docs/scale-out.md)",
-	  .kind = CLI_STRING,
-	  .offset = offsetof(struct run_cli, o.hosts) },
-	{ .name = "shared-paths",
-	  .letter = 0,
-	  .help = "hosts of --hosts or --libvirt-uri on other machines see\nthe image cache and "
-		  "the run "
-		  "directory at the same paths",
-	  .kind = CLI_FLAG,
-	  .offset = offsetof(struct run_cli, o.shared_paths) },
-	{ .name = "keep-disks",
-	  .letter = 0,
-	  .help = "keep each cell's disk images in its directory",
-	  .kind = CLI_FLAG,
-	  .offset = offsetof(struct run_cli, o.keep_disks) },
-	{ .name = "warm",
-	  .letter = 0,
-	  .help =
-	      "restore cells from a warm snapshot of the booted guest\n(the default; qemu backend; "
-	      "made "
-	      "on first use, kept in\nthe cache); a cell that cannot be restored boots, and\nits "
-	      "record says why (docs/performance.md)",
-	  .kind = CLI_FLAG,
-	  .offset = offsetof(struct run_cli, o.warm) },
-	{ .name = "cold",
-	  .letter = 0,
-	  .help = "boot every cell",
-	  .kind = CLI_FLAG,
-	  .offset = offsetof(struct run_cli, o.cold) },
-	{ .name = "no-snapshot",
-	  .letter = 0,
-	  .help = "the same as --cold",
-	  .kind = CLI_FLAG,
-	  .offset = offsetof(struct run_cli, o.cold) },
-	{ .name = "limits-from-start",
-	  .letter = 0,
-	  .help = "keep the disks' I/O limits (throttle) while the guest\nsets up too; by default "
-		  "they are "
-		  "lifted for the pool,\nthe datasets and prefill phases and given back "
-		  "before\nthe first "
-		  "phase that is not an unmeasured prefill (qemu\nbackend, one cell at a time; "
-		  "docs/disks.md)",
-	  .kind = CLI_FLAG,
-	  .offset = offsetof(struct run_cli, o.limits_from_start) },
-	{ .name = "allow-device",
-	  .letter = 0,
-	  .arg = "PATH",
-	  .help = "let disks[].device use this host block device\n(repeatable); its contents are "
-		  "destroyed. Devices that\nare mounted, held, open or in a host pool are "
-		  "refused\nanyway "
-		  "(docs/disks.md)",
-	  .set = set_allow_device },
+	CLI_OPT_STRING('o', "output", "DIR", struct run_cli, o.out_dir,
+		       "run directory (default runs/<matrix name>-<UTC time>)"),
+	CLI_OPT_CALL(
+	    'i', "image", "RECIPE", set_image,
+	    "image recipe (default: the matrix's \"image\", else\n" RUN_DEFAULT_RECIPE
+	    "); built if not cached. Given twice\nor more (-i A -i B; or the matrix's "
+	    "\"images\"): "
+	    "every\ncell runs on each image, back to back, A B then B A in\nthe next repeat; "
+	    "records "
+	    "name their image and side;\n`zbench compare RUNDIR` compares A with "
+	    "B\n(docs/compare.md)"),
+	CLI_OPT_STRING(0, "cache-dir", "DIR", struct run_cli, o.cache_dir,
+		       "image cache (default $ZBENCH_CACHE_DIR, else\n$XDG_CACHE_HOME/zbench, else "
+		       "~/.cache/zbench)"),
+	CLI_OPT_CHOICE(
+	    0, "accel", "A", VM_ACCEL_CHOICES, struct run_cli, o.accel,
+	    "overrides the matrix's vm.accel; auto tries KVM with a\ndeadline on the guest's "
+	    "first "
+	    "output, then TCG (a failure\nremembered per host, kernel and QEMU)"),
+	CLI_OPT_CHOICE(
+	    0, "backend", "B", VM_BACKEND_CHOICES, struct run_cli, o.backend,
+	    "the VM backend (docs/libvirt.md); default: the matrix's\n\"backend\", else the "
+	    "first "
+	    "of these (the one that runs VMs\non hosts with --hosts or --libvirt-uri)"),
+	CLI_OPT_STRING(
+	    0, "libvirt-uri", "URI", struct run_cli, o.libvirt_uri,
+	    "libvirt connection (default $ZBENCH_LIBVIRT_URI, the\nmatrix's \"libvirt_uri\", "
+	    "else "
+	    "qemu:///embed with its\nroot in the run directory)"),
+	CLI_OPT_STRING(
+	    0, "hosts", "URI[=N],...", struct run_cli, o.hosts,
+	    "place cells on these libvirt hosts, at most N at once\non each (default 1); implies "
+	    "the libvirt backend\n(docs/scale-out.md)"),
+	CLI_OPT_FLAG(0, "shared-paths", struct run_cli, o.shared_paths,
+		     "hosts of --hosts or --libvirt-uri on other machines see\nthe image cache and "
+		     "the run "
+		     "directory at the same paths"),
+	CLI_OPT_FLAG(0, "keep-disks", struct run_cli, o.keep_disks,
+		     "keep each cell's disk images in its directory"),
+	CLI_OPT_FLAG(
+	    0, "warm", struct run_cli, o.warm,
+	    "restore cells from a warm snapshot of the booted guest\n(the default; qemu backend; "
+	    "made "
+	    "on first use, kept in\nthe cache); a cell that cannot be restored boots, and\nits "
+	    "record says why (docs/performance.md)"),
+	CLI_OPT_FLAG(0, "cold", struct run_cli, o.cold, "boot every cell"),
+	CLI_OPT_FLAG(0, "no-snapshot", struct run_cli, o.cold, "the same as --cold"),
+	CLI_OPT_FLAG(
+	    0, "limits-from-start", struct run_cli, o.limits_from_start,
+	    "keep the disks' I/O limits (throttle) while the guest\nsets up too; by default "
+	    "they are "
+	    "lifted for the pool,\nthe datasets and prefill phases and given back "
+	    "before\nthe first "
+	    "phase that is not an unmeasured prefill (qemu\nbackend, one cell at a time; "
+	    "docs/disks.md)"),
+	CLI_OPT_CALL(
+	    0, "allow-device", "PATH", set_allow_device,
+	    "let disks[].device use this host block device\n(repeatable); its contents are "
+	    "destroyed. Devices that\nare mounted, held, open or in a host pool are "
+	    "refused\nanyway "
+	    "(docs/disks.md)"),
 	CLI_OPT_INT('j', "jobs", "N", 1, 64, struct run_cli, o.jobs,
 		    "run N cells at once, each VM pinned to its own host cores;\nrefused if a disk "
 		    "is not throttled (the cells would\ndisturb each other) unless "
 		    "--allow-interference"),
-	{ .name = "allow-interference",
-	  .letter = 0,
-	  .help = "let -j run cells whose disks are not throttled",
-	  .kind = CLI_FLAG,
-	  .offset = offsetof(struct run_cli, o.allow_interference) },
-	{ .name = "shard",
-	  .letter = 0,
-	  .arg = "I/N",
-	  .help =
-	      "run only the I-th of N deterministic slices of the cells\n(by cell id: stable under "
-	      "resume); join with zbench merge",
-	  .set = set_shard },
-	{ .name = "resume",
-	  .letter = 0,
-	  .arg = "RUNDIR",
-	  .help =
-	      "finish a run that was interrupted or killed: cells with a\nrecord are not run "
-	      "again, "
-	      "what the run left behind (its\nVMs, disk images) is removed; same matrix and image",
-	  .kind = CLI_STRING,
-	  .offset = offsetof(struct run_cli, o.resume_dir) },
+	CLI_OPT_FLAG(0, "allow-interference", struct run_cli, o.allow_interference,
+		     "let -j run cells whose disks are not throttled"),
+	CLI_OPT_CALL(
+	    0, "shard", "I/N", set_shard,
+	    "run only the I-th of N deterministic slices of the cells\n(by cell id: stable under "
+	    "resume); join with zbench merge"),
+	CLI_OPT_STRING(
+	    0, "resume", "RUNDIR", struct run_cli, o.resume_dir,
+	    "finish a run that was interrupted or killed: cells with a\nrecord are not run "
+	    "again, "
+	    "what the run left behind (its\nVMs, disk images) is removed; same matrix and image"),
 	CLI_OPT_QUIET("no progress lines or run information on stderr (warnings\nand errors "
 		      "still); the run directory still on stdout"),
-	{ .name = "no-report",
-	  .letter = 0,
-	  .help = "do not write the report (report.md, report.html,\nreport.json and the cells' "
-		  "pages) into "
-		  "the run\ndirectory at the end; `zbench report RUNDIR` does",
-	  .set = set_no_report },
-	{ .name = "strict",
-	  .letter = 0,
-	  .help = "exit 1 when a measured phase did not measure the disks:\nless than half of its "
-		  "reads "
-		  "reached them, or of its\nwrites within the timed window (named on stderr at "
-		  "the\nend, "
-		  "and at the report's top, whatever the option)",
-	  .kind = CLI_FLAG,
-	  .offset = offsetof(struct run_cli, strict) },
+	CLI_OPT_CALL(0, "no-report", NULL, set_no_report,
+		     "do not write the report (report.md, report.html,\nreport.json and the cells' "
+		     "pages) into "
+		     "the run\ndirectory at the end; `zbench report RUNDIR` does"),
+	CLI_OPT_FLAG(
+	    0, "strict", struct run_cli, strict,
+	    "exit 1 when a measured phase did not measure the disks:\nless than half of its "
+	    "reads "
+	    "reached them, or of its\nwrites within the timed window (named on stderr at "
+	    "the\nend, "
+	    "and at the report's top, whatever the option)"),
 };
 
 static int run_main(void *ctx, int argc, char **argv);
@@ -254,8 +194,7 @@ const struct cli_command cmd_run_command = {
 		 "write the results to a new run directory (printed on stdout at the end).\n"
 		 "MATRIX may be a fio job file (FILE.fio or FILE.job): it runs in a matrix of\n"
 		 "one small VM with one disk (docs/matrix.md, \"fio job files\").",
-	.options = run_options,
-	.n_options = sizeof(run_options) / sizeof(run_options[0]),
+	CLI_OPTIONS(run_options),
 	.epilog = "Without -o the run directory is runs/<matrix name>-<UTC time>, and runs/latest\n"
 		  "is a symlink to the newest one.\n"
 		  "\n"
