@@ -76,8 +76,8 @@ static void list_add(char **list, const char *word, size_t len)
 	*list = p;
 }
 
-/* The options of a command, from its option table (options.h). */
-static char *command_options(const struct zb_command *c)
+/* The options of a command (of its subcommand `sub`; NULL: of any), from its option table. */
+static char *command_options(const struct zb_command *c, const char *sub)
 {
 	const struct cli_command *t = c->options;
 	char *list = NULL;
@@ -85,6 +85,10 @@ static char *command_options(const struct zb_command *c)
 	for (size_t k = 0; k < t->n_options; k++) {
 		char *w = xasprintf("--%s", t->options[k].name);
 
+		if (sub && t->options[k].subs && cli_choice_index(t->options[k].subs, sub) < 0) {
+			free(w);
+			continue;
+		}
 		if (t->options[k].letter)
 			list_add(&list, (char[]){ '-', t->options[k].letter }, 2);
 		list_add(&list, w, strlen(w));
@@ -398,6 +402,29 @@ static void file_arms(const char *dir_cmd, const char *ext_pre, const char *ext_
 	}
 }
 
+/* The case arm of command c: its options and subcommands (lists between `open` and `close`, the
+ * shell's syntax); with subcommands, the options of the one typed ($sub), else all of them. */
+static void command_arm(const struct zb_command *c, const char *open, const char *close)
+{
+	const struct cli_command *t = c->options;
+	char *o = command_options(c, NULL), *s = subcommands_of(c);
+
+	if (!t->n_subs)
+		printf("\t%s) opts=%s%s%s subs=%s%s ;;\n", c->name, open, o, close, open, close);
+	else
+		printf("\t%s) subs=%s%s%s\n\t\tcase $sub in\n", c->name, open, s, close);
+	for (size_t k = 0; k < t->n_subs; k++) {
+		char *so = command_options(c, t->subs[k].name);
+
+		printf("\t\t%s) opts=%s%s%s ;;\n", t->subs[k].name, open, so, close);
+		free(so);
+	}
+	if (t->n_subs)
+		printf("\t\t*) opts=%s%s%s ;;\n\t\tesac ;;\n", open, o, close);
+	free(o);
+	free(s);
+}
+
 static void gen_bash(void)
 {
 	printf(
@@ -413,13 +440,8 @@ static void gen_bash(void)
 	for (size_t i = 0; i < zb_n_commands; i++)
 		printf("%s ", zb_commands[i].name);
 	printf("-V --version --help\" -- \"$cur\"))\n\t\treturn\n\tfi\n\tcase $cmd in\n");
-	for (size_t i = 0; i < zb_n_commands; i++) {
-		char *o = command_options(&zb_commands[i]), *s = subcommands_of(&zb_commands[i]);
-
-		printf("\t%s) opts=\"%s\" subs=\"%s\" ;;\n", zb_commands[i].name, o, s);
-		free(o);
-		free(s);
-	}
+	for (size_t i = 0; i < zb_n_commands; i++)
+		command_arm(&zb_commands[i], "\"", "\"");
 	printf("\t*) return ;;\n\tesac\n"
 	       "\tif [ -n \"$subs\" ] && [ \"$COMP_CWORD\" -eq 2 ]; then\n"
 	       "\t\tCOMPREPLY=($(compgen -W \"$subs\" -- \"$cur\"))\n\t\treturn\n\tfi\n"
@@ -465,13 +487,8 @@ static void gen_zsh(void)
 	       "\t\t_describe -t commands 'zbench command' commands\n\t\treturn\n\tfi\n"
 	       "\tlocal cmd=${words[2]} sub=\n\t(( CURRENT > 3 )) && sub=${words[3]}\n"
 	       "\tcase $cmd in\n");
-	for (size_t i = 0; i < zb_n_commands; i++) {
-		char *o = command_options(&zb_commands[i]), *s = subcommands_of(&zb_commands[i]);
-
-		printf("\t%s) opts=(%s) subs=(%s) ;;\n", zb_commands[i].name, o, s);
-		free(o);
-		free(s);
-	}
+	for (size_t i = 0; i < zb_n_commands; i++)
+		command_arm(&zb_commands[i], "(", ")");
 	printf("\t*) return 1 ;;\n\tesac\n"
 	       "\tif (( ${#subs} )) && (( CURRENT == 3 )); then\n"
 	       "\t\tcompadd -a subs\n\t\treturn\n\tfi\n"

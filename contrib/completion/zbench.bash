@@ -13,13 +13,32 @@ _zbench() {
 	replay) opts="-o --output --cache-dir -h --help" subs="" ;;
 	slurm) opts="-n --shards -o --output -i --image --cache-dir --no-image-job -p --partition -t --time --one-per-node --max-at-once --allow-interference --accel --dry-run -h --help" subs="" ;;
 	merge) opts="-o --output -h --help" subs="" ;;
-	image) opts="--cache-dir --rebuild --rebuild-root --overlay --json -h --help" subs="build import path list" ;;
-	matrix) opts="--controls --estimate --markdown -h --help" subs="check expand keys ledger" ;;
+	image) subs="build import path list"
+		case $sub in
+		build) opts="--cache-dir --rebuild --rebuild-root -h --help" ;;
+		import) opts="--cache-dir --rebuild --overlay -h --help" ;;
+		path) opts="--cache-dir -h --help" ;;
+		list) opts="--cache-dir --json -h --help" ;;
+		*) opts="--cache-dir --rebuild --rebuild-root --overlay --json -h --help" ;;
+		esac ;;
+	matrix) subs="check expand keys ledger"
+		case $sub in
+		check) opts="--controls --estimate -h --help" ;;
+		expand) opts="-h --help" ;;
+		keys) opts="-h --help" ;;
+		ledger) opts="--markdown -h --help" ;;
+		*) opts="--controls --estimate --markdown -h --help" ;;
+		esac ;;
 	doctor) opts="--json -h --help" subs="" ;;
 	report) opts="-o --output --junit --json --phase -h --help" subs="" ;;
 	compare) opts="-o --output --fail-if --json --junit --summary --phase --alpha --noise --tolerance --seed --adaptive --max-repeats --max-minutes -h --help" subs="" ;;
 	export) opts="-f --format -o --output -h --help" subs="" ;;
-	history) opts="--db --metric --cell -o --output -h --help" subs="add show" ;;
+	history) subs="add show"
+		case $sub in
+		add) opts="--db -h --help" ;;
+		show) opts="--db --metric --cell -o --output -h --help" ;;
+		*) opts="--db --metric --cell -o --output -h --help" ;;
+		esac ;;
 	bisect) opts="--repo --good --bad --metric --threshold -i --image -o --output --cache-dir --accel -q --quiet -h --help" subs="" ;;
 	*) return ;;
 	esac
