@@ -625,6 +625,7 @@ static const struct cli_option bisect_options[] = {
 static int bisect_main(void *ctx, int argc, char **argv);
 
 const struct cli_command cmd_bisect_command = {
+	.name = "bisect",
 	.synopsis = "zbench bisect --repo DIR --good REF --bad REF --metric M --threshold T\n"
 		    "              [-i RECIPE] [-o DIR] [options] MATRIX",
 	.about =

@@ -135,6 +135,7 @@ static const struct cli_option compare_options[] = {
 static int compare_main(void *ctx, int argc, char **argv);
 
 const struct cli_command cmd_compare_command = {
+	.name = "compare",
 	.synopsis = "zbench compare [-o DIR] [--fail-if 'METRIC < -N%']... [--json]\n"
 		    "               [--junit FILE] [--summary FILE] [--phase NAME]\n"
 		    "               [--alpha P] [--noise N%] [--tolerance N%] [--seed N]\n"

@@ -133,7 +133,7 @@ static const struct cli_option doctor_options[] = {
 static int doctor_main(void *ctx, int argc, char **argv);
 
 const struct cli_command cmd_doctor_command = {
-	.synopsis = "zbench doctor [--json]",
+	.name = "doctor",
 	.about = "Say what this host has and lacks for zbench: QEMU, KVM, the user QEMU runs as,\n"
 		 "debootstrap, the image cache, disk space.",
 	CLI_OPTIONS(doctor_options),

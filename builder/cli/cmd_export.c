@@ -25,7 +25,7 @@ static const struct cli_option export_options[] = {
 static int export_main(void *ctx, int argc, char **argv);
 
 const struct cli_command cmd_export_command = {
-	.synopsis = "zbench export RUNDIR --format " EXPORT_CHOICES " [-o DIR]",
+	.name = "export",
 	.about = "Write the results of RUNDIR's ok cells into DIR (default RUNDIR/export):\n"
 		 "  fio   per cell, phase and repeat a fio JSON file with one job (its I/O, its\n"
 		 "        latencies and clat_ns.bins merged over the threads, complete \"job\n"

@@ -253,6 +253,7 @@ static const struct cli_option image_options[] = {
 };
 
 const struct cli_command cmd_image_command = {
+	.name = "image",
 	.synopsis = "zbench image build RECIPE [--cache-dir DIR] [--rebuild] [--rebuild-root]\n"
 		    "zbench image import FILE.qcow2 [--cache-dir DIR] [--overlay] [--rebuild]\n"
 		    "zbench image path RECIPE|FILE.qcow2 [--cache-dir DIR]\n"

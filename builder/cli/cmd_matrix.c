@@ -275,6 +275,7 @@ static const struct cli_option matrix_options[] = {
 };
 
 const struct cli_command cmd_matrix_command = {
+	.name = "matrix",
 	.synopsis = "zbench matrix check [--controls|--estimate] FILE\n"
 		    "zbench matrix expand FILE\n"
 		    "zbench matrix keys\n"

@@ -289,7 +289,7 @@ static const struct cli_option merge_options[] = {
 static int merge_main(void *ctx, int argc, char **argv);
 
 const struct cli_command cmd_merge_command = {
-	.synopsis = "zbench merge -o OUT RUNDIR...",
+	.name = "merge",
 	.about = "Join run directories made with `zbench run --shard I/N` of the same matrix and\n"
 		 "image into OUT (a new run directory): every record once, every cell directory,\n"
 		 "and a manifest that lists the shards. OUT is 'complete' only if every shard\n"

@@ -22,7 +22,7 @@ static const struct cli_option replay_options[] = {
 static int replay_main(void *ctx, int argc, char **argv);
 
 const struct cli_command cmd_replay_command = {
-	.synopsis = "zbench replay [-o DIR] [--cache-dir DIR] RUNDIR/manifest.json",
+	.name = "replay",
 	.about =
 	    "Run the matrix of an earlier run again, as the manifest recorded it (the matrix\n"
 	    "content, not the file as it is now), with the same image recipe and options, into\n"

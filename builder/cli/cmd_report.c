@@ -27,7 +27,7 @@ static const struct cli_option report_options[] = {
 static int report_main(void *ctx, int argc, char **argv);
 
 const struct cli_command cmd_report_command = {
-	.synopsis = "zbench report [-o DIR] [--junit FILE] [--json] [--phase NAME] RUNDIR",
+	.name = "report",
 	.about = "Write DIR/report.md and DIR/report.html (self-contained, plots inline), the\n"
 		 "plots as DIR/report-plots/*.svg and a page per cell under DIR/report-cells/,\n"
 		 "from RUNDIR/manifest.json and cells.jsonl. DIR defaults to RUNDIR.",

@@ -189,6 +189,7 @@ static const struct cli_option run_options[] = {
 static int run_main(void *ctx, int argc, char **argv);
 
 const struct cli_command cmd_run_command = {
+	.name = "run",
 	.synopsis = "zbench run [options] MATRIX\nzbench run --resume RUNDIR",
 	.about = "Run every cell of MATRIX (repeats included) in a fresh VM with fresh disks and\n"
 		 "write the results to a new run directory (printed on stdout at the end).\n"

@@ -451,6 +451,7 @@ static const struct cli_option slurm_options[] = {
 static int slurm_main(void *ctx, int argc, char **argv);
 
 const struct cli_command cmd_slurm_command = {
+	.name = "slurm",
 	.synopsis = "zbench slurm -n N [options] MATRIX",
 	.about =
 	    "Run MATRIX on a Slurm cluster as an array of N tasks, task I running shard\n"

@@ -10,7 +10,8 @@
 #include "core/util.h"
 
 #define HELP_COLUMN 24	/* where an option's help starts in usage */
-#define SUB_COLUMN  10	/* where a subcommand's help starts */
+#define SUB_COLUMN     10  /* where a subcommand's help starts */
+#define SYNOPSIS_WIDTH 80  /* a generated synopsis wraps before this column */
 #define LONG_ONLY   256 /* getopt's value for row k without a letter: LONG_ONLY + k */
 
 /* HEAD, then HELP's lines from COLUMN on (on the next line when HEAD reaches it). */
@@ -32,11 +33,44 @@ static void usage_entry(FILE *f, const char *head, const char *help, int column)
 	}
 }
 
+/* The synopsis from the table: "usage: zbench NAME [-o DIR] -f fio|csv RUNDIR" (an option's
+ * choices in place of its value's name), wrapped. */
+static void usage_synopsis(const struct cli_command *c, FILE *f)
+{
+	int indent = fprintf(f, "usage: zbench %s", c->name), col = indent;
+
+	for (size_t k = 0; k <= c->n_options; k++) {
+		const struct cli_option *o = k < c->n_options ? &c->options[k] : NULL;
+		const char *arg = o && o->choices ? o->choices : o ? o->arg : NULL;
+		char word[128];
+		int n;
+
+		if (o && o->letter)
+			n = snprintf(word, sizeof(word), "%s-%c%s%s%s", o->required ? "" : "[",
+				     o->letter, arg ? " " : "", arg ? arg : "",
+				     o->required ? "" : "]");
+		else if (o)
+			n = snprintf(word, sizeof(word), "%s--%s%s%s%s", o->required ? "" : "[",
+				     o->name, arg ? " " : "", arg ? arg : "",
+				     o->required ? "" : "]");
+		else if (c->args)
+			n = snprintf(word, sizeof(word), c->min_args ? "%s" : "[%s]", c->args);
+		else
+			break;
+		if (col + 1 + n > SYNOPSIS_WIDTH)
+			col = fprintf(f, "\n%*s", indent, "") - 1;
+		col += fprintf(f, " %s", word);
+	}
+	fputc('\n', f);
+}
+
 void cli_usage(const struct cli_command *c, FILE *f)
 {
 	const char *p = c->synopsis;
 
-	for (int first = 1; *p; first = 0) {
+	if (!p)
+		usage_synopsis(c, f);
+	for (int first = 1; p && *p; first = 0) {
 		size_t n = strcspn(p, "\n");
 
 		fprintf(f, "%s%.*s\n", first ? "usage: " : "       ", (int)n, p);

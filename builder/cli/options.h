@@ -82,7 +82,11 @@ struct cli_sub {
 };
 
 struct cli_command {
-	const char *synopsis; /* what follows "usage: ", lines separated by '\n' */
+	const char *name; /* "report": the command's name after "zbench" */
+	/* What follows "usage: ", lines separated by '\n'; NULL: "zbench NAME", then each option
+	 * in table order ("[-o DIR]"; without brackets if required; its choices, if any, for its
+	 * value) and the positional arguments. */
+	const char *synopsis;
 	const char *about;    /* the paragraph(s) between the synopsis and the options, or NULL */
 	const struct cli_sub *subs; /* the subcommands, or NULL */
 	size_t n_subs;
