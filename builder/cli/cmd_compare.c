@@ -187,25 +187,29 @@ static int adaptive_setup(struct compare_opts *o)
 /* compare.md and .html, then the machine outputs. */
 static int outputs(const struct compare *cmp, const struct compare_opts *o, struct zb_error *err)
 {
+	const struct {
+		const char *path; /* NULL: not asked for */
+		char *(*render)(const struct compare *c, const struct compare_tiers *t,
+				size_t *len);
+		const char *what;
+	} files[] = {
+		{ o->junit, compare_tiers_junit, "JUnit XML" },
+		{ o->summary, compare_tiers_summary, "the summary" },
+	};
 	char *doc;
 	size_t len;
 	int rc;
 
 	if (compare_write(cmp, o->outdir, err) < 0)
 		return -1;
-	if (o->junit) {
-		doc = compare_tiers_junit(cmp, cmp->tiers, &len);
-		rc = write_file_atomic(o->junit, doc, len, 0644, err);
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		if (!files[i].path)
+			continue;
+		doc = files[i].render(cmp, cmp->tiers, &len);
+		rc = write_file_atomic(files[i].path, doc, len, 0644, err);
 		free(doc);
 		if (rc < 0)
-			return error_wrap(err, "writing JUnit XML");
-	}
-	if (o->summary) {
-		doc = compare_tiers_summary(cmp, cmp->tiers, &len);
-		rc = write_file_atomic(o->summary, doc, len, 0644, err);
-		free(doc);
-		if (rc < 0)
-			return error_wrap(err, "writing the summary");
+			return error_wrap(err, "writing %s", files[i].what);
 	}
 	if (o->json) {
 		doc = compare_json(cmp);
