@@ -226,15 +226,21 @@ static int parse_options(const struct cli_command *c, const struct cli_sub *s, c
 			cli_usage(c, stdout);
 			rc = 1;
 		} else if (!o) {
-			/* the word is the last one getopt read, but for a letter inside "-qx" */
+			/* the word is the last one getopt read, but for a letter inside "-qx";
+			 * optopt is 0 for an unknown long option, the row's value for one
+			 * given a value it does not take */
+			const char *word = argv[optind - 1];
+
 			if (v == ':')
 				fprintf(stderr, "zbench %s: option '%s' wants a value\n", who,
-					argv[optind - 1]);
-			else if (optopt && optopt < LONG_ONLY)
+					word);
+			else if (optopt && !strncmp(word, "--", 2) && strchr(word, '='))
+				fprintf(stderr, "zbench %s: option '%.*s' takes no value\n", who,
+					(int)strcspn(word, "="), word);
+			else if (optopt && optopt < LONG_ONLY && strncmp(word, "--", 2))
 				fprintf(stderr, "zbench %s: unknown option '-%c'\n", who, optopt);
 			else
-				fprintf(stderr, "zbench %s: unknown option '%s'\n", who,
-					argv[optind - 1]);
+				fprintf(stderr, "zbench %s: unknown option '%s'\n", who, word);
 			rc = usage_error(c);
 		} else {
 			seen[o - c->options] = 1;
