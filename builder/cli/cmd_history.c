@@ -87,12 +87,12 @@ static const struct cli_option history_options[] = {
 	CLI_OPT_STRING(0, "db", "FILE", struct history_cli, db,
 		       "the history (created by add if missing)"),
 	{ CLI_ROW_STRING(0, "metric", "M", struct history_cli, metric,
-			 "show: a timing metric (docs/reports.md) or count\n(docs/compare.md)"),
+			 "a timing metric (docs/reports.md) or count\n(docs/compare.md)"),
 	  .required = 1, .subs = "show" },
-	{ CLI_ROW_STRING(0, "cell", "ID", struct history_cli, cell, "show: one cell only"),
+	{ CLI_ROW_STRING(0, "cell", "ID", struct history_cli, cell, "one cell only"),
 	  .subs = "show" },
 	{ CLI_ROW_STRING('o', "output", "DIR", struct history_cli, outdir,
-			 "show: write DIR/history.html"),
+			 "write DIR/history.html"),
 	  .subs = "show" },
 };
 

@@ -241,14 +241,13 @@ static const struct cli_option image_options[] = {
 		       "import: import again even if cached"),
 	  .subs = "build|import" },
 	{ CLI_ROW_FLAG(0, "rebuild-root", struct image_cli, rebuild_root,
-		       "build: rebuild the root too (debootstrap and DKMS: minutes)"),
+		       "rebuild the root too (debootstrap and DKMS: minutes)"),
 	  .subs = "build" },
-	{ CLI_ROW_FLAG(
-	      0, "overlay", struct image_cli, overlay,
-	      "import: keep the cached disk a thin qcow2 overlay backed by\nFILE (no copy; "
-	      "FILE must then stay where it is, unchanged)"),
+	{ CLI_ROW_FLAG(0, "overlay", struct image_cli, overlay,
+		       "keep the cached disk a thin qcow2 overlay backed by\nFILE (no copy; "
+		       "FILE must then stay where it is, unchanged)"),
 	  .subs = "import" },
-	{ CLI_ROW_FLAG(0, "json", struct image_cli, json, "list: one JSON document (above)"),
+	{ CLI_ROW_FLAG(0, "json", struct image_cli, json, "one JSON document (above)"),
 	  .subs = "list" },
 };
 

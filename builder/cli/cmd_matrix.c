@@ -261,16 +261,15 @@ static const struct cli_sub matrix_subs[] = {
 static const struct cli_option matrix_options[] = {
 	{ CLI_ROW_FLAG(
 	      0, "controls", struct matrix_cli, controls,
-	      "check: run each claim's and reference's negative controls:\njudge every "
+	      "run each claim's and reference's negative controls:\njudge every "
 	      "verdict against synthetic records of the\nclaim's shape (must hold), the "
 	      "opposite shape, just short\nof the bound and a null model (each must fail); "
 	      "exit\nstatus 1 if one does not"),
 	  .subs = "check" },
 	{ CLI_ROW_FLAG(0, "estimate", struct matrix_cli, estimate,
-		       "check: run time and disk space before anything runs"),
+		       "run time and disk space before anything runs"),
 	  .subs = "check" },
-	{ CLI_ROW_FLAG(0, "markdown", struct matrix_cli, markdown,
-		       "ledger: print docs/seeds.md instead"),
+	{ CLI_ROW_FLAG(0, "markdown", struct matrix_cli, markdown, "print docs/seeds.md instead"),
 	  .subs = "ledger" },
 };
 

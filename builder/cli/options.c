@@ -101,6 +101,12 @@ void cli_usage(const struct cli_command *c, FILE *f)
 		usage_entry(f, head, o->help, HELP_COLUMN);
 		if (o->choices)
 			fprintf(f, "%*sone of: %s\n", HELP_COLUMN, "", o->choices);
+		if (o->subs && c->n_subs) {
+			fprintf(f, "%*ssubcommands: ", HELP_COLUMN, "");
+			for (const char *q = o->subs; *q; q++)
+				fputs(*q == '|' ? ", " : (char[]){ *q, 0 }, f);
+			fputc('\n', f);
+		}
 	}
 	if (c->epilog)
 		fprintf(f, "\n%s\n", c->epilog);

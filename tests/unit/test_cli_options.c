@@ -209,6 +209,9 @@ int main(void)
 	CHECK(strstr(usage, "  -n, --count N         how many\n"));
 	CHECK(strstr(usage, "      --mode M          how\n                        one of: a|b\n"));
 	CHECK(strstr(usage, "      --a-very-long-option-name\n                        wraps\n"));
+	CHECK(strstr(
+	    usage,
+	    "      --rebuild         build only\n                        subcommands: build\n"));
 	free(usage);
 	f = open_memstream(&usage, &len);
 	cli_usage(&flat_command, f);
