@@ -140,20 +140,15 @@ static int plan_image(struct slurm_plan *p, struct zb_error *err)
  * every task runs the bytes submitted even if the checkout changes meanwhile. */
 static int plan_runs(struct slurm_plan *p, struct zb_error *err)
 {
-	char exe[PATH_MAX], *slash;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	cleanup_free char *src = NULL, *text = NULL;
 	struct outdir runs;
 	size_t len;
 	int rc;
 
-	if (n <= 0)
+	p->zbench = realpath("/proc/self/exe", NULL);
+	if (!p->zbench)
 		return error_sys(err, errno, "finding the zbench executable");
-	exe[n] = '\0';
-	p->zbench = xstrdup(exe);
-	if ((slash = strrchr(exe, '/')))
-		*slash = '\0';
-	src = xasprintf("%s/builder/cli/slurm_job.sh", exe);
+	src = self_file(NULL, "builder/cli/slurm_job.sh");
 	if (read_file(src, 1 << 20, &text, &len, err) < 0)
 		return error_wrap(err, "the job script");
 	if (outdir_open(&runs, p->runs, OUTDIR_NEW, 0755, err) < 0)
