@@ -240,7 +240,9 @@ SAN_TREE = $(BUILD)/sanitize
 test-sanitize:
 	$(Q)tests/sanitize.sh $(SAN_TREE)
 
+# the runner's own verdicts first (a leak report after a clean summary is a failure), then the tests
 unit: $(UNIT_TESTS)
+	$(Q)tests/run-unit-check.sh
 	$(Q)tests/run-unit.sh $(UNIT_TESTS)
 
 # The VM backends' command line and domain XML per cell (tests/golden/vm), without booting.

@@ -20,6 +20,7 @@
 #                           MODEL=hdd-7200 (a slower one, hdd-5400, asks less of the guest's CPU)
 #                           CASES="before txg txg30" (the settings above to run)
 #                           WRITE_CACHE=on|off (the drives' write cache; default: the model's)
+#                           SIZE=8M (per job)  NUMJOBS=4  DISK_SIZE=256M (each of the three disks)
 set -u
 cd "$(dirname "$0")/.."
 dir=${1:-runs/cv-$(date -u +%Y%m%dT%H%M%S)}
@@ -27,6 +28,9 @@ repeats=${REPEATS:-3}
 layouts=${LAYOUTS:-stripe mirror}
 rws=${RWS:-randwrite randread}
 model=${MODEL:-hdd-7200}
+size=${SIZE:-8M}
+numjobs=${NUMJOBS:-4}
+disk_size=${DISK_SIZE:-256M}
 case ${WRITE_CACHE:-} in
 '') wc= ;;
 on) wc=', "write_cache": true' ;;
@@ -50,13 +54,13 @@ cat >"$m" <<JSON
 { "zbench": 1, "name": "cv",
   "description": "bench/cv.sh: CV of repeated disk-bound cells against the measured window",
   "base": { "vm": { "memory": "512M", "cpus": 1 },
-    "disks": [ { "name": "d0", "size": "256M", "model": "$model"$wc },
-               { "name": "d1", "size": "256M", "model": "$model"$wc },
-               { "name": "d2", "size": "256M", "model": "$model"$wc } ],
+    "disks": [ { "name": "d0", "size": "$disk_size", "model": "$model"$wc },
+               { "name": "d1", "size": "$disk_size", "model": "$model"$wc },
+               { "name": "d2", "size": "$disk_size", "model": "$model"$wc } ],
     "pool": { "vdevs": [ { "type": "stripe", "disks": ["d0", "d1", "d2"] } ], "properties": { "ashift": 12 } },
     "datasets": [ { "name": "ds", "properties": { "recordsize": "4k", "compression": "off",
                     "primarycache": "metadata", "sync": "always" } } ],
-    "workload": { "target": "ds", "rw": "randwrite", "bs": "4k", "size": "8M", "numjobs": 4,
+    "workload": { "target": "ds", "rw": "randwrite", "bs": "4k", "size": "$size", "numjobs": $numjobs,
                   "group_reporting": true, "ramp_time": "1s", "runtime": "4s", "time_based": true,
                   "phases": [ { "name": "fill", "prefill": true }, { "name": "measure" } ] } },
   "axes": [ { "name": "layout", "path": "pool.vdevs", "values": [ ${lv%,} ] },

@@ -14,6 +14,9 @@
 # each (fio --fsync=1) with the drive's write cache on and off (dm_write_cache=0), the mean FLUSH
 # latency of the first, and 256k random writes at QD1.
 #   bench/disk-models.sh        SECS=2 (per load)  MODELS="hdd-7200 usb2-stick" (default: all)
+# Per row a verdict: held (fio within 15% of the published figure), host-bound (the published
+# figure is beyond what this host's round trip lets fio see, and fio lies where the model's
+# time plus or overlapped with the host's round trip puts it) or OFF.
 # A busy host makes fio late (its own turnaround is part of each request): say the load average
 # beside the figures (printed at the start and the end); the virtual-time column does not move.
 set -u
@@ -105,9 +108,44 @@ for key, (opts, srv, what) in LOADS.items():
         p.wait()
 print("host ceiling (nbdkit without the filter): " +
       ", ".join(f"{k} {v:.4g}" for k, v in ceiling.items()) + "\n")
+# What this host lets fio see of a model: the host's round trip (the ceiling) and the model's
+# service either add (nothing overlaps) or overlap fully (the file I/O inside the deadline), so
+# fio's figure lies in [1/(1/model + 1/host), min(model, host)] for rates, [max, sum] for the
+# flush latency. A sync write is a write and a FLUSH: the host's part is rw1's round trip and
+# rr1's (a request without data; the plain file plugin's own flush fsyncs the host's disk,
+# which the filter never does).
+host = dict(ceiling)
+host["sync1"] = host["sync0"] = 1 / (1 / ceiling["rw1"] + 1 / ceiling["rr1"])
+host["flush1"] = 1e6 / ceiling["rr1"]
+
+def bracket(key, virt):
+    c = host.get(key)
+    if not c or not virt:
+        return None
+    if key == "flush1":
+        return max(virt, c), virt + c
+    return 1 / (1 / virt + 1 / c), min(virt, c)
+
+def verdict(key, g, virt, pub, target):
+    """held: within 15% of the published figure; host-bound: the published figure is beyond
+    what this host lets fio see of any model (the bracket's top), and fio lies in the
+    bracket (within 15%), so the filter added nothing but the host's round trip; off:
+    neither (the model or the filter is wrong here)."""
+    if g is None or not target:
+        return ""
+    if abs(g / pub - 1) <= 0.15:
+        return "held"
+    b = bracket(key, virt)
+    if b and 0.85 * b[0] <= g <= 1.15 * b[1] and \
+       (pub > 0.85 * b[1] if key != "flush1" else pub < 1.15 * b[0]):
+        return f"host-bound ({b[0]:.4g}..{b[1]:.4g})"
+    return "OFF"
+
 print("| model | load | fio via nbdkit | model, virtual time | published | fio/published | "
-      "model/published | source |\n|---|---|---|---|---|---|---|---|")
+      "model/published | verdict (this host's bracket) | source |\n"
+      "|---|---|---|---|---|---|---|---|---|")
 cpu_lines = []
+verdicts = []
 for m in models:
     rows = {c[1]: c for c in calib if c[0] == m}
     usb = "usb" in m
@@ -136,15 +174,19 @@ for m in models:
         gs = "-" if g is None else f"{g:.4g} {unit}"
         if pub:
             r1 = "-" if g is None else f"{g / pub:.2f}"
+            v = verdict(key, g, virt, pub, target)
+            verdicts.append(v.split(" ")[0] if v else "")
             print(f"| {m} | {key} | {gs} | {virt:.4g} | {pub:.4g} | {r1} | {virt / pub:.2f}"
-                  f"{'' if target else ' (not a target)'} | {src} |")
+                  f"{'' if target else ' (not a target)'} | {v} | {src} |")
         else:
-            print(f"| {m} | {key} | {gs} | {virt:.4g} | | | | |")
+            print(f"| {m} | {key} | {gs} | {virt:.4g} | | | | | |")
     n = tot["n"] or 1
     cpu_lines.append(f"| {m} | {tot['n']} | {tot['cpu'] / n / 1000:.2f} | "
                      f"{tot['ticks'] / hz * 1e6 / n:.1f} | {tot['late'] / n / 1000:.1f} |")
 print("\n| model | requests | filter CPU us/request | nbdkit process CPU us/request | "
       "late us/request |\n|---|---|---|---|---|")
 print("\n".join(cpu_lines))
+print(f"\nrows with a published target: {verdicts.count('held')} held, "
+      f"{verdicts.count('host-bound')} host-bound, {verdicts.count('OFF')} off")
 PY
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -177,8 +177,9 @@ int agent_engine_is_fio(void);
  * fio cannot take). fio's JSON then goes to fd 3, the engine's status descriptor. */
 void fio_argv(struct argv_buf *a, const json_t *opts);
 /* Read what fio wrote on fd 3: each whole JSON document goes to the host as a "sample"; the last
- * one is kept. */
-void fio_relay(int fd);
+ * one is kept. Text between documents (fio's messages and errors) goes to the console and is
+ * appended to errout[*err_len..CMD_OUTPUT_MAX) (the engine's output kept for an error). */
+void fio_relay(int fd, char *errout, size_t *err_len);
 /* fio's last document, its result (the caller owns it); the step fails (with `errout`, fio's
  * output) when there is none. */
 json_t *fio_result(const char *errout);

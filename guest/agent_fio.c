@@ -4,7 +4,9 @@
  *
  * fio is a dynamic program from the image's root (the appliance copies its loader and
  * libraries); the agent only execs it. Its JSON goes to the status pipe agent_workload.c reads
- * (fd 3, through --output=/proc/self/fd/3), its stdout and stderr to the console pipe. */
+ * (fd 3, through --output=/proc/self/fd/3), its stdout and stderr to the console pipe. With
+ * --output fio writes its own messages (errors too) into that stream: the text between
+ * documents goes to the console and into the step's error output. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -59,13 +61,32 @@ void fio_argv(struct argv_buf *a, const json_t *opts)
 	argv_add(a, FIO_JOB_PATH);
 }
 
-/* Split off every whole document: each one a sample, the last one kept. */
-static void fio_split(void)
+/* fio's own text between documents (with --output its errors go into the same stream): to the
+ * console, and kept (bounded) with the engine's output for an error message. */
+static void fio_text(const char *p, size_t n, char *errout, size_t *err_len)
 {
-	size_t off = 0, used;
+	size_t i = 0;
+
+	while (i < n && strchr(" \t\r\n", p[i]))
+		i++;
+	if (i == n)
+		return; /* the blank lines between documents */
+	fwrite(p, 1, n, stderr);
+	if (*err_len + n > CMD_OUTPUT_MAX)
+		n = CMD_OUTPUT_MAX - *err_len;
+	memcpy(errout + *err_len, p, n);
+	*err_len += n;
+}
+
+/* Split off every whole document: each one a sample, the last one kept. */
+static void fio_split(char *errout, size_t *err_len)
+{
+	size_t off = 0, used, junk;
 	json_t *doc, *s;
 
-	while ((doc = fio_stream_next(fio_out.buf + off, fio_out.len - off, &used)) || used) {
+	while ((doc = fio_stream_next(fio_out.buf + off, fio_out.len - off, &used, &junk)) ||
+	       used) {
+		fio_text(fio_out.buf + off, junk, errout, err_len);
 		off += used;
 		if (!doc)
 			continue;
@@ -79,7 +100,7 @@ static void fio_split(void)
 	fio_out.len -= off;
 }
 
-void fio_relay(int fd)
+void fio_relay(int fd, char *errout, size_t *err_len)
 {
 	ssize_t r;
 
@@ -97,7 +118,7 @@ void fio_relay(int fd)
 	if (r <= 0 || fio_out.overflow)
 		return;
 	fio_out.len += (size_t)r;
-	fio_split();
+	fio_split(errout, err_len);
 	if (fio_out.len > FIO_OUT_MAX) {
 		/* keep reading (fio must not block on a full pipe) but hold nothing more */
 		fio_out.overflow = 1;

@@ -169,7 +169,7 @@ static void engine_watch(struct engine_proc *e, struct telemetry *tm, int use_fi
 		}
 		if (pfd[0].revents & POLLIN) {
 			if (use_fio)
-				fio_relay(e->status_fd);
+				fio_relay(e->status_fd, e->errout, &e->err_len);
 			else
 				relay_status(e->status_fd, e->acc, &e->acc_len, sizeof(e->acc));
 			if (agent.fault == FAULT_STALL) {

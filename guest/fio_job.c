@@ -336,12 +336,13 @@ char *fio_job_file(const json_t *workload, const char *name, const char *target,
 	return t.s;
 }
 
-json_t *fio_stream_next(const char *buf, size_t len, size_t *used)
+json_t *fio_stream_next(const char *buf, size_t len, size_t *used, size_t *junk)
 {
 	size_t off = 0;
 	json_error_t err;
 	json_t *doc;
 
+	*junk = 0;
 	for (;;) {
 		const char *nl;
 
@@ -352,11 +353,12 @@ json_t *fio_stream_next(const char *buf, size_t len, size_t *used)
 		/* not a document: drop the line (a whole one only: its end may be coming) */
 		nl = memchr(buf + off, '\n', len - off);
 		if (!nl) {
-			*used = off;
+			*used = *junk = off;
 			return NULL;
 		}
 		off = (size_t)(nl - buf) + 1;
 	}
+	*junk = off;
 	if (off == len) {
 		*used = off;
 		return NULL;
@@ -373,7 +375,7 @@ json_t *fio_stream_next(const char *buf, size_t len, size_t *used)
 	/* a broken document: resume at the next line that starts one */
 	for (size_t i = off + 1; i < len; i++) {
 		if (buf[i - 1] == '\n' && buf[i] == '{') {
-			*used = i;
+			*used = *junk = i;
 			return NULL;
 		}
 	}

@@ -32,8 +32,9 @@ char *fio_job_file(const json_t *workload, const char *name, const char *target,
 /* The next whole JSON document at the start of buf[0..len): leading blanks and any line that
  * does not start a document are skipped. Returns it (new reference) with *used the bytes
  * consumed; NULL with *used the bytes that can be dropped (junk before a document) when no
- * whole document is there yet. */
-json_t *fio_stream_next(const char *buf, size_t len, size_t *used);
+ * whole document is there yet. Either way buf[0..*junk) is text that is not a document (fio's
+ * own messages: with --output, fio writes its errors into the same stream). */
+json_t *fio_stream_next(const char *buf, size_t len, size_t *used, size_t *junk);
 
 /* A progress sample from one fio status document, in the shape of zbench-engine's status
  * lines (read_ios, write_ios, read_bytes, write_bytes, errors, layout_bytes, phase "run"):

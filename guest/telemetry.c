@@ -174,23 +174,50 @@ static void read_diskstats(struct telemetry *t, struct snap *s)
 	}
 }
 
-static void read_arc(struct telemetry *t, struct snap *s)
-{
-	static const struct {
-		const char *name;
-		size_t off;
-	} fields[] = {
-		{ "hits", offsetof(struct arc, hits) },
-		{ "misses", offsetof(struct arc, misses) },
-		{ "size", offsetof(struct arc, size) },
-		{ "c", offsetof(struct arc, c) },
-		{ "l2_hits", offsetof(struct arc, l2_hits) },
-		{ "l2_misses", offsetof(struct arc, l2_misses) },
-		{ "l2_size", offsetof(struct arc, l2_size) },
-	};
-	char *save = NULL;
+/* A counter of a kstat file and where it goes: a uint64_t at `off` in the file's struct. */
+struct kstat_field {
+	const char *name;
+	size_t off;
+};
 
-	if (slurp("/proc/spl/kstat/zfs/arcstats", t->buf, TM_BUF) < 0)
+static const struct kstat_field arc_fields[] = {
+	{ "hits", offsetof(struct arc, hits) },
+	{ "misses", offsetof(struct arc, misses) },
+	{ "size", offsetof(struct arc, size) },
+	{ "c", offsetof(struct arc, c) },
+	{ "l2_hits", offsetof(struct arc, l2_hits) },
+	{ "l2_misses", offsetof(struct arc, l2_misses) },
+	{ "l2_size", offsetof(struct arc, l2_size) },
+};
+
+static const struct kstat_field zil_fields[] = {
+	{ "zil_commit_count", offsetof(struct zil, commits) },
+	{ "zil_itx_count", offsetof(struct zil, itxs) },
+	{ "zil_itx_metaslab_normal_bytes", offsetof(struct zil, normal_bytes) },
+	{ "zil_itx_metaslab_slog_bytes", offsetof(struct zil, slog_bytes) },
+};
+
+/* The global kstat files of "name type data" lines read each second, and the struct of a
+ * snapshot their counters go to (at `snap_off`). */
+static const struct kstat_file {
+	const char *path;
+	const struct kstat_field *fields;
+	size_t n_fields;
+	size_t snap_off;
+} kstat_files[] = {
+	{ "/proc/spl/kstat/zfs/arcstats", arc_fields, sizeof(arc_fields) / sizeof(arc_fields[0]),
+	  offsetof(struct snap, arc) },
+	{ "/proc/spl/kstat/zfs/zil", zil_fields, sizeof(zil_fields) / sizeof(zil_fields[0]),
+	  offsetof(struct snap, zil) },
+};
+
+/* One kstat file into its struct of `s`: names not listed are skipped, a counter the file lacks
+ * is left as it was. */
+static void read_kstat(struct telemetry *t, const struct kstat_file *k, struct snap *s)
+{
+	char *into = (char *)s + k->snap_off, *save = NULL;
+
+	if (slurp(k->path, t->buf, TM_BUF) < 0)
 		return;
 	for (char *line = strtok_r(t->buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char name[64];
@@ -198,37 +225,9 @@ static void read_arc(struct telemetry *t, struct snap *s)
 
 		if (sscanf(line, "%63s %*u %llu", name, &v) != 2)
 			continue;
-		for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
-			if (!strcmp(name, fields[i].name))
-				*(uint64_t *)((char *)&s->arc + fields[i].off) = v;
-		}
-	}
-}
-
-static void read_zil(struct telemetry *t, struct snap *s)
-{
-	static const struct {
-		const char *name;
-		size_t off;
-	} fields[] = {
-		{ "zil_commit_count", offsetof(struct zil, commits) },
-		{ "zil_itx_count", offsetof(struct zil, itxs) },
-		{ "zil_itx_metaslab_normal_bytes", offsetof(struct zil, normal_bytes) },
-		{ "zil_itx_metaslab_slog_bytes", offsetof(struct zil, slog_bytes) },
-	};
-	char *save = NULL;
-
-	if (slurp("/proc/spl/kstat/zfs/zil", t->buf, TM_BUF) < 0)
-		return;
-	for (char *line = strtok_r(t->buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char name[64];
-		unsigned long long v;
-
-		if (sscanf(line, "%63s %*u %llu", name, &v) != 2)
-			continue;
-		for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
-			if (!strcmp(name, fields[i].name))
-				*(uint64_t *)((char *)&s->zil + fields[i].off) = v;
+		for (size_t i = 0; i < k->n_fields; i++) {
+			if (!strcmp(name, k->fields[i].name))
+				*(uint64_t *)(into + k->fields[i].off) = v;
 		}
 	}
 }
@@ -536,8 +535,8 @@ static void snapshot(struct telemetry *t, struct snap *s, double now)
 
 	s->t = now;
 	read_diskstats(t, s);
-	read_arc(t, s);
-	read_zil(t, s);
+	for (size_t i = 0; i < sizeof(kstat_files) / sizeof(kstat_files[0]); i++)
+		read_kstat(t, &kstat_files[i], s);
 	s->txg_last = txg;
 	read_txgs(t, s);
 }

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <openssl/evp.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -516,6 +517,35 @@ int path_exists(const char *path)
 	struct stat st;
 
 	return lstat(path, &st) == 0;
+}
+
+char *self_dir(void)
+{
+	char exe[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	return xstrdup(exe);
+}
+
+char *self_file(const char *env, const char *rel)
+{
+	const char *s = env ? getenv(env) : NULL;
+	char *dir, *path;
+
+	if (s && *s)
+		return xstrdup(s);
+	dir = self_dir();
+	if (!dir)
+		return xstrdup(rel);
+	path = xasprintf("%s/%s", dir, rel);
+	free(dir);
+	return path;
 }
 
 void xml_escape(FILE *f, const char *s)

@@ -74,4 +74,14 @@ char *text_printable(char *s);
 /* True if the path exists (any type). */
 int path_exists(const char *path);
 
+/* The directory of the running executable (zbench's is the repository or build tree it was built
+ * in: its helpers, scripts and guest binaries sit below it), malloc'd; NULL when
+ * /proc/self/exe cannot be read. */
+char *self_dir(void);
+
+/* A file zbench ships, malloc'd: $`env` when `env` is set and not empty (an override: tests, an
+ * installed layout), else `rel` below self_dir(), else `rel` as given (relative to the current
+ * directory) when that is unknown. */
+char *self_file(const char *env, const char *rel);
+
 #endif

@@ -102,10 +102,10 @@ struct dm_params {
 struct dm_model {
 	const char *name, *description;
 	enum dm_class cls;
-	/* what the VM shows of the drive (builder/vm/disk_models.c reads these) */
+	/* what the VM shows of the drive (builder/vm/disk_models.c reads these; its physical
+	 * sector and rotation rate are figures: dm_model_physical_block(), _rotation_rate()) */
 	const char *bus;
-	int logical_block_size, physical_block_size;
-	int rotation_rate; /* 1: solid state (SCSI/ATA convention) */
+	int logical_block_size;
 	double v[DM_P_COUNT];
 	const char *src[DM_P_COUNT]; /* where each figure comes from */
 };
@@ -114,6 +114,11 @@ extern const struct dm_model dm_models[];
 extern const size_t dm_model_count;
 
 const char *dm_class_name(enum dm_class cls);
+/* What the VM shows of a model's drive, read from its figures (each written once, with its
+ * source): the physical sector (physical_block; 512 without one), and the rotation rate (rpm;
+ * 1, solid state in SCSI's and ATA's convention, for a class without an rpm). */
+int dm_model_physical_block(const struct dm_model *m);
+int dm_model_rotation_rate(const struct dm_model *m);
 const struct dm_model *dm_model_find(const char *name);
 const struct dm_param_desc *dm_param_find(const char *name, enum dm_param_id *id);
 

@@ -14,6 +14,12 @@
 #define NCQ	    "Serial ATA NCQ: 32 command tags"
 #define AF_512E	    "Advanced Format 512e: 4096-byte physical, 512-byte logical sectors (IDEMA)"
 #define WCE_ON	    "ATA/SCSI drives ship with the volatile write cache enabled"
+#define FLUSH_IDLE  "assumed: a FLUSH with nothing to destage"
+#define VNAND_PAGE  "16 KiB V-NAND page"
+#define CLIENT_PLP  "client drive: no power-loss protection"
+#define FRESH	    "fresh out of the box (set >1 for a written-over drive)"
+#define NO_CACHE    "no volatile cache: SYNCHRONIZE CACHE costs only its command"
+#define SECTORS_512 "reports 512-byte sectors"
 #define BOT	    "USB Mass Storage Class Bulk-Only Transport 1.0: one command (CBW, data, CSW) at a time"
 #define ST1000DM010 "Seagate BarraCuda ST1000DM010 datasheet"
 #define WD40EFRX    "WD Red WD40EFRX datasheet (2879-800002)"
@@ -41,8 +47,6 @@ const struct dm_model dm_models[] = {
 	  .cls = DM_CLASS_HDD,
 	  .bus = "virtio-scsi",
 	  .logical_block_size = 512,
-	  .physical_block_size = 4096,
-	  .rotation_rate = 7200,
 	  .v = { P(WRITE_CACHE) = 1, P(CACHE_MB) = 64, P(QUEUE_DEPTH) = 32, P(BUS_MBS) = 550,
 		 P(CMD_US) = 300, P(FLUSH_US) = 100, P(PHYSICAL_BLOCK) = 4096, P(RPM) = 7200,
 		 P(SEEK_TRACK_MS) = 1, P(SEEK_AVG_MS) = 8.5, P(SEEK_FULL_MS) = 18,
@@ -54,7 +58,7 @@ const struct dm_model dm_models[] = {
 		   P(CMD_US) =
 		       "calibrated: 4k QD1 random reads at 73 IOPS (Hitachi Deskstar 7K80 "
 		       "spec 4.5.5.2: 4096 random reads in 55.9 s, command overhead included)",
-		   P(FLUSH_US) = "assumed: a FLUSH with nothing to destage",
+		   P(FLUSH_US) = FLUSH_IDLE,
 		   P(PHYSICAL_BLOCK) = AF_512E, P(RPM) = ST1000DM010 ": 7200 rpm",
 		   P(SEEK_TRACK_MS) = HDD_CLASS,
 		   P(SEEK_AVG_MS) =
@@ -68,8 +72,6 @@ const struct dm_model dm_models[] = {
 	  .cls = DM_CLASS_HDD,
 	  .bus = "virtio-scsi",
 	  .logical_block_size = 512,
-	  .physical_block_size = 4096,
-	  .rotation_rate = 5400,
 	  .v = { P(WRITE_CACHE) = 1, P(CACHE_MB) = 64, P(QUEUE_DEPTH) = 32, P(BUS_MBS) = 550,
 		 P(CMD_US) = 300, P(FLUSH_US) = 100, P(PHYSICAL_BLOCK) = 4096, P(RPM) = 5400,
 		 P(SEEK_TRACK_MS) = 1.5, P(SEEK_AVG_MS) = 12, P(SEEK_FULL_MS) = 24,
@@ -79,7 +81,7 @@ const struct dm_model dm_models[] = {
 		   P(QUEUE_DEPTH) = NCQ, P(BUS_MBS) = SATA_LINK,
 		   P(CMD_US) = "calibrated: 4k QD1 random reads at 57 IOPS (superuser.com, 'very "
 			       "slow random read/write on HDD', a 5400 rpm disk: 17.6 ms a read)",
-		   P(FLUSH_US) = "assumed: a FLUSH with nothing to destage",
+		   P(FLUSH_US) = FLUSH_IDLE,
 		   P(PHYSICAL_BLOCK) = AF_512E, P(RPM) = WD40EFRX ": 5400 rpm class",
 		   P(SEEK_TRACK_MS) = HDD_CLASS,
 		   P(SEEK_AVG_MS) =
@@ -94,8 +96,6 @@ const struct dm_model dm_models[] = {
 	  .cls = DM_CLASS_SSD,
 	  .bus = "virtio-scsi",
 	  .logical_block_size = 512,
-	  .physical_block_size = 4096,
-	  .rotation_rate = 1,
 	  .v = { P(WRITE_CACHE) = 1, P(CACHE_MB) = 512, P(BUS_MBS) = 550, P(CMD_US) = 10,
 		 P(FLUSH_US) = 1100, P(PHYSICAL_BLOCK) = 4096, P(READ_US) = 70, P(PROGRAM_US) = 600,
 		 P(WRITE_US) = 1, P(WRITE_MBS) = 520, P(PAGE_KB) = 16, P(CHANNELS) = 8, P(DIES) = 4,
@@ -112,18 +112,16 @@ const struct dm_model dm_models[] = {
 		   P(PROGRAM_US) = "assumed: a V-NAND page program, 0.5-1 ms",
 		   P(WRITE_US) = "calibrated with cmd_us",
 		   P(WRITE_MBS) = PRO850 ": sequential write 520 MB/s",
-		   P(PAGE_KB) = "16 KiB V-NAND page",
+		   P(PAGE_KB) = VNAND_PAGE,
 		   P(CHANNELS) = "Samsung MEX controller: 8 channels",
 		   P(DIES) = "assumed: 4 dies a channel (256 GB of 86 Gbit dies)",
-		   P(PLP) = "client drive: no power-loss protection",
-		   P(STEADY_WA) = "fresh out of the box (set >1 for a written-over drive)" } },
+		   P(PLP) = CLIENT_PLP,
+		   P(STEADY_WA) = FRESH } },
 	{ .name = "nvme",
 	  .description = "NVMe SSD, PCIe 3.0 x4, no power-loss protection (Samsung 980 1TB class)",
 	  .cls = DM_CLASS_SSD,
 	  .bus = "nvme",
 	  .logical_block_size = 512,
-	  .physical_block_size = 512,
-	  .rotation_rate = 1,
 	  .v = { P(WRITE_CACHE) = 1, P(CACHE_MB) = 1024, P(BUS_MBS) = 3940, P(CMD_US) = 2,
 		 P(FLUSH_US) = 1100, P(PHYSICAL_BLOCK) = 512, P(READ_US) = 45, P(PROGRAM_US) = 600,
 		 P(WRITE_US) = 4, P(WRITE_MBS) = 3000, P(PAGE_KB) = 16, P(CHANNELS) = 8,
@@ -138,28 +136,26 @@ const struct dm_model dm_models[] = {
 		   P(PROGRAM_US) = "assumed: a TLC page program, 0.5-1 ms",
 		   P(WRITE_US) = "calibrated: QD1 random writes at 54,000 IOPS (" S980 ")",
 		   P(WRITE_MBS) = S980 ": sequential write 3000 MB/s",
-		   P(PAGE_KB) = "16 KiB V-NAND page",
+		   P(PAGE_KB) = VNAND_PAGE,
 		   P(CHANNELS) = "Samsung Pablo controller: 8 channels",
 		   P(DIES) =
 		       "calibrated: QD32 random reads at 500K IOPS (" S980 "): 16 read units a "
 		       "channel (dies x planes)",
-		   P(PLP) = "client drive: no power-loss protection",
-		   P(STEADY_WA) = "fresh out of the box (set >1 for a written-over drive)" } },
+		   P(PLP) = CLIENT_PLP,
+		   P(STEADY_WA) = FRESH } },
 	{ .name = "usb2-stick",
 	  .description = "USB 2.0 flash stick, Bulk-Only Transport (SanDisk Cruzer Blade class)",
 	  .cls = DM_CLASS_USB,
 	  .bus = "virtio-scsi",
 	  .logical_block_size = 512,
-	  .physical_block_size = 512,
-	  .rotation_rate = 1,
 	  .v = { P(QUEUE_DEPTH) = 1, P(BUS_MBS) = 24.5, P(CMD_US) = 500, P(FLUSH_US) = 0,
 		 P(PHYSICAL_BLOCK) = 512, P(READ_US) = 300, P(WRITE_MBS) = 4.4,
 		 P(ERASE_BLOCK_KB) = 4096, P(MERGE_MS) = 450, P(OPEN_BLOCKS) = 2 },
 	  .src = { P(QUEUE_DEPTH) = BOT, P(BUS_MBS) = CRUZER,
 		   P(CMD_US) = "assumed: a BOT command's three transfers on a 480 Mb/s bus, about "
 			       "half a millisecond (with read_us, calibrated to " CRUZER ")",
-		   P(FLUSH_US) = "no volatile cache: SYNCHRONIZE CACHE costs only its command",
-		   P(PHYSICAL_BLOCK) = "reports 512-byte sectors", P(READ_US) = CRUZER,
+		   P(FLUSH_US) = NO_CACHE,
+		   P(PHYSICAL_BLOCK) = SECTORS_512, P(READ_US) = CRUZER,
 		   P(WRITE_MBS) = CRUZER,
 		   P(ERASE_BLOCK_KB) = "assumed: 4 MiB MLC erase block (allocation unit)",
 		   P(MERGE_MS) = CRUZER,
@@ -169,16 +165,14 @@ const struct dm_model dm_models[] = {
 	  .cls = DM_CLASS_USB,
 	  .bus = "virtio-scsi",
 	  .logical_block_size = 512,
-	  .physical_block_size = 512,
-	  .rotation_rate = 1,
 	  .v = { P(QUEUE_DEPTH) = 1, P(BUS_MBS) = 164, P(CMD_US) = 400, P(FLUSH_US) = 0,
 		 P(PHYSICAL_BLOCK) = 512, P(READ_US) = 550, P(WRITE_MBS) = 107,
 		 P(ERASE_BLOCK_KB) = 4096, P(MERGE_MS) = 6.6, P(OPEN_BLOCKS) = 4 },
 	  .src = { P(QUEUE_DEPTH) = BOT, P(BUS_MBS) = LEXAR,
 		   P(CMD_US) = "assumed: a BOT command's three transfers (with read_us, calibrated "
 			       "to " LEXAR ")",
-		   P(FLUSH_US) = "no volatile cache: SYNCHRONIZE CACHE costs only its command",
-		   P(PHYSICAL_BLOCK) = "reports 512-byte sectors", P(READ_US) = LEXAR,
+		   P(FLUSH_US) = NO_CACHE,
+		   P(PHYSICAL_BLOCK) = SECTORS_512, P(READ_US) = LEXAR,
 		   P(WRITE_MBS) = LEXAR,
 		   P(ERASE_BLOCK_KB) = "assumed: 4 MiB erase block (allocation unit)",
 		   P(MERGE_MS) = LEXAR,
@@ -186,3 +180,13 @@ const struct dm_model dm_models[] = {
 };
 
 const size_t dm_model_count = sizeof(dm_models) / sizeof(dm_models[0]);
+
+int dm_model_physical_block(const struct dm_model *m)
+{
+	return m->v[DM_P_PHYSICAL_BLOCK] > 0 ? (int)m->v[DM_P_PHYSICAL_BLOCK] : 512;
+}
+
+int dm_model_rotation_rate(const struct dm_model *m)
+{
+	return m->v[DM_P_RPM] > 0 ? (int)m->v[DM_P_RPM] : 1;
+}

@@ -287,41 +287,26 @@ char *image_unit_path(const char *agent)
 
 char *image_guest_binary(const char *name)
 {
-	char env[32], exe[PATH_MAX], *slash;
-	const char *s;
-	ssize_t n;
-	size_t i;
+	char env[32], rel[64];
 
 	snprintf(env, sizeof(env), "ZBENCH_%s", name);
-	for (i = 0; env[i]; i++)
+	for (size_t i = 0; env[i]; i++)
 		env[i] = (char)(env[i] >= 'a' && env[i] <= 'z' ? env[i] - 32 : env[i]);
-	if ((s = getenv(env)) && *s)
-		return xstrdup(s);
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return xasprintf("guest/zbench-%s", name);
-	exe[n] = '\0';
-	slash = strrchr(exe, '/');
-	if (slash)
-		*slash = '\0';
-	return xasprintf("%s/guest/zbench-%s", exe, name);
+	snprintf(rel, sizeof(rel), "guest/zbench-%s", name);
+	return self_file(env, rel);
 }
 
 char *image_recipe_locate(const char *path, const char *matrix_path)
 {
-	char exe[PATH_MAX], *slash, *repo = NULL, *beside = NULL;
-	ssize_t n;
+	char *slash, *repo = NULL, *beside = NULL, *exe_dir;
 
 	if (path[0] == '/')
 		return xstrdup(path);
 	/* the repository: the zbench executable's directory */
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash)
-			*slash = '\0';
-		repo = xasprintf("%s/%s", exe, path);
+	exe_dir = self_dir();
+	if (exe_dir) {
+		repo = xasprintf("%s/%s", exe_dir, path);
+		free(exe_dir);
 		if (access(repo, F_OK) == 0)
 			return repo;
 	}

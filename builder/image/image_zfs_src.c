@@ -226,20 +226,7 @@ static int key_dir(struct zfs_src *zs, struct zb_error *err)
 /* The build script: beside the zbench executable (the repository), or $ZBENCH_ZFS_BUILD. */
 static char *script_path(void)
 {
-	const char *s = getenv("ZBENCH_ZFS_BUILD");
-	char exe[PATH_MAX], *slash;
-	ssize_t n;
-
-	if (s && *s)
-		return xstrdup(s);
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return xstrdup("builder/image/image_zfs_build.sh");
-	exe[n] = '\0';
-	slash = strrchr(exe, '/');
-	if (slash)
-		*slash = '\0';
-	return xasprintf("%s/builder/image/image_zfs_build.sh", exe);
+	return self_file("ZBENCH_ZFS_BUILD", "builder/image/image_zfs_build.sh");
 }
 
 /* The SHA-256 of a recipe's tarball or patch: a regular file of at most `max` bytes (a device

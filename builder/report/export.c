@@ -263,11 +263,30 @@ void export_csv_field(FILE *f, const char *s)
 		fputc('"', f);
 }
 
+/* One row of the tidy CSV: the unit's cell, index, side, repeat, phase and summary, then the
+ * metric's key, its unit and its value. */
+static void export_csv_row(struct exporter *X, const struct unit *u, const char *key,
+			   const char *unit, double v)
+{
+	char num[64];
+
+	export_csv_field(X->rows, str(u->rec, "cell"));
+	fprintf(X->rows, ",%" JSON_INTEGER_FORMAT ",",
+		json_integer_value(json_object_get(u->rec, "index")));
+	export_csv_field(X->rows, str(u->rec, "side"));
+	fprintf(X->rows, ",%" JSON_INTEGER_FORMAT ",",
+		json_integer_value(json_object_get(u->rec, "repeat")));
+	export_csv_field(X->rows, u->phase ? u->phase : "");
+	fputc(',', X->rows);
+	export_csv_field(X->rows, str(u->rec, "summary"));
+	bprintf(num, sizeof(num), "%.17g", v);
+	fprintf(X->rows, ",%s,%s,%s\n", key, unit, num);
+}
+
 static void export_rows(struct exporter *X, const struct unit *u)
 {
 	const json_t *res = u->phase_result ? u->phase_result : u->rec;
 	json_t *metrics = json_object();
-	char num[64];
 
 	/* the timing and count metrics of the record, or of this phase */
 	for (int m = 0; m < METRIC_COUNT; m++) {
@@ -276,20 +295,9 @@ static void export_rows(struct exporter *X, const struct unit *u)
 		if (metric_read(res, (enum metric_id)m, &v) < 0 || !isfinite(v))
 			continue;
 		json_object_set_new(metrics, metric_table[m].key, json_real(v));
-		if (!X->rows)
-			continue;
-		export_csv_field(X->rows, str(u->rec, "cell"));
-		fprintf(X->rows, ",%" JSON_INTEGER_FORMAT ",",
-			json_integer_value(json_object_get(u->rec, "index")));
-		export_csv_field(X->rows, str(u->rec, "side"));
-		fprintf(X->rows, ",%" JSON_INTEGER_FORMAT ",",
-			json_integer_value(json_object_get(u->rec, "repeat")));
-		export_csv_field(X->rows, u->phase ? u->phase : "");
-		fputc(',', X->rows);
-		export_csv_field(X->rows, str(u->rec, "summary"));
-		bprintf(num, sizeof(num), "%.17g", v);
-		fprintf(X->rows, ",%s,%s,%s\n", metric_table[m].key,
-			metric_unit_label(&metric_table[m]), num);
+		if (X->rows)
+			export_csv_row(X, u, metric_table[m].key, metric_unit_label(&metric_table[m]),
+				       v);
 	}
 	if (X->json_rows)
 		json_array_append_new(
@@ -320,41 +328,51 @@ static int export_unit(struct exporter *X, struct unit *u, struct zb_error *err)
 	return rc < 0 ? -1 : 0;
 }
 
-/* Every ok record's results: its phases' when it has phase_results, else its own. */
-static int export_records(struct exporter *X, const json_t *records, struct zb_error *err)
+int export_results_foreach(const json_t *records,
+			   int (*fn)(const struct export_result *r, void *ctx), void *ctx)
 {
 	size_t i, k;
 	json_t *rec, *pr;
 
 	json_array_foreach (records, i, rec) {
 		const json_t *phases = json_object_get(rec, "phase_results");
+		struct export_result r = { .rec = rec };
 
 		if (!json_is_object(rec) || strcmp(str(rec, "outcome"), "ok"))
 			continue;
 		if (json_is_array(phases) && json_array_size(phases)) {
 			json_array_foreach (phases, k, pr) {
-				struct unit u = { .rec = rec,
-						  .phase = str(pr, "name"),
-						  .fio = json_object_get(pr, "fio"),
-						  .phase_result = pr };
-
-				if (!json_is_object(u.fio) || !*u.phase)
-					continue;
-				if (export_unit(X, &u, err) < 0)
+				r.phase = str(pr, "name");
+				r.fio = json_object_get(pr, "fio");
+				r.result = pr;
+				if (json_is_object(r.fio) && *r.phase && fn(&r, ctx) < 0)
 					return -1;
 			}
 		} else if (json_is_object(json_object_get(rec, "fio"))) {
-			struct unit u = { .rec = rec,
-					  .fio = json_object_get(rec, "fio"),
-					  .samples = json_object_get(rec, "samples") };
-
-			if (!json_is_array(u.samples))
-				u.samples = NULL;
-			if (export_unit(X, &u, err) < 0)
+			r.fio = json_object_get(rec, "fio");
+			r.result = rec;
+			if (fn(&r, ctx) < 0)
 				return -1;
 		}
 	}
 	return 0;
+}
+
+struct export_records_ctx {
+	struct exporter *X;
+	struct zb_error *err;
+};
+
+static int export_result(const struct export_result *r, void *ctx)
+{
+	struct export_records_ctx *C = ctx;
+	struct unit u = { .rec = r->rec, .phase = r->phase, .fio = r->fio };
+
+	if (r->phase)
+		u.phase_result = r->result;
+	else if (json_is_array(json_object_get(r->rec, "samples")))
+		u.samples = json_object_get(r->rec, "samples");
+	return export_unit(C->X, &u, C->err);
 }
 
 /* cells.json: the rows as one document. */
@@ -404,7 +422,7 @@ int export_run(const char *rundir, enum export_format format, const char *outdir
 		rc = export_bench(records, format, &X.out, units, err);
 		goto out;
 	}
-	if (export_records(&X, records, err) < 0)
+	if (export_results_foreach(records, export_result, &(struct export_records_ctx){ &X, err }) < 0)
 		goto out;
 	if (format == EXPORT_CSV) {
 		fclose(X.rows);

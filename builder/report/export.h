@@ -44,6 +44,22 @@ int export_run(const char *rundir, enum export_format format, const char *outdir
  * NULL when `fio` has no jobs. A new object. */
 json_t *export_fio_one_job(const json_t *fio, const json_t *options);
 
+/* One result of a run's records: an ok record's own, or one of its phases'. */
+struct export_result {
+	const json_t *rec;    /* the record (outcome "ok") */
+	const char *phase;    /* the phase's name; NULL: the record's own result (no phases) */
+	const json_t *fio;    /* its fio-shaped result: an object */
+	const json_t *result; /* what holds it: the phase's entry of phase_results, else rec */
+};
+
+/* Call `fn` on every ok record's results in `records` (cells.jsonl), in order: each entry of its
+ * phase_results that has a name and a fio object when it has any, else its own fio object;
+ * records of another outcome or with neither are passed over. Stops at the first call that
+ * returns < 0 and returns -1 (fn filled its error); else 0. Both exports walk the same results
+ * (export.c, export_bench.c). */
+int export_results_foreach(const json_t *records,
+			   int (*fn)(const struct export_result *r, void *ctx), void *ctx);
+
 /* Write `s` as one CSV field: quoted when it holds a comma, quote, CR or LF, or begins with a
  * character a spreadsheet takes as a formula (= + - @ TAB), which is then prefixed with '; other
  * control characters become spaces. */

@@ -71,25 +71,10 @@ static void acc_add(struct bench_acc *A, const json_t *rec, const char *phase, c
 	}
 }
 
-/* Every ok record's results: its phases' when it has phase_results, else its own. */
-static void acc_records(struct bench_acc *A, const json_t *records)
+static int acc_result(const struct export_result *r, void *ctx)
 {
-	size_t i, k;
-	json_t *rec, *pr;
-
-	json_array_foreach (records, i, rec) {
-		const json_t *phases = json_object_get(rec, "phase_results");
-
-		if (!json_is_object(rec) || strcmp(str(rec, "outcome"), "ok"))
-			continue;
-		if (json_is_array(phases) && json_array_size(phases)) {
-			json_array_foreach (phases, k, pr)
-				if (json_is_object(json_object_get(pr, "fio")) && *str(pr, "name"))
-					acc_add(A, rec, str(pr, "name"), pr);
-		} else if (json_is_object(json_object_get(rec, "fio"))) {
-			acc_add(A, rec, NULL, rec);
-		}
-	}
+	acc_add(ctx, r->rec, r->phase, r->result);
+	return 0;
 }
 
 /* What a metric's key says about it: its unit as shown and whether higher is better (of a
@@ -194,7 +179,7 @@ int export_bench(const json_t *records, enum export_format format, const struct 
 	struct bench_acc A = { json_object(), json_array() };
 	int rc;
 
-	acc_records(&A, records);
+	export_results_foreach(records, acc_result, &A);
 	*units = json_array_size(A.order);
 	if (format == EXPORT_BMF)
 		rc = write_json(out, "bmf.json", bmf_doc(&A), err);

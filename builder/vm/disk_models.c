@@ -28,10 +28,8 @@ static json_t *model_geometry(const struct dm_model *m)
 	json_object_set_new(o, "bus", json_string(m->bus));
 	if (m->logical_block_size)
 		json_object_set_new(o, "logical_block_size", json_integer(m->logical_block_size));
-	if (m->physical_block_size)
-		json_object_set_new(o, "physical_block_size", json_integer(m->physical_block_size));
-	if (m->rotation_rate)
-		json_object_set_new(o, "rotation_rate", json_integer(m->rotation_rate));
+	json_object_set_new(o, "physical_block_size", json_integer(dm_model_physical_block(m)));
+	json_object_set_new(o, "rotation_rate", json_integer(dm_model_rotation_rate(m)));
 	return o;
 }
 
@@ -232,14 +230,14 @@ void disk_models_print_markdown(FILE *f)
 		   "stands for |\n|---|---|---|---|---|---|\n");
 	for (size_t i = 0; i < dm_model_count; i++) {
 		const struct dm_model *m = &dm_models[i];
-		char rot[32] = "-";
+		char rot[32];
 
-		if (m->rotation_rate == 1)
+		if (dm_model_rotation_rate(m) == 1)
 			snprintf(rot, sizeof(rot), "solid state");
-		else if (m->rotation_rate)
-			snprintf(rot, sizeof(rot), "%d rpm", m->rotation_rate);
+		else
+			snprintf(rot, sizeof(rot), "%d rpm", dm_model_rotation_rate(m));
 		fprintf(f, "| `%s` | %s | %s | %d/%d | %s | %s |\n", m->name, dm_class_name(m->cls),
 			m->bus, m->logical_block_size ? m->logical_block_size : 512,
-			m->physical_block_size ? m->physical_block_size : 512, rot, m->description);
+			dm_model_physical_block(m), rot, m->description);
 	}
 }

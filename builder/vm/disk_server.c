@@ -24,20 +24,7 @@
 
 char *disk_server_filter_path(void)
 {
-	const char *s = getenv("ZBENCH_DISKMODEL");
-	char exe[PATH_MAX], *slash;
-	ssize_t n;
-
-	if (s && *s)
-		return xstrdup(s);
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return xstrdup("build/zbench-diskmodel.so");
-	exe[n] = '\0';
-	slash = strrchr(exe, '/');
-	if (slash)
-		*slash = '\0';
-	return xasprintf("%s/build/zbench-diskmodel.so", exe);
+	return self_file("ZBENCH_DISKMODEL", "build/zbench-diskmodel.so");
 }
 
 /* The last bytes of the server's log, on one line, into buf ("" if there is none). */

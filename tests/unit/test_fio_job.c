@@ -135,10 +135,14 @@ static void test_stream(void)
 	    "fio: some warning\n"
 	    "{\n  \"jobs\" : []\n}\n"
 	    "{\n  \"jobs\" : [ {";
-	size_t off = 0, used, docs = 0;
+	size_t off = 0, used, junk, docs = 0;
 	json_t *doc, *s = NULL;
+	char text[128] = "";
 
-	while ((doc = fio_stream_next(stream + off, strlen(stream) - off, &used)) || used) {
+	while ((doc = fio_stream_next(stream + off, strlen(stream) - off, &used, &junk)) || used) {
+		/* fio's own messages between documents come out (its errors go there too) */
+		if (junk && strlen(text) + junk < sizeof(text))
+			strncat(text, stream + off, junk);
 		off += used;
 		if (!doc)
 			continue;
@@ -147,6 +151,8 @@ static void test_stream(void)
 		json_decref(doc);
 	}
 	CHECK(docs == 2);
+	CHECK(strstr(text, "fio: some warning\n") != NULL);
+	CHECK(!strstr(text, "jobs"));
 	CHECK(!strncmp(stream + off, "{\n  \"jobs\" : [ {", 15)); /* the incomplete one is kept */
 	CHECK(s && json_integer_value(json_object_get(s, "read_ios")) == 11);
 	CHECK(s && json_integer_value(json_object_get(s, "write_ios")) == 2);
@@ -160,12 +166,19 @@ static void test_stream(void)
 
 		off = 0;
 		docs = 0;
-		while ((doc = fio_stream_next(broken + off, strlen(broken) - off, &used)) || used) {
+		char btext[64] = "";
+
+		while ((doc = fio_stream_next(broken + off, strlen(broken) - off, &used, &junk)) ||
+		       used) {
 			off += used;
+			if (strlen(btext) + junk < sizeof(btext))
+				strncat(btext, broken + off - used, junk);
 			docs += doc != NULL;
 			json_decref(doc);
 		}
 		CHECK(docs == 1);
+		CHECK(strstr(btext, "{\"jobs\": [}\n") != NULL); /* the broken one is reported */
+		CHECK(!strstr(btext, "[]"));
 	}
 }
 

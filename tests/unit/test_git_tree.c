@@ -2,6 +2,8 @@
  * tests/security/sources.sh cannot reach without building a root: `git archive` of a checkout
  * whose configuration defines a smudge filter its attributes select, and `git apply` in an
  * extracted tree that ships its own .git with a clean filter. Neither may run. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -12,6 +14,22 @@
 static int sh(const char *cmd)
 {
 	return system(cmd);
+}
+
+/* sh() of a command formatted here, and freed: the command is not the caller's to free */
+__attribute__((format(printf, 1, 2))) static int shf(const char *fmt, ...)
+{
+	va_list ap;
+	char *cmd;
+	int rc;
+
+	va_start(ap, fmt);
+	if (vasprintf(&cmd, fmt, ap) < 0)
+		cmd = NULL;
+	va_end(ap);
+	rc = cmd ? sh(cmd) : -1;
+	free(cmd);
+	return rc;
 }
 
 static int ran(const char *tmp)
@@ -109,19 +127,19 @@ static void test_refused(const char *tmp)
 	struct zb_error err;
 	char *p = xasprintf("%s/nogit", tmp);
 
-	CHECK(sh(xasprintf("mkdir -p %s/nogit", tmp)) == 0);
+	CHECK(shf("mkdir -p %s/nogit", tmp) == 0);
 	CHECK(git_tree_open(&g, p, &err) < 0 && strstr(err.msg, "not a git checkout"));
 	git_tree_close(&g);
 	free(p);
 	/* HEAD naming a ref outside refs/ or a file elsewhere: refused, nothing of it echoed */
 	p = xasprintf("%s/repo", tmp);
-	CHECK(sh(xasprintf("echo 'ref: ../../../etc/shadow' > %s/repo/.git/HEAD", tmp)) == 0);
+	CHECK(shf("echo 'ref: ../../../etc/shadow' > %s/repo/.git/HEAD", tmp) == 0);
 	CHECK(git_tree_open(&g, p, &err) < 0 && strstr(err.msg, "outside refs/") &&
 	      !strstr(err.msg, "shadow"));
 	git_tree_close(&g);
-	CHECK(sh(xasprintf("echo 'ref: refs/heads/x' > %s/repo/.git/HEAD && "
-			   "ln -sf /etc/passwd %s/repo/.git/refs/heads/x",
-			   tmp, tmp)) == 0);
+	CHECK(shf("echo 'ref: refs/heads/x' > %s/repo/.git/HEAD && "
+		  "ln -sf /etc/passwd %s/repo/.git/refs/heads/x",
+		  tmp, tmp) == 0);
 	CHECK(git_tree_open(&g, p, &err) < 0 && strstr(err.msg, "names no commit") &&
 	      !strstr(err.msg, "root"));
 	git_tree_close(&g);
