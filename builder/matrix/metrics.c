@@ -202,7 +202,9 @@ static int kstat_get(const json_t *ts, const char *field, double *v)
 static int count_read(const json_t *res, const struct metric_def *def, double *out)
 {
 	const json_t *disks = json_object_get(json_object_get(res, "telemetry_summary"), "disks");
-	const json_t *models = json_object_get(res, "disk_model");
+	/* a phased record's disk_model spans every phase while its fio is one of them: none */
+	const json_t *models =
+	    json_object_get(res, "phase_results") ? NULL : json_object_get(res, "disk_model");
 	double num, den;
 
 	switch (def->how) {

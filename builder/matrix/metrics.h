@@ -24,7 +24,8 @@
  * - DISKS_PER_BYTE, DISKS_PER_IO: a DISKS sum over the engine's jobs[].DIR.io_bytes or
  *   .total_ios in the directions counted (amplification, flushes per write);
  * - MODEL: "disk_model".*.<field> summed over the modelled disks (builder/diskmodel/, over the
- *   measured window; a phase has none);
+ *   measured window; a phase has none, nor has a record with phase_results: its disk_model
+ *   spans every phase);
  * - MODEL_PER_IO: a MODEL sum over the engine's jobs[].DIR.total_ios in the directions counted.
  * A count is a finite number >= 0: anything else in a record is refused as absent. */
 enum metric_how {

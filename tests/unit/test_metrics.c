@@ -87,6 +87,10 @@ static void test_model_counts(void)
 	/* a ratio over no engine I/O is no figure */
 	CHECK(metric_read(idle, METRIC_MODEL_SEEKS, &v) == 0 && v == 5);
 	CHECK(metric_read(idle, METRIC_MODEL_SEEKS_PER_IO, &v) < 0);
+	/* a phased record's disk_model spans all its phases: no count of one of them */
+	json_object_set_new(rec, "phase_results", json_array());
+	CHECK(metric_read(rec, METRIC_MODEL_SEEKS, &v) < 0);
+	CHECK(metric_read(rec, METRIC_MODEL_SEEKS_PER_IO, &v) < 0);
 	json_decref(rec);
 	json_decref(hostile);
 	json_decref(idle);
