@@ -96,6 +96,9 @@ check "bash completion: commands, options, subcommands, matrix files" bash -c '
 	[ "$(c zbench rep)" = "replay report" ] || { echo "    commands: $(c zbench rep)"; exit 1; }
 	case " $(c zbench run --sh) " in *" --shard "*) ;; *) echo "    run options: $(c zbench run --sh)"; exit 1;; esac
 	case " $(c zbench image "") " in *" build "*" list "*) ;; *) echo "    image: $(c zbench image "")"; exit 1;; esac
+	case " $(c zbench image list --) " in *" --json "*) ;; *) echo "    image list: $(c zbench image list --)"; exit 1;; esac
+	case " $(c zbench image list --) " in *" --rebuild "*) echo "    image list offers build'"'"'s --rebuild"; exit 1;; esac
+	case " $(c zbench history show --) " in *" --metric "*) ;; *) echo "    history show: $(c zbench history show --)"; exit 1;; esac
 	case " $(c zbench run matrices/qu) " in *" matrices/quick.json "*) ;; *) echo "    files: $(c zbench run matrices/qu)"; exit 1;; esac'
 if command -v zsh >/dev/null; then
 	check "zsh completion parses" zsh -n contrib/completion/_zbench

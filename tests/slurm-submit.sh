@@ -43,14 +43,14 @@ refused() { # NAME PATTERN ARGS...
 	"$ZBENCH" slurm --dry-run -o "$tmp/$name" "$@" >/dev/null 2>"$tmp/$name.err"
 	[ $? -eq 2 ] && [ ! -e "$tmp/$name" ] && grep -q -- "$pat" "$tmp/$name.err"
 }
-check "no -n: refused" refused non "-n N (the number of array tasks) is required" "$m"
+check "no -n: refused" refused non "--shards (-n) is required" "$m"
 check "-n 0: refused" refused n0 "wants 1 to" -n 0 "$m"
 check "-n 5 of 4 cells: refused" refused n5 "5 shards of 4 cells" -n 5 "$m"
 check "unthrottled disks, tasks may share a node: refused" \
 	refused share "may share a node.*disk 'd0' of cell .* is not throttled" -n 2 "$m"
 check "a matrix of several images: refused" refused imgs "compares several images" -n 2 \
 	matrices/seed001-pr6566-ab.json
-check "--accel other: refused" refused acc "wants auto, kvm or tcg" -n 2 --accel xen "$m"
+check "--accel other: refused" refused acc "--accel 'xen': expected one of auto|kvm|tcg" -n 2 --accel xen "$m"
 jq '.image = "../images/debian12-zfs.json"' "$m" >"$tmp/climb.json"
 check "a matrix's recipe with '..': refused" refused climb "must be a relative path" -n 2 \
 	--max-at-once 1 "$tmp/climb.json"

@@ -11,7 +11,6 @@
  * directory and found cached after an interruption. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -24,66 +23,23 @@
 
 #include "commands.h"
 #include "core/cleanup.h"
-#include "core/log.h"
 #include "core/outdir.h"
 #include "core/term.h"
 #include "core/util.h"
 #include "image/image.h"
+#include "options.h"
 #include "report/compare.h"
 #include "report/compare_sides.h"
 #include "run/bisect.h"
 #include "run/bisect_src.h"
 #include "run/run.h"
+#include "vm/vm.h"
 
 #define BISECT_DEFAULT_RECIPE "images/debian12-zfs-src.json"
 #define BISECT_STATE	      "bisect.json"
 #define BISECT_STATE_MAX      (64u << 20)
 #define GIT_OUT_MAX	      (8u << 20) /* rev-list of BISECT_MAX_COMMITS names */
 #define DIFF_MAX	      (64u << 20)
-
-static void usage(FILE *f)
-{
-	fprintf(
-	    f,
-	    "usage: zbench bisect --repo DIR --good REF --bad REF --metric M --threshold T\n"
-	    "                     [-i RECIPE] [-o DIR] [options] MATRIX\n"
-	    "\n"
-	    "Find the first commit between REF --good and REF --bad (the first-parent line of\n"
-	    "the OpenZFS git repository DIR) at which MATRIX's metric M changes beyond T (a\n"
-	    "signed percentage: '-5%%' fails on a drop of more than 5%%, '10%%' on a rise)\n"
-	    "with significance. Each tested commit is built from source as an image\n"
-	    "(RECIPE's zfs_source replaced by the good end plus the commit's diff: one kept\n"
-	    "build tree, cached) and run against the good end in one interleaved run (zbench\n"
-	    "run -i GOOD -i COMMIT), judged by compare's paired analysis and the gate 'M < T'\n"
-	    "(or 'M > T'). The good end is assumed good, the bad end bad: a binary search\n"
-	    "over N commits builds the good end and at most ceil(log2 N) midpoints.\n"
-	    "\n"
-	    "options:\n"
-	    "      --repo DIR       the OpenZFS git repository (only read: the commits are\n"
-	    "                       checked out in a clone in the output directory)\n"
-	    "      --good REF       a commit without the regression\n"
-	    "      --bad REF        a later commit with it (REF --good must be its ancestor)\n"
-	    "      --metric M       a metric of docs/reports.md (write_bw, read_iops, ...)\n"
-	    "      --threshold T    signed percentage, e.g. -5%%\n"
-	    "  -i, --image RECIPE   the image recipe giving root, kernel and configure options\n"
-	    "                       (default %s)\n"
-	    "  -o, --output DIR     where the state, log, recipes, patches and the steps' run\n"
-	    "                       directories go (default bisect/<matrix name>); given again\n"
-	    "                       with the same inputs, an interrupted bisect resumes there\n"
-	    "      --cache-dir DIR  image cache (as zbench run)\n"
-	    "      --accel A        auto|kvm|tcg (as zbench run)\n"
-	    "  -q, --quiet          no run progress on stderr (the bisect's own steps still)\n"
-	    "  -h, --help           this text\n"
-	    "\n"
-	    "Prints the first bad commit on stdout; DIR/bisect.log has every step, "
-	    "DIR/result.json\n"
-	    "the answer, the tests and the builds.\n"
-	    "\n"
-	    "exit status: 0 found, 1 only skipped commits are left (the first bad one is among\n"
-	    "             them: DIR/result.json lists them), 2 usage, input or build error,\n"
-	    "             130 interrupted (run the same command again to resume)\n",
-	    BISECT_DEFAULT_RECIPE);
-}
 
 struct bisect_opts {
 	const char *repo, *good, *bad, *metric, *threshold, *recipe, *out, *cache_dir, *accel;
@@ -634,79 +590,85 @@ static int job_run(struct bisect_job *j, struct zb_error *err)
 	return answer(j, &s, err);
 }
 
-static int parse(int argc, char **argv, struct bisect_opts *o)
-{
-	enum { OPT_REPO = 256, OPT_GOOD, OPT_BAD, OPT_METRIC, OPT_THRESHOLD, OPT_CACHE, OPT_ACCEL };
-	static const struct option longopts[] = {
-		{ "repo", required_argument, NULL, OPT_REPO },
-		{ "good", required_argument, NULL, OPT_GOOD },
-		{ "bad", required_argument, NULL, OPT_BAD },
-		{ "metric", required_argument, NULL, OPT_METRIC },
-		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
-		{ "image", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "cache-dir", required_argument, NULL, OPT_CACHE },
-		{ "accel", required_argument, NULL, OPT_ACCEL },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char **slot[] = {
-		[OPT_REPO - OPT_REPO] = &o->repo,
-		[OPT_GOOD - OPT_REPO] = &o->good,
-		[OPT_BAD - OPT_REPO] = &o->bad,
-		[OPT_METRIC - OPT_REPO] = &o->metric,
-		[OPT_THRESHOLD - OPT_REPO] = &o->threshold,
-		[OPT_CACHE - OPT_REPO] = &o->cache_dir,
-		[OPT_ACCEL - OPT_REPO] = &o->accel,
-	};
-	int c;
+/* The options of `zbench bisect` (options.h). */
+static const struct cli_option bisect_options[] = {
+	{ CLI_ROW_STRING(0, "repo", "DIR", struct bisect_opts, repo,
+			 "the OpenZFS git repository (only read: the commits are\n"
+			 "checked out in a clone in the output directory)"),
+	  .required = 1 },
+	{ CLI_ROW_STRING(0, "good", "REF", struct bisect_opts, good,
+			 "a commit without the regression"),
+	  .required = 1 },
+	{ CLI_ROW_STRING(0, "bad", "REF", struct bisect_opts, bad,
+			 "a later commit with it (REF --good must be its ancestor)"),
+	  .required = 1 },
+	{ CLI_ROW_STRING(0, "metric", "M", struct bisect_opts, metric,
+			 "a metric of docs/reports.md (write_bw, read_iops, ...)"),
+	  .required = 1 },
+	{ CLI_ROW_STRING(0, "threshold", "T", struct bisect_opts, threshold,
+			 "signed percentage, e.g. -5%"),
+	  .required = 1 },
+	CLI_OPT_STRING('i', "image", "RECIPE", struct bisect_opts, recipe,
+		       "the image recipe giving root, kernel and configure "
+		       "options\n(default " BISECT_DEFAULT_RECIPE ")"),
+	CLI_OPT_STRING('o', "output", "DIR", struct bisect_opts, out,
+		       "where the state, log, recipes, patches and the steps' run\ndirectories go "
+		       "(default bisect/<matrix name>); given again\nwith the same inputs, an "
+		       "interrupted bisect resumes there"),
+	CLI_OPT_STRING(0, "cache-dir", "DIR", struct bisect_opts, cache_dir,
+		       "image cache (as zbench run)"),
+	CLI_OPT_CHOICE(0, "accel", "A", VM_ACCEL_CHOICES, struct bisect_opts, accel,
+		       "as zbench run"),
+	CLI_OPT_QUIET("no run progress on stderr (the bisect's own steps still)"),
+};
 
-	while ((c = getopt_long(argc, argv, "i:o:qh", longopts, NULL)) != -1) {
-		if (c >= OPT_REPO && c <= OPT_ACCEL)
-			*slot[c - OPT_REPO] = optarg;
-		else if (c == 'i')
-			o->recipe = optarg;
-		else if (c == 'o')
-			o->out = optarg;
-		else if (c == 'q')
-			log_set_quiet(1);
-		else if (c == 'h')
-			return usage(stdout), 1;
-		else
-			return usage(stderr), 2;
-	}
-	if (optind + 1 != argc || !o->repo || !o->good || !o->bad || !o->metric || !o->threshold) {
-		usage(stderr);
-		return 2;
-	}
-	if (o->accel && strcmp(o->accel, "auto") && strcmp(o->accel, "kvm") &&
-	    strcmp(o->accel, "tcg")) {
-		fprintf(stderr, "zbench bisect: --accel must be auto, kvm or tcg\n");
-		return 2;
-	}
-	o->matrix = argv[optind];
-	return 0;
-}
+static int bisect_main(void *ctx, int argc, char **argv);
 
-int cmd_bisect(int argc, char **argv)
+const struct cli_command cmd_bisect_command = {
+	.name = "bisect",
+	.synopsis = "zbench bisect --repo DIR --good REF --bad REF --metric M --threshold T\n"
+		    "              [-i RECIPE] [-o DIR] [options] MATRIX",
+	.about =
+	    "Find the first commit between REF --good and REF --bad (the first-parent line of\n"
+	    "the OpenZFS git repository DIR) at which MATRIX's metric M changes beyond T (a\n"
+	    "signed percentage: '-5%' fails on a drop of more than 5%, '10%' on a rise)\n"
+	    "with significance. Each tested commit is built from source as an image\n"
+	    "(RECIPE's zfs_source replaced by the good end plus the commit's diff: one kept\n"
+	    "build tree, cached) and run against the good end in one interleaved run (zbench\n"
+	    "run -i GOOD -i COMMIT), judged by compare's paired analysis and the gate 'M < T'\n"
+	    "(or 'M > T'). The good end is assumed good, the bad end bad: a binary search\n"
+	    "over N commits builds the good end and at most ceil(log2 N) midpoints.",
+	CLI_OPTIONS(bisect_options),
+	.epilog =
+	    "Prints the first bad commit on stdout; DIR/bisect.log has every step, "
+	    "DIR/result.json\n"
+	    "the answer, the tests and the builds.\n"
+	    "\n"
+	    "exit status: 0 found, 1 only skipped commits are left (the first bad one is among\n"
+	    "             them: DIR/result.json lists them), 2 usage, input or build error,\n"
+	    "             130 interrupted (run the same command again to resume)",
+	CLI_ARGS("MATRIX", 1, 1),
+	.run = bisect_main,
+};
+
+static int bisect_main(void *ctx, int argc, char **argv)
 {
-	struct bisect_opts o = { .recipe = NULL };
-	struct bisect_job j = { .o = &o, .log_fd = -1 };
+	struct bisect_opts *o = ctx;
+	struct bisect_job j = { .o = o, .log_fd = -1 };
 	struct zb_error err = { 0 };
 	cleanup_free char *recipe = NULL, *out = NULL;
-	int rc = parse(argc, argv, &o);
+	int rc;
 
-	if (rc)
-		return rc == 1 ? 0 : rc;
+	o->matrix = argv[0];
 	j.out.fd = j.recipes.fd = j.patches.fd = j.steps.fd = -1;
-	if (!o.recipe)
-		o.recipe = recipe = image_recipe_locate(BISECT_DEFAULT_RECIPE, NULL);
-	if (!o.out) {
-		const char *base = strrchr(o.matrix, '/') ? strrchr(o.matrix, '/') + 1 : o.matrix;
+	if (!o->recipe)
+		o->recipe = recipe = image_recipe_locate(BISECT_DEFAULT_RECIPE, NULL);
+	if (!o->out) {
+		const char *base =
+		    strrchr(o->matrix, '/') ? strrchr(o->matrix, '/') + 1 : o->matrix;
 		cleanup_free char *name = outdir_name_from(base);
 
-		o.out = out = xasprintf("bisect/%.*s", (int)strcspn(name, "."), name);
+		o->out = out = xasprintf("bisect/%.*s", (int)strcspn(name, "."), name);
 	}
 	rc = job_open(&j, &err) < 0 ? -1 : job_run(&j, &err);
 	if (rc < 0) {
@@ -715,4 +677,11 @@ int cmd_bisect(int argc, char **argv)
 	}
 	job_release(&j);
 	return rc;
+}
+
+int cmd_bisect(int argc, char **argv)
+{
+	struct bisect_opts o = { 0 };
+
+	return cli_run(&cmd_bisect_command, argc, argv, &o);
 }

@@ -1,6 +1,5 @@
 /* `zbench compare`: two run directories, cell by cell; paired statistics and gates. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,60 +7,13 @@
 
 #include "commands.h"
 #include "core/util.h"
+#include "options.h"
 #include "report/compare.h"
 #include "report/compare_sides.h"
 #include "report/compare_verdict.h"
 #include "run/run.h"
 
 #define COMPARE_GATES_MAX 32
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: zbench compare [-o DIR] [--fail-if 'METRIC < -N%%']... [--json]\n"
-		"                      [--junit FILE] [--summary FILE] [--phase NAME]\n"
-		"                      [--alpha P] [--noise N%%] [--tolerance N%%] [--seed N]\n"
-		"                      RUN_A RUN_B\n"
-		"       zbench compare --adaptive [--max-repeats N] [--max-minutes M] [OPTIONS]\n"
-		"                      RUNDIR\n"
-		"       zbench compare [OPTIONS] RUNDIR\n"
-		"\n"
-		"Match the cells of two run directories by their configuration (the image left\n"
-		"out), and write DIR/compare.md and DIR/compare.html: per cell and metric the\n"
-		"change from A to B in %%, Welch's t-test over the repeats, the repeats paired\n"
-		"by number (geometric mean of B/A, its 95%% CI, a paired t-test on the log\n"
-		"ratios, Holm-adjusted), and plots of the %% change against the matrix's first\n"
-		"axis. DIR defaults to RUN_B. With one RUNDIR, a run of several images (zbench\n"
-		"run -i A -i B): its image A against its image B, each record on the side it\n"
-		"names; DIR defaults to RUNDIR.\n"
-		"\n"
-		"  -o, --output DIR       where to write the comparison\n"
-		"  --fail-if 'M < -5%%'    fail (exit 3) when metric M (a timing metric of\n"
-		"                         docs/reports.md or a count of docs/compare.md) changed\n"
-		"                         beyond the threshold ('<' or '>'): a count by its\n"
-		"                         means, a timing metric by the permutation test;\n"
-		"                         repeatable; undecided (exit 4) when no cell decides\n"
-		"  --json                 print the analysis as JSON on stdout\n"
-		"  --junit FILE           JUnit XML: a testcase per gate and cell\n"
-		"  --summary FILE         a Markdown summary for a CI job ($GITHUB_STEP_SUMMARY)\n"
-		"  --phase NAME           a phased workload's phase NAME as each cell's result\n"
-		"                         (default: its last measured phase; docs/matrix.md)\n"
-		"  --alpha P              the permutation test's level (default 0.05)\n"
-		"  --noise N%%             a timing change within +-N%% is noise (default 5%%)\n"
-		"  --tolerance N%%         a count change within +-N%% is the same (default 1%%)\n"
-		"  --seed N               seed of the drawn sign flips (default 29)\n"
-		"  --adaptive             (one RUNDIR of two images) add interleaved A/B repeats\n"
-		"                         of the cells whose gates are undecided, a round at a\n"
-		"                         time, until every gated cell has a verdict or a budget\n"
-		"                         runs out; alpha is split among the rounds' looks\n"
-		"                         (alpha / (max-repeats - 1)); boots VMs\n"
-		"  --max-repeats N        the most repeats per cell and side (default 20)\n"
-		"  --max-minutes M        start no round after M minutes (default 60)\n"
-		"\n"
-		"Exit status: 0 on success (every gate passed), 3 when a gate failed, 4 when no\n"
-		"gate failed but one is undecided, 2 on errors (including two runs with no cell\n"
-		"in common). See docs/compare.md.\n");
-}
 
 struct compare_opts {
 	const char *outdir, *junit, *summary, *phase;
@@ -70,124 +22,147 @@ struct compare_opts {
 	struct verdict_opts v;
 	struct compare_gate gates[COMPARE_GATES_MAX];
 	size_t n_gates;
+	char **runs; /* RUN_A RUN_B, or one RUNDIR */
+	int n_runs;
 };
 
-/* A number option: --alpha in (0, 0.5), --noise and --tolerance as 'N%' >= 0, --seed,
- * --max-repeats >= 2, --max-minutes > 0. 0, or -1 (said). */
-static int number_option(int c, const char *arg, struct compare_opts *o)
+/* A number option's value (VALUE, or VALUE% where `pct`) into *out: 0, or -1 (said) when it is
+ * none or outside lo..hi (both bounds excluded where `open`; `whole`: an integer). */
+static int number_arg(const char *name, const char *arg, int pct, int whole, double lo, double hi,
+		      int open, double *out)
 {
 	char *end;
 	double v;
 
 	errno = 0;
 	v = strtod(arg, &end);
-	if ((c == 'N' || c == 'T') && *end == '%')
+	if (pct && *end == '%')
 		end++;
-	if (errno || end == arg || *end || !isfinite(v) || (c == 'A' && !(v > 0 && v < 0.5)) ||
-	    ((c == 'N' || c == 'T') && v < 0) ||
-	    ((c == 'S' || c == 'R') && (v != floor(v) || v < 0 || v > 1e9)) ||
-	    (c == 'R' && v < 2) || (c == 'M' && !(v > 0))) {
-		fprintf(stderr, "zbench: compare: bad value '%s' for --%s\n", arg,
-			c == 'A'   ? "alpha"
-			: c == 'N' ? "noise"
-			: c == 'T' ? "tolerance"
-			: c == 'S' ? "seed"
-			: c == 'R' ? "max-repeats"
-				   : "max-minutes");
+	if (errno || end == arg || *end || !isfinite(v) || (whole && v != floor(v)) ||
+	    (open ? !(v > lo && v < hi) : !(v >= lo && v <= hi))) {
+		fprintf(stderr, "zbench: compare: bad value '%s' for --%s\n", arg, name);
 		return -1;
 	}
-	if (c == 'A')
-		o->v.alpha = v;
-	else if (c == 'N')
-		o->v.noise_pct = v;
-	else if (c == 'T')
-		o->v.tolerance_pct = v;
-	else if (c == 'S')
-		o->v.seed = (uint64_t)v;
-	else if (c == 'R')
-		o->max_repeats = (int)v;
-	else
-		o->max_minutes = v;
+	*out = v;
 	return 0;
 }
 
-/* 0, 1 for --help, or 2 (usage printed or an error said). */
-static int parse(int argc, char **argv, struct compare_opts *o)
+static int set_alpha(void *ctx, const char *arg)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "fail-if", required_argument, NULL, 'f' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "junit", required_argument, NULL, 'u' },
-		{ "summary", required_argument, NULL, 's' },
-		{ "phase", required_argument, NULL, 'p' },
-		{ "alpha", required_argument, NULL, 'A' },
-		{ "noise", required_argument, NULL, 'N' },
-		{ "tolerance", required_argument, NULL, 'T' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "adaptive", no_argument, NULL, 'a' },
-		{ "max-repeats", required_argument, NULL, 'R' },
-		{ "max-minutes", required_argument, NULL, 'M' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct zb_error err = { 0 };
-	int c;
+	return number_arg("alpha", arg, 0, 0, 0, 0.5, 1, &((struct compare_opts *)ctx)->v.alpha);
+}
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			o->outdir = optarg;
-			break;
-		case 'f':
-			if (o->n_gates == COMPARE_GATES_MAX) {
-				die_message("too many --fail-if gates");
-				return 2;
-			}
-			if (compare_gate_parse(optarg, &o->gates[o->n_gates], &err) < 0) {
-				die_message(err.msg);
-				return 2;
-			}
-			o->n_gates++;
-			break;
-		case 'j':
-			o->json = 1;
-			break;
-		case 'u':
-			o->junit = optarg;
-			break;
-		case 's':
-			o->summary = optarg;
-			break;
-		case 'p':
-			o->phase = optarg;
-			break;
-		case 'A':
-		case 'N':
-		case 'T':
-		case 'S':
-		case 'R':
-		case 'M':
-			if (number_option(c, optarg, o) < 0)
-				return 2;
-			break;
-		case 'a':
-			o->adaptive = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 1;
-		default:
-			usage(stderr);
-			return 2;
-		}
+static int set_noise(void *ctx, const char *arg)
+{
+	return number_arg("noise", arg, 1, 0, 0, INFINITY, 0,
+			  &((struct compare_opts *)ctx)->v.noise_pct);
+}
+
+static int set_tolerance(void *ctx, const char *arg)
+{
+	return number_arg("tolerance", arg, 1, 0, 0, INFINITY, 0,
+			  &((struct compare_opts *)ctx)->v.tolerance_pct);
+}
+
+static int set_max_minutes(void *ctx, const char *arg)
+{
+	return number_arg("max-minutes", arg, 0, 0, 0, INFINITY, 1,
+			  &((struct compare_opts *)ctx)->max_minutes);
+}
+
+static int set_seed(void *ctx, const char *arg)
+{
+	double v;
+
+	if (number_arg("seed", arg, 0, 1, 0, 1e9, 0, &v) < 0)
+		return -1;
+	((struct compare_opts *)ctx)->v.seed = (uint64_t)v;
+	return 0;
+}
+
+static int set_fail_if(void *ctx, const char *arg)
+{
+	struct compare_opts *o = ctx;
+	struct zb_error err = { 0 };
+
+	if (o->n_gates == COMPARE_GATES_MAX) {
+		die_message("too many --fail-if gates");
+		return -1;
 	}
-	if (argc - optind != 2 && argc - optind != 1) {
-		usage(stderr);
-		return 2;
+	if (compare_gate_parse(arg, &o->gates[o->n_gates], &err) < 0) {
+		die_message(err.msg);
+		return -1;
 	}
-	if (o->adaptive && (argc - optind != 1 || !o->n_gates)) {
+	o->n_gates++;
+	return 0;
+}
+
+/* The options of `zbench compare` (options.h). */
+static const struct cli_option compare_options[] = {
+	CLI_OPT_STRING('o', "output", "DIR", struct compare_opts, outdir,
+		       "where to write the comparison"),
+	CLI_OPT_CALL(0, "fail-if", "'M < -5%'", set_fail_if,
+		     "fail (exit 3) when metric M (a timing metric of\ndocs/reports.md or a count "
+		     "of docs/compare.md) changed\nbeyond the threshold ('<' or '>'): a count by "
+		     "its\nmeans, a timing metric by the permutation test;\nrepeatable; undecided "
+		     "(exit 4) when no cell decides"),
+	CLI_OPT_FLAG(0, "json", struct compare_opts, json, "print the analysis as JSON on stdout"),
+	CLI_OPT_STRING(0, "junit", "FILE", struct compare_opts, junit,
+		       "JUnit XML: a testcase per gate and cell"),
+	CLI_OPT_STRING(0, "summary", "FILE", struct compare_opts, summary,
+		       "a Markdown summary for a CI job ($GITHUB_STEP_SUMMARY)"),
+	CLI_OPT_STRING(0, "phase", "NAME", struct compare_opts, phase,
+		       "a phased workload's phase NAME as each cell's result\n(default: its last "
+		       "measured phase; docs/matrix.md)"),
+	CLI_OPT_CALL(0, "alpha", "P", set_alpha, "the permutation test's level (default 0.05)"),
+	CLI_OPT_CALL(0, "noise", "N%", set_noise,
+		     "a timing change within +-N% is noise (default 5%)"),
+	CLI_OPT_CALL(0, "tolerance", "N%", set_tolerance,
+		     "a count change within +-N% is the same (default 1%)"),
+	CLI_OPT_CALL(0, "seed", "N", set_seed, "seed of the drawn sign flips (default 29)"),
+	CLI_OPT_FLAG(
+	    0, "adaptive", struct compare_opts, adaptive,
+	    "(one RUNDIR of two images) add interleaved A/B repeats\nof the cells whose "
+	    "gates are undecided, a round at a\ntime, until every gated cell has a verdict "
+	    "or a budget\nruns out; alpha is split among the rounds' looks\n(alpha / "
+	    "(max-repeats - 1)); boots VMs"),
+	CLI_OPT_INT(0, "max-repeats", "N", 2, 1000000000, struct compare_opts, max_repeats,
+		    "the most repeats per cell and side (default 20)"),
+	CLI_OPT_CALL(0, "max-minutes", "M", set_max_minutes,
+		     "start no round after M minutes (default 60)"),
+};
+
+static int compare_main(void *ctx, int argc, char **argv);
+
+const struct cli_command cmd_compare_command = {
+	.name = "compare",
+	.synopsis = "zbench compare [-o DIR] [--fail-if 'METRIC < -N%']... [--json]\n"
+		    "               [--junit FILE] [--summary FILE] [--phase NAME]\n"
+		    "               [--alpha P] [--noise N%] [--tolerance N%] [--seed N]\n"
+		    "               RUN_A RUN_B\n"
+		    "zbench compare --adaptive [--max-repeats N] [--max-minutes M] [OPTIONS]\n"
+		    "               RUNDIR\n"
+		    "zbench compare [OPTIONS] RUNDIR",
+	.about = "Match the cells of two run directories by their configuration (the image left\n"
+		 "out), and write DIR/compare.md and DIR/compare.html: per cell and metric the\n"
+		 "change from A to B in %, Welch's t-test over the repeats, the repeats paired\n"
+		 "by number (geometric mean of B/A, its 95% CI, a paired t-test on the log\n"
+		 "ratios, Holm-adjusted), and plots of the % change against the matrix's first\n"
+		 "axis. DIR defaults to RUN_B. With one RUNDIR, a run of several images (zbench\n"
+		 "run -i A -i B): its image A against its image B, each record on the side it\n"
+		 "names; DIR defaults to RUNDIR.",
+	CLI_OPTIONS(compare_options),
+	.epilog = "Exit status: 0 on success (every gate passed), 3 when a gate failed, 4 when no\n"
+		  "gate failed but one is undecided, 2 on errors (including two runs with no cell\n"
+		  "in common). See docs/compare.md.",
+	CLI_ARGS("RUN_A RUN_B or RUNDIR", 1, 2),
+	.run = compare_main,
+};
+
+/* --adaptive's conditions and its share of alpha: 0, or 2 (said). */
+static int adaptive_setup(struct compare_opts *o)
+{
+	if (o->adaptive && (o->n_runs != 1 || !o->n_gates)) {
 		die_message("--adaptive: one RUNDIR of two images (zbench run -i A -i B) and at "
 			    "least one --fail-if gate");
 		return 2;
@@ -212,25 +187,29 @@ static int parse(int argc, char **argv, struct compare_opts *o)
 /* compare.md and .html, then the machine outputs. */
 static int outputs(const struct compare *cmp, const struct compare_opts *o, struct zb_error *err)
 {
+	const struct {
+		const char *path; /* NULL: not asked for */
+		char *(*render)(const struct compare *c, const struct compare_tiers *t,
+				size_t *len);
+		const char *what;
+	} files[] = {
+		{ o->junit, compare_tiers_junit, "JUnit XML" },
+		{ o->summary, compare_tiers_summary, "the summary" },
+	};
 	char *doc;
 	size_t len;
 	int rc;
 
 	if (compare_write(cmp, o->outdir, err) < 0)
 		return -1;
-	if (o->junit) {
-		doc = compare_tiers_junit(cmp, cmp->tiers, &len);
-		rc = write_file_atomic(o->junit, doc, len, 0644, err);
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		if (!files[i].path)
+			continue;
+		doc = files[i].render(cmp, cmp->tiers, &len);
+		rc = write_file_atomic(files[i].path, doc, len, 0644, err);
 		free(doc);
 		if (rc < 0)
-			return error_wrap(err, "writing JUnit XML");
-	}
-	if (o->summary) {
-		doc = compare_tiers_summary(cmp, cmp->tiers, &len);
-		rc = write_file_atomic(o->summary, doc, len, 0644, err);
-		free(doc);
-		if (rc < 0)
-			return error_wrap(err, "writing the summary");
+			return error_wrap(err, "writing %s", files[i].what);
 	}
 	if (o->json) {
 		doc = compare_json(cmp);
@@ -244,28 +223,28 @@ static int outputs(const struct compare *cmp, const struct compare_opts *o, stru
 }
 
 /* The runs loaded, matched and analysed in tiers. 0, or 2 (said; nothing to release). */
-static int load_analyse(int argc, char **argv, struct compare_opts *o, struct report_run *a,
-			struct report_run *b, struct compare *cmp, struct compare_tiers *t)
+static int load_analyse(struct compare_opts *o, struct report_run *a, struct report_run *b,
+			struct compare *cmp, struct compare_tiers *t)
 {
 	struct zb_error err = { 0 };
 
-	if (argc - optind == 1) { /* one run of several images: its side A against side B */
+	if (o->n_runs == 1) { /* one run of several images: its side A against side B */
 		if (o->phase) {
 			die_message(
 			    "--phase with one RUNDIR: not supported yet; compare the sides' "
 			    "phases in two runs");
 			return 2;
 		}
-		if (compare_sides_load(argv[optind], "A", "B", a, b, &err) < 0) {
+		if (compare_sides_load(o->runs[0], "A", "B", a, b, &err) < 0) {
 			die_message(err.msg);
 			return 2;
 		}
 		if (!o->outdir)
-			o->outdir = argv[optind];
-	} else if (report_run_load_phase(argv[optind], o->phase, a, &err) < 0) {
+			o->outdir = o->runs[0];
+	} else if (report_run_load_phase(o->runs[0], o->phase, a, &err) < 0) {
 		die_message(err.msg);
 		return 2;
-	} else if (report_run_load_phase(argv[optind + 1], o->phase, b, &err) < 0) {
+	} else if (report_run_load_phase(o->runs[1], o->phase, b, &err) < 0) {
 		die_message(err.msg);
 		report_run_release(a);
 		return 2;
@@ -348,35 +327,35 @@ static int adaptive_round(const char *dir, const struct compare_opts *o, const s
 	return rc == 130 ? 130 : 0;
 }
 
-int cmd_compare(int argc, char **argv)
+static int compare_main(void *ctx, int argc, char **argv)
 {
-	struct compare_opts o = { .v = VERDICT_OPTS_DEFAULT, .max_repeats = 20, .max_minutes = 60 };
+	struct compare_opts *o = ctx;
 	struct zb_error err = { 0 };
 	struct report_run a, b;
 	struct compare cmp = { 0 };
 	struct compare_tiers tiers = { 0 };
 	double t0 = now_wall();
-	int rc = parse(argc, argv, &o);
+	int rc;
 
-	if (rc)
-		goto out;
-	rc = load_analyse(argc, argv, &o, &a, &b, &cmp, &tiers);
+	o->runs = argv;
+	o->n_runs = argc;
+	rc = adaptive_setup(o);
+	if (rc == 0)
+		rc = load_analyse(o, &a, &b, &cmp, &tiers);
 	for (int round = 1;
-	     rc == 0 && o.adaptive && compare_tiers_status(&tiers) == COMPARE_UNDECIDED; round++) {
-		int r = adaptive_round(argv[optind], &o, &cmp, &tiers, round, t0);
+	     rc == 0 && o->adaptive && compare_tiers_status(&tiers) == COMPARE_UNDECIDED; round++) {
+		int r = adaptive_round(o->runs[0], o, &cmp, &tiers, round, t0);
 
 		if (r == 1)
 			break;
 		release_all(&a, &b, &cmp, &tiers);
-		if (r) {
-			rc = r;
-			goto out;
-		}
-		rc = load_analyse(argc, argv, &o, &a, &b, &cmp, &tiers);
+		if (r)
+			return r;
+		rc = load_analyse(o, &a, &b, &cmp, &tiers);
 	}
 	if (rc)
-		goto out;
-	if (outputs(&cmp, &o, &err) < 0) {
+		return rc;
+	if (outputs(&cmp, o, &err) < 0) {
 		die_message(err.msg);
 		rc = 2;
 	} else if ((rc = compare_tiers_status(&tiers)) != COMPARE_PASSED) {
@@ -386,8 +365,16 @@ int cmd_compare(int argc, char **argv)
 			tiers.n_failed, tiers.n_undecided, tiers.n_gate_unjudged);
 	}
 	release_all(&a, &b, &cmp, &tiers);
-out:
+	return rc;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct compare_opts o = { .v = VERDICT_OPTS_DEFAULT, .max_repeats = 20, .max_minutes = 60 };
+	int rc = cli_run(&cmd_compare_command, argc, argv, &o);
+
+	/* the gates --fail-if parsed, also when a later option or the run failed */
 	for (size_t i = 0; i < o.n_gates; i++)
 		compare_gate_release(&o.gates[i]);
-	return rc == 1 ? 0 : rc;
+	return rc;
 }

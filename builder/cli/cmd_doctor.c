@@ -15,6 +15,7 @@
 #include "core/util.h"
 #include "core/version.h"
 #include "image/image.h"
+#include "options.h"
 #include "run/kvm_probe.h"
 #include "vm/vm.h"
 
@@ -117,31 +118,39 @@ static void check_qemu_user(void)
 		     u.name, u.name);
 }
 
-int cmd_doctor(int argc, char **argv)
+/* What the command line sets. */
+struct doctor_cli {
+	int json;
+};
+
+static const struct cli_option doctor_options[] = {
+	CLI_OPT_FLAG(0, "json", struct doctor_cli, json,
+		     "one JSON document instead: {\"version\", \"ok\", \"checks\":\n"
+		     "[{\"name\", \"status\": \"ok\"|\"missing\"|\"note\", \"detail\"}]}\n"
+		     "(docs/results.md)"),
+};
+
+static int doctor_main(void *ctx, int argc, char **argv);
+
+const struct cli_command cmd_doctor_command = {
+	.name = "doctor",
+	.about = "Say what this host has and lacks for zbench: QEMU, KVM, the user QEMU runs as,\n"
+		 "debootstrap, the image cache, disk space.",
+	CLI_OPTIONS(doctor_options),
+	.epilog = "Exit status 0 if nothing is missing, 1 otherwise, 2 on a usage error.",
+	CLI_ARGS(NULL, 0, 0),
+	.run = doctor_main,
+};
+
+static int doctor_main(void *ctx, int argc, char **argv)
 {
 	char *const qemu_v[] = { "qemu-system-x86_64", "--version", NULL };
 	const char *cache = image_cache_dir_default();
 	char *qv;
 	int fd;
 
-	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		printf("usage: zbench doctor [--json]\n\nSay what this host has and lacks for "
-		       "zbench: QEMU, "
-		       "KVM, the user QEMU runs as, debootstrap, the image cache, disk "
-		       "space.\nExit status 0 if nothing "
-		       "is missing, 1 otherwise, 2 on a usage error.\n\n"
-		       "  --json   one JSON document instead: {\"version\", \"ok\", \"checks\": "
-		       "[{\"name\",\n"
-		       "           \"status\": \"ok\"|\"missing\"|\"note\", \"detail\"}]} "
-		       "(docs/results.md)\n");
-		return 0;
-	}
-	if (argc == 2 && !strcmp(argv[1], "--json")) {
+	if (((const struct doctor_cli *)ctx)->json)
 		json_checks = json_array();
-	} else if (argc > 1) {
-		fprintf(stderr, "zbench doctor: unexpected argument '%s' (see --help)\n", argv[1]);
-		return 2;
-	}
 	qv = first_line_of(qemu_v);
 	if (qv && strstr(qv, "version ") && atoi(strstr(qv, "version ") + 8) < 10)
 		line(0, "qemu",
@@ -209,4 +218,11 @@ int cmd_doctor(int argc, char **argv)
 		       problems ? "some things are missing (MISS above)" : "nothing is missing");
 	}
 	return problems ? 1 : 0;
+}
+
+int cmd_doctor(int argc, char **argv)
+{
+	struct doctor_cli c = { 0 };
+
+	return cli_run(&cmd_doctor_command, argc, argv, &c);
 }

@@ -15,14 +15,17 @@ struct export_cli {
 #define EXPORT_CHOICES "fio|csv|json|bmf|gab"
 
 static const struct cli_option export_options[] = {
-	CLI_OPT_CHOICE('f', "format", "F", EXPORT_CHOICES, struct export_cli, format,
-		       "what to write (above)"),
+	{ CLI_ROW_CHOICE('f', "format", "F", EXPORT_CHOICES, struct export_cli, format,
+			 "what to write (above)"),
+	  .required = 1 },
 	CLI_OPT_STRING('o', "output", "DIR", struct export_cli, outdir,
 		       "where to write (created if missing)"),
 };
 
-static const struct cli_command export_command = {
-	.synopsis = "zbench export RUNDIR --format " EXPORT_CHOICES " [-o DIR]",
+static int export_main(void *ctx, int argc, char **argv);
+
+const struct cli_command cmd_export_command = {
+	.name = "export",
 	.about = "Write the results of RUNDIR's ok cells into DIR (default RUNDIR/export):\n"
 		 "  fio   per cell, phase and repeat a fio JSON file with one job (its I/O, its\n"
 		 "        latencies and clat_ns.bins merged over the threads, complete \"job\n"
@@ -38,40 +41,32 @@ static const struct cli_command export_command = {
 		 "        customBiggerIsBetter and customSmallerIsBetter",
 	CLI_OPTIONS(export_options),
 	.epilog = "Exit status: 0 written, 2 on errors. See docs/export.md.",
-	.min_args = 1,
-	.max_args = 1,
+	CLI_ARGS("RUNDIR", 1, 1),
+	.run = export_main,
 };
 
-const struct cli_command *cmd_export_options(void)
+static int export_main(void *ctx, int argc, char **argv)
 {
-	return &export_command;
-}
-
-int cmd_export(int argc, char **argv)
-{
-	struct export_cli c = { 0 };
+	const struct export_cli *c = ctx;
 	struct zb_error err = { 0 };
-	enum export_format fmt;
+	enum export_format fmt = (enum export_format)cli_choice_index(EXPORT_CHOICES, c->format);
 	size_t units;
-	const char *outdir;
-	int first, rc = cli_parse(&export_command, argc, argv, &c, &first);
+	const char *outdir = c->outdir;
 
-	if (rc)
-		return rc == 1 ? 0 : rc;
-	if (!c.format) {
-		fprintf(stderr, "zbench: export: --format is required\n");
-		cli_usage(&export_command, stderr);
-		return 2;
-	}
-	fmt = (enum export_format)cli_choice_index(EXPORT_CHOICES, c.format);
-	outdir = c.outdir;
-	if (export_run(argv[first], fmt, outdir, stderr, &units, &err) < 0) {
+	if (export_run(argv[0], fmt, outdir, stderr, &units, &err) < 0) {
 		die_message(err.msg);
 		return 2;
 	}
 	if (outdir)
 		printf("%s: %zu result%s\n", outdir, units, units == 1 ? "" : "s");
 	else
-		printf("%s/export: %zu result%s\n", argv[first], units, units == 1 ? "" : "s");
+		printf("%s/export: %zu result%s\n", argv[0], units, units == 1 ? "" : "s");
 	return 0;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct export_cli c = { 0 };
+
+	return cli_run(&cmd_export_command, argc, argv, &c);
 }

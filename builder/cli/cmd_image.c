@@ -10,110 +10,26 @@
 #include "core/term.h"
 #include "core/util.h"
 #include "image/image.h"
+#include "options.h"
 
-static void usage(FILE *f)
-{
-	fprintf(
-	    f,
-	    "usage: zbench image build RECIPE [--cache-dir DIR] [--rebuild] [--rebuild-root]\n"
-	    "       zbench image import FILE.qcow2 [--cache-dir DIR] [--overlay] [--rebuild]\n"
-	    "       zbench image path RECIPE|FILE.qcow2 [--cache-dir DIR]\n"
-	    "       zbench image list [--cache-dir DIR] [--json]\n"
-	    "\n"
-	    "  build   build the appliance of RECIPE (images/*.json) unless it is cached, then\n"
-	    "          describe it; needs root. A cold build takes about 10 minutes (debootstrap,\n"
-	    "          kernel, zfs-dkms); a change to the guest binaries only reassembles the\n"
-	    "          initramfs (seconds); nothing changed: well under a second.\n"
-	    "  import  make a cloud-flavor image of your own qcow2 cloud image: inspect it with\n"
-	    "          libguestfs (OS, kernels, the ZFS module of the kernel that boots and its\n"
-	    "          version, zpool/zfs, systemd), refuse it if one is missing, else inject\n"
-	    "          zbench-agent, zbench-engine and zbench-agent.service into a copy in the\n"
-	    "          cache, with the kernel and initrd beside it for a direct kernel boot.\n"
-	    "          FILE is only read, never written. Under TCG about a minute; the same\n"
-	    "          file again: a cache hit (the time to hash it). No root needed.\n"
-	    "  path    print the cached image's directory (a recipe's, or an imported\n"
-	    "          FILE.qcow2's); exit 1 if it is not there\n"
-	    "  list    list the cached images; --json: one document {\"cache\", \"images\":\n"
-	    "          [{\"hash\", \"name\", \"flavor\", \"built\", \"kernel_version\",\n"
-	    "          \"openzfs\", \"size\", \"complete\"}]} (docs/results.md)\n"
-	    "\n"
-	    "  --cache-dir DIR  the cache (default: $ZBENCH_CACHE_DIR, $XDG_CACHE_HOME/zbench,\n"
-	    "                   ~/.cache/zbench; now '%s')\n"
-	    "  --rebuild        build: reassemble the appliance even if it is cached (keeps the\n"
-	    "                   root); import: import again even if cached\n"
-	    "  --rebuild-root   build: rebuild the root too (debootstrap and DKMS: minutes)\n"
-	    "  --overlay        import: keep the cached disk a thin qcow2 overlay backed by FILE\n"
-	    "                   (no copy; FILE must then stay where it is, unchanged)\n"
-	    "\n"
-	    "Exit status: 0 done; 1 path: the image is not in the cache; 2 errors.\n"
-	    "\n"
-	    "The guest binaries are guest/zbench-agent and guest/zbench-engine beside this\n"
-	    "executable, or $ZBENCH_AGENT and $ZBENCH_ENGINE; the unit is\n"
-	    "guest/zbench-agent.service beside the agent, or $ZBENCH_UNIT. libguestfs runs with\n"
-	    "LIBGUESTFS_BACKEND=direct and, where /dev/kvm exists, force_tcg, unless those\n"
-	    "variables are set.\n",
-	    image_cache_dir_default());
-}
-
-struct image_args {
-	const char *recipe;
+/* What the command line sets. */
+struct image_cli {
 	const char *cache_dir;
-	unsigned flags;
-	int overlay;
-	int json; /* list: --json */
+	int rebuild, rebuild_root, overlay, json;
 };
 
-/* Parse "[RECIPE] [options]"; `want_recipe` says whether RECIPE is required. */
-static int parse_args(int argc, char **argv, int want_recipe, int allow_rebuild,
-		      struct image_args *a)
-{
-	int import = !strcmp(argv[0], "import");
-
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--cache-dir") && i + 1 < argc) {
-			a->cache_dir = argv[++i];
-		} else if (!strncmp(argv[i], "--cache-dir=", 12)) {
-			a->cache_dir = argv[i] + 12;
-		} else if (allow_rebuild && !strcmp(argv[i], "--rebuild")) {
-			a->flags |= IMAGE_REBUILD;
-		} else if (!strcmp(argv[0], "list") && !strcmp(argv[i], "--json")) {
-			a->json = 1;
-		} else if (import && !strcmp(argv[i], "--overlay")) {
-			a->overlay = 1;
-		} else if (allow_rebuild && !import && !strcmp(argv[i], "--rebuild-root")) {
-			a->flags |= IMAGE_REBUILD_ROOT;
-		} else if (argv[i][0] == '-') {
-			fprintf(stderr, "zbench image %s: unknown option '%s'\n", argv[0], argv[i]);
-			return -1;
-		} else if (want_recipe && !a->recipe) {
-			a->recipe = argv[i];
-		} else {
-			fprintf(stderr, "zbench image %s: unexpected argument '%s'\n", argv[0],
-				argv[i]);
-			return -1;
-		}
-	}
-	if (want_recipe && !a->recipe) {
-		fprintf(stderr, "zbench image %s: %s is required\n", argv[0],
-			import ? "a FILE.qcow2" : "a RECIPE (images/*.json)");
-		return -1;
-	}
-	return 0;
-}
-
 /* build and import differ only in how the image is made: one body, the maker as a parameter */
-static int image_make_cmd(int argc, char **argv, int import)
+static int image_make_cmd(const struct image_cli *c, const char *file, int import)
 {
-	struct image_args a = { .flags = import ? 0 : IMAGE_BUILD_IF_MISSING };
+	unsigned flags = (import ? 0 : IMAGE_BUILD_IF_MISSING) | (c->rebuild ? IMAGE_REBUILD : 0) |
+			 (c->rebuild_root ? IMAGE_REBUILD_ROOT : 0);
 	struct zb_error err = { 0 };
 	struct image img;
 	double t0 = now_monotonic();
 	int rc;
 
-	if (parse_args(argc, argv, 1, 1, &a) < 0)
-		return 2;
-	rc = import ? image_import(a.recipe, a.cache_dir, a.flags, a.overlay, &img, &err)
-		    : image_get(a.recipe, a.cache_dir, a.flags, &img, &err);
+	rc = import ? image_import(file, c->cache_dir, flags, c->overlay, &img, &err)
+		    : image_get(file, c->cache_dir, flags, &img, &err);
 	if (rc < 0) {
 		die_message(err.msg);
 		return 2;
@@ -124,29 +40,27 @@ static int image_make_cmd(int argc, char **argv, int import)
 	return 0;
 }
 
-static int image_build_cmd(int argc, char **argv)
+static int image_build_cmd(void *ctx, int argc, char **argv)
 {
-	return image_make_cmd(argc, argv, 0);
+	return image_make_cmd(ctx, argv[0], 0);
 }
 
-static int image_import_cmd(int argc, char **argv)
+static int image_import_cmd(void *ctx, int argc, char **argv)
 {
-	return image_make_cmd(argc, argv, 1);
+	return image_make_cmd(ctx, argv[0], 1);
 }
 
-static int image_path_cmd(int argc, char **argv)
+static int image_path_cmd(void *ctx, int argc, char **argv)
 {
-	struct image_args a = { 0 };
+	const struct image_cli *c = ctx;
 	struct zb_error err = { 0 };
 	struct image img;
 	int rc;
 
-	if (parse_args(argc, argv, 1, 0, &a) < 0)
-		return 2;
-	if (image_file_is_qcow2(a.recipe))
-		rc = image_import_lookup(a.recipe, a.cache_dir, &img, &err);
+	if (image_file_is_qcow2(argv[0]))
+		rc = image_import_lookup(argv[0], c->cache_dir, &img, &err);
 	else
-		rc = image_get(a.recipe, a.cache_dir, 0, &img, &err);
+		rc = image_get(argv[0], c->cache_dir, 0, &img, &err);
 	if (rc < 0) {
 		die_message(err.msg);
 		return err.errnum == IMAGE_NOT_CACHED ? 1 : 2;
@@ -234,18 +148,16 @@ static void list_print(const json_t *list, const char *dir)
 	printf("%zu image(s) in '%s'\n", json_array_size(list), dir);
 }
 
-static int image_list_cmd(int argc, char **argv)
+static int image_list_cmd(void *ctx, int argc, char **argv)
 {
-	struct image_args a = { 0 };
+	const struct image_cli *a = ctx;
 	char *dir, **names = NULL;
 	size_t n = 0;
 	struct dirent *de;
 	json_t *list = json_array();
 	DIR *d;
 
-	if (parse_args(argc, argv, 0, 0, &a) < 0)
-		return 2;
-	dir = xasprintf("%s/images", a.cache_dir ? a.cache_dir : image_cache_dir_default());
+	dir = xasprintf("%s/images", a->cache_dir ? a->cache_dir : image_cache_dir_default());
 	d = opendir(dir);
 	if (!d && errno != ENOENT) {
 		fprintf(stderr, "zbench: listing '%s': %s\n", dir, strerror(errno));
@@ -268,7 +180,7 @@ static int image_list_cmd(int argc, char **argv)
 		free(names[i]);
 	}
 	free(names);
-	if (a.json) {
+	if (a->json) {
 		json_t *doc = json_pack("{s:s, s:O}", "cache", dir, "images", list);
 
 		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -284,35 +196,82 @@ static int image_list_cmd(int argc, char **argv)
 	return 0;
 }
 
+static const struct cli_sub image_subs[] = {
+	{ .name = "build",
+	  .args = "RECIPE",
+	  .help = "build the appliance of RECIPE (images/*.json) unless it is cached, then\n"
+		  "describe it; needs root. A cold build takes about 10 minutes (debootstrap,\n"
+		  "kernel, zfs-dkms); a change to the guest binaries only reassembles the\n"
+		  "initramfs (seconds); nothing changed: well under a second.",
+	  .min_args = 1,
+	  .max_args = 1,
+	  .run = image_build_cmd },
+	{ .name = "import",
+	  .args = "FILE.qcow2",
+	  .help = "make a cloud-flavor image of your own qcow2 cloud image: inspect it with\n"
+		  "libguestfs (OS, kernels, the ZFS module of the kernel that boots and its\n"
+		  "version, zpool/zfs, systemd), refuse it if one is missing, else inject\n"
+		  "zbench-agent, zbench-engine and zbench-agent.service into a copy in the\n"
+		  "cache, with the kernel and initrd beside it for a direct kernel boot.\n"
+		  "FILE is only read, never written. Under TCG about a minute; the same\n"
+		  "file again: a cache hit (the time to hash it). No root needed.",
+	  .min_args = 1,
+	  .max_args = 1,
+	  .run = image_import_cmd },
+	{ .name = "path",
+	  .args = "RECIPE|FILE.qcow2",
+	  .help = "print the cached image's directory (a recipe's, or an imported\n"
+		  "FILE.qcow2's); exit 1 if it is not there",
+	  .min_args = 1,
+	  .max_args = 1,
+	  .run = image_path_cmd },
+	{ .name = "list",
+	  .help = "list the cached images; --json: one document {\"cache\", \"images\":\n"
+		  "[{\"hash\", \"name\", \"flavor\", \"built\", \"kernel_version\",\n"
+		  "\"openzfs\", \"size\", \"complete\"}]} (docs/results.md)",
+	  .run = image_list_cmd },
+};
+
+static const struct cli_option image_options[] = {
+	CLI_OPT_STRING(0, "cache-dir", "DIR", struct image_cli, cache_dir,
+		       "the cache (default: $ZBENCH_CACHE_DIR, $XDG_CACHE_HOME/zbench,\n"
+		       "~/.cache/zbench; `zbench image list` names it)"),
+	{ CLI_ROW_FLAG(0, "rebuild", struct image_cli, rebuild,
+		       "build: reassemble the appliance even if it is cached (keeps\nthe root); "
+		       "import: import again even if cached"),
+	  .subs = "build|import" },
+	{ CLI_ROW_FLAG(0, "rebuild-root", struct image_cli, rebuild_root,
+		       "rebuild the root too (debootstrap and DKMS: minutes)"),
+	  .subs = "build" },
+	{ CLI_ROW_FLAG(0, "overlay", struct image_cli, overlay,
+		       "keep the cached disk a thin qcow2 overlay backed by\nFILE (no copy; "
+		       "FILE must then stay where it is, unchanged)"),
+	  .subs = "import" },
+	{ CLI_ROW_FLAG(0, "json", struct image_cli, json, "one JSON document (above)"),
+	  .subs = "list" },
+};
+
+const struct cli_command cmd_image_command = {
+	.name = "image",
+	.synopsis = "zbench image build RECIPE [--cache-dir DIR] [--rebuild] [--rebuild-root]\n"
+		    "zbench image import FILE.qcow2 [--cache-dir DIR] [--overlay] [--rebuild]\n"
+		    "zbench image path RECIPE|FILE.qcow2 [--cache-dir DIR]\n"
+		    "zbench image list [--cache-dir DIR] [--json]",
+	CLI_SUBS(image_subs),
+	CLI_OPTIONS(image_options),
+	.epilog =
+	    "Exit status: 0 done; 1 path: the image is not in the cache; 2 errors.\n"
+	    "\n"
+	    "The guest binaries are guest/zbench-agent and guest/zbench-engine beside this\n"
+	    "executable, or $ZBENCH_AGENT and $ZBENCH_ENGINE; the unit is\n"
+	    "guest/zbench-agent.service beside the agent, or $ZBENCH_UNIT. libguestfs runs with\n"
+	    "LIBGUESTFS_BACKEND=direct and, where /dev/kvm exists, force_tcg, unless those\n"
+	    "variables are set.",
+};
+
 int cmd_image(int argc, char **argv)
 {
-	static const struct {
-		const char *name;
-		int (*fn)(int argc, char **argv);
-	} subs[] = {
-		{ "build", image_build_cmd },
-		{ "import", image_import_cmd },
-		{ "path", image_path_cmd },
-		{ "list", image_list_cmd },
-	};
+	struct image_cli c = { 0 };
 
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-	    !strcmp(argv[1], "help")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(subs); i++) {
-		if (!strcmp(argv[1], subs[i].name)) {
-			for (int j = 2; j < argc; j++) {
-				if (!strcmp(argv[j], "--help") || !strcmp(argv[j], "-h")) {
-					usage(stdout);
-					return 0;
-				}
-			}
-			return subs[i].fn(argc - 1, argv + 1);
-		}
-	}
-	fprintf(stderr, "zbench image: unknown subcommand '%s'\n", argv[1]);
-	usage(stderr);
-	return 2;
+	return cli_run(&cmd_image_command, argc, argv, &c);
 }

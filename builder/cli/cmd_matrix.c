@@ -13,37 +13,15 @@
 #include "matrix/ledger.h"
 #include "matrix/matrix.h"
 #include "matrix/schema.h"
+#include "options.h"
 #include "report/claim_controls.h"
 #include "run/image_needs.h"
 #include "run/run.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: zbench matrix check FILE    validate FILE; list its cells\n"
-		   "       zbench matrix check --controls FILE\n"
-		   "       zbench matrix check --estimate FILE\n"
-		   "                                   run time and disk space before anything "
-		   "runs\n"
-		   "                                   run each claim's and reference's negative "
-		   "controls\n"
-		   "       zbench matrix expand FILE   print each cell as one JSON line\n"
-		   "       zbench matrix keys          print the schema as Markdown\n"
-		   "       zbench matrix ledger [--markdown] LEDGER...\n"
-		   "                                   check findings ledgers; or print docs/seeds.md\n"
-		   "\n"
-		   "check prints \"FILE: N cells\" then one line per cell: index, id, summary.\n"
-		   "expand prints {\"index\",\"id\",\"summary\",\"config\"} per line, config fully "
-		   "resolved.\n"
-		   "A fio job file (FILE.fio or FILE.job) is checked as the workload of a small\n"
-		   "matrix of its own (docs/matrix.md, \"fio job files\").\n"
-		   "--controls judges every claim and reference verdict against synthetic records\n"
-		   "of the claim's shape (must hold), the opposite shape, just short of the bound\n"
-		   "and a null model (each must fail); exit status 1 if one does not.\n"
-		   "ledger checks each study's findings ledger against the matrices beside it\n"
-		   "and prints its counts per status (docs/ledger.md).\n"
-		   "Errors: \"FILE:LINE:COL: PATH: message\", exit status 2. The format: "
-		   "docs/matrix.md.\n");
-}
+/* What the command line sets. */
+struct matrix_cli {
+	int controls, estimate, markdown;
+};
 
 static int load(const char *path, struct matrix **m)
 {
@@ -186,19 +164,12 @@ static int matrix_controls(const char *path)
 
 /* `matrix ledger [--markdown] LEDGER...`: load every ledger (all must load); print the counts,
  * or docs/seeds.md. */
-static int matrix_ledger(int argc, char **argv)
+static int matrix_ledger(int markdown, int argc, char **argv)
 {
-	int markdown = argc > 0 && !strcmp(argv[0], "--markdown");
 	struct ledger *ls;
 	struct zb_error err = { 0 };
 	int n = 0, rc = 0;
 
-	argv += markdown;
-	argc -= markdown;
-	if (argc < 1 || argv[0][0] == '-') {
-		usage(stderr);
-		return 2;
-	}
 	ls = xcalloc((size_t)argc, sizeof(*ls));
 	for (; n < argc; n++) {
 		if (ledger_load(argv[n], &ls[n], &err) < 0) {
@@ -224,35 +195,101 @@ static int matrix_ledger(int argc, char **argv)
 	return rc;
 }
 
-int cmd_matrix(int argc, char **argv)
+static int matrix_check_cmd(void *ctx, int argc, char **argv)
 {
-	const char *sub = argc > 1 ? argv[1] : NULL;
+	const struct matrix_cli *c = ctx;
+	size_t n = strlen(argv[0]);
 
-	if (!sub) {
-		usage(stderr);
+	if (c->controls && c->estimate) {
+		fprintf(stderr, "zbench matrix check: --controls or --estimate, not both\n");
 		return 2;
 	}
-	if (!strcmp(sub, "--help") || !strcmp(sub, "-h") || !strcmp(sub, "help")) {
-		usage(stdout);
-		return 0;
-	}
-	if (!strcmp(sub, "keys") && argc == 2) {
-		schema_print_markdown(stdout);
-		return 0;
-	}
-	if (!strcmp(sub, "ledger"))
-		return matrix_ledger(argc - 2, argv + 2);
-	if (!strcmp(sub, "check") && argc == 4 && !strcmp(argv[2], "--controls"))
-		return matrix_controls(argv[3]);
-	if (!strcmp(sub, "check") && argc == 4 && !strcmp(argv[2], "--estimate"))
-		return matrix_estimate_cmd(argv[3]);
-	/* A findings ledger sits beside its matrices (matrices/seedNNN.ledger.json): `check` on one
-	 * checks it as the ledger it is, so `zbench matrix check` over every file of matrices/ covers the folder. */
-	if (!strcmp(sub, "check") && argc == 3 && strlen(argv[2]) > 12 &&
-	    !strcmp(argv[2] + strlen(argv[2]) - 12, ".ledger.json"))
-		return matrix_ledger(1, argv + 2);
-	if ((!strcmp(sub, "check") || !strcmp(sub, "expand")) && argc == 3 && argv[2][0] != '-')
-		return !strcmp(sub, "check") ? matrix_check(argv[2]) : matrix_expand(argv[2]);
-	usage(stderr);
-	return 2;
+	if (c->controls)
+		return matrix_controls(argv[0]);
+	if (c->estimate)
+		return matrix_estimate_cmd(argv[0]);
+	/* A findings ledger sits beside its matrices (matrices/seedNNN.ledger.json): `check` on
+	 * one checks it as the ledger it is, so `zbench matrix check` over every file of
+	 * matrices/ covers the folder. */
+	if (n > 12 && !strcmp(argv[0] + n - 12, ".ledger.json"))
+		return matrix_ledger(0, 1, argv);
+	return matrix_check(argv[0]);
+}
+
+static int matrix_expand_cmd(void *ctx, int argc, char **argv)
+{
+	return matrix_expand(argv[0]);
+}
+
+static int matrix_keys_cmd(void *ctx, int argc, char **argv)
+{
+	schema_print_markdown(stdout);
+	return 0;
+}
+
+static int matrix_ledger_cmd(void *ctx, int argc, char **argv)
+{
+	return matrix_ledger(((const struct matrix_cli *)ctx)->markdown, argc, argv);
+}
+
+static const struct cli_sub matrix_subs[] = {
+	{ .name = "check",
+	  .args = "FILE",
+	  .help = "validate FILE and list its cells: \"FILE: N cells\", then a line per\n"
+		  "cell: index, id, summary. A findings ledger (*.ledger.json) is\n"
+		  "checked as `ledger` checks it",
+	  .min_args = 1,
+	  .max_args = 1,
+	  .run = matrix_check_cmd },
+	{ .name = "expand",
+	  .args = "FILE",
+	  .help = "print each cell as one JSON line, {\"index\",\"id\",\"summary\",\n"
+		  "\"config\"}, config fully resolved",
+	  .min_args = 1,
+	  .max_args = 1,
+	  .run = matrix_expand_cmd },
+	{ .name = "keys", .help = "print the schema as Markdown", .run = matrix_keys_cmd },
+	{ .name = "ledger",
+	  .args = "LEDGER...",
+	  .help = "check each study's findings ledger against the matrices beside\n"
+		  "it and print its counts per status (docs/ledger.md)",
+	  .min_args = 1,
+	  .max_args = -1,
+	  .run = matrix_ledger_cmd },
+};
+
+static const struct cli_option matrix_options[] = {
+	{ CLI_ROW_FLAG(
+	      0, "controls", struct matrix_cli, controls,
+	      "run each claim's and reference's negative controls:\njudge every "
+	      "verdict against synthetic records of the\nclaim's shape (must hold), the "
+	      "opposite shape, just short\nof the bound and a null model (each must fail); "
+	      "exit\nstatus 1 if one does not"),
+	  .subs = "check" },
+	{ CLI_ROW_FLAG(0, "estimate", struct matrix_cli, estimate,
+		       "run time and disk space before anything runs"),
+	  .subs = "check" },
+	{ CLI_ROW_FLAG(0, "markdown", struct matrix_cli, markdown, "print docs/seeds.md instead"),
+	  .subs = "ledger" },
+};
+
+const struct cli_command cmd_matrix_command = {
+	.name = "matrix",
+	.synopsis = "zbench matrix check [--controls|--estimate] FILE\n"
+		    "zbench matrix expand FILE\n"
+		    "zbench matrix keys\n"
+		    "zbench matrix ledger [--markdown] LEDGER...",
+	.about = "A fio job file (FILE.fio or FILE.job) is checked as the workload of a small\n"
+		 "matrix of its own (docs/matrix.md, \"fio job files\").",
+	CLI_SUBS(matrix_subs),
+	CLI_OPTIONS(matrix_options),
+	.epilog = "Errors: \"FILE:LINE:COL: PATH: message\", exit status 2. The format: "
+		  "docs/matrix.md.",
+};
+
+int cmd_matrix(int argc, char **argv)
+{
+	struct matrix_cli c = { 0 };
+
+	return cli_run(&cmd_matrix_command, argc, argv, &c);
 }

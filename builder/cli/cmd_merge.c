@@ -281,44 +281,39 @@ struct merge_cli {
 };
 
 static const struct cli_option merge_options[] = {
-	CLI_OPT_STRING('o', "output", "OUT", struct merge_cli, out,
-		       "the merged run directory (created; required)"),
+	{ CLI_ROW_STRING('o', "output", "OUT", struct merge_cli, out,
+			 "the merged run directory (created; required)"),
+	  .required = 1 },
 };
 
-static const struct cli_command merge_command = {
-	.synopsis = "zbench merge -o OUT RUNDIR...",
+static int merge_main(void *ctx, int argc, char **argv);
+
+const struct cli_command cmd_merge_command = {
+	.name = "merge",
 	.about = "Join run directories made with `zbench run --shard I/N` of the same matrix and\n"
 		 "image into OUT (a new run directory): every record once, every cell directory,\n"
 		 "and a manifest that lists the shards. OUT is 'complete' only if every shard\n"
 		 "1..N is there and complete.",
 	CLI_OPTIONS(merge_options),
-	.min_args = 1,
-	.max_args = -1,
+	CLI_ARGS("RUNDIR...", 1, -1),
+	.run = merge_main,
 };
 
-const struct cli_command *cmd_merge_options(void)
+static int merge_main(void *ctx, int argc, char **argv)
 {
-	return &merge_command;
-}
-
-int cmd_merge(int argc, char **argv)
-{
-	struct merge_cli c = { 0 };
+	const struct merge_cli *c = ctx;
 	struct zb_error err = { 0 };
-	const char *out;
-	int first, rc = cli_parse(&merge_command, argc, argv, &c, &first);
-
-	if (rc)
-		return rc == 1 ? 0 : rc;
-	if (!c.out) {
-		cli_usage(&merge_command, stderr);
-		return 2;
-	}
-	out = c.out;
-	rc = merge(out, argv + first, argc - first, &err);
+	int rc = merge(c->out, argv, argc, &err);
 	if (rc < 0) {
 		die_message(err.msg);
 		return 2;
 	}
 	return rc;
+}
+
+int cmd_merge(int argc, char **argv)
+{
+	struct merge_cli c = { 0 };
+
+	return cli_run(&cmd_merge_command, argc, argv, &c);
 }

@@ -24,8 +24,10 @@ static const struct cli_option report_options[] = {
 		       "measured phase; docs/matrix.md)"),
 };
 
-static const struct cli_command report_command = {
-	.synopsis = "zbench report [-o DIR] [--junit FILE] [--json] [--phase NAME] RUNDIR",
+static int report_main(void *ctx, int argc, char **argv);
+
+const struct cli_command cmd_report_command = {
+	.name = "report",
 	.about = "Write DIR/report.md and DIR/report.html (self-contained, plots inline), the\n"
 		 "plots as DIR/report-plots/*.svg and a page per cell under DIR/report-cells/,\n"
 		 "from RUNDIR/manifest.json and cells.jsonl. DIR defaults to RUNDIR.",
@@ -33,30 +35,19 @@ static const struct cli_command report_command = {
 	.epilog = "Exit status: 0 if every cell ended ok and every claim of the matrix held, 1 if\n"
 		  "not, 2 on errors.\n"
 		  "See docs/reports.md.",
-	.min_args = 1,
-	.max_args = 1,
+	CLI_ARGS("RUNDIR", 1, 1),
+	.run = report_main,
 };
 
-const struct cli_command *cmd_report_options(void)
+static int report_main(void *ctx, int argc, char **argv)
 {
-	return &report_command;
-}
-
-int cmd_report(int argc, char **argv)
-{
-	struct report_cli c = { 0 };
+	const struct report_cli *c = ctx;
 	struct zb_error err = { 0 };
 	struct report_run run;
-	const char *outdir, *junit, *phase;
-	int first, flags, rc = cli_parse(&report_command, argc, argv, &c, &first);
+	const char *outdir = c->outdir, *junit = c->junit;
+	int flags = c->json ? REPORT_JSON : 0, rc;
 
-	if (rc)
-		return rc == 1 ? 0 : rc;
-	outdir = c.outdir;
-	junit = c.junit;
-	phase = c.phase;
-	flags = c.json ? REPORT_JSON : 0;
-	if (report_run_load_phase(argv[first], phase, &run, &err) < 0) {
+	if (report_run_load_phase(argv[0], c->phase, &run, &err) < 0) {
 		die_message(err.msg);
 		return 2;
 	}
@@ -77,4 +68,11 @@ int cmd_report(int argc, char **argv)
 	rc = report_run_all_ok(&run) && report_run_claims_held(&run) ? 0 : 1;
 	report_run_release(&run);
 	return rc;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_cli c = { 0 };
+
+	return cli_run(&cmd_report_command, argc, argv, &c);
 }

@@ -12,6 +12,7 @@
 #include "report/report.h"
 #include "run/run.h"
 #include "vm/disk.h"
+#include "vm/vm.h"
 
 /* The end of a run: every measured phase that did not measure the disks named on stderr, and
  * (with `report`) the report into the run directory (docs/reports.md). The run's outcome stands
@@ -71,18 +72,6 @@ static int set_allow_device(void *ctx, const char *arg)
 	return 0;
 }
 
-static int set_jobs(void *ctx, const char *arg)
-{
-	struct run_cli *c = ctx;
-
-	c->o.jobs = atoi(arg);
-	if (c->o.jobs < 1 || c->o.jobs > 64) {
-		fprintf(stderr, "zbench run: -j wants 1 to 64, got '%s'\n", arg);
-		return -1;
-	}
-	return 0;
-}
-
 static int set_shard(void *ctx, const char *arg)
 {
 	struct run_cli *c = ctx;
@@ -96,12 +85,6 @@ static int set_shard(void *ctx, const char *arg)
 	return 0;
 }
 
-static int set_quiet(void *ctx, const char *arg)
-{
-	log_set_quiet(1);
-	return 0;
-}
-
 static int set_no_report(void *ctx, const char *arg)
 {
 	struct run_cli *c = ctx;
@@ -112,215 +95,150 @@ static int set_no_report(void *ctx, const char *arg)
 
 /* The options of `zbench run`: parsing, --help, the man page and completion (options.h). */
 static const struct cli_option run_options[] = {
-	{ .name = "output",
-	  .letter = 'o',
-	  .arg = "DIR",
-	  .help = "run directory (default runs/<matrix name>-<UTC time>)",
-	  .kind = CLI_STRING,
-	  .offset = offsetof(struct run_cli, o.out_dir) },
-	{ .name = "image",
-	  .letter = 'i',
-	  .arg = "RECIPE",
-	  .help = "image recipe (default: the matrix's \"image\", else\n" RUN_DEFAULT_RECIPE
-		  "); built if not cached. Given twice\nor more (-i A -i B; or the matrix's "
-		  "\"images\"): "
-		  "every\ncell runs on each image, back to back, A B then B A in\nthe next repeat; "
-		  "records "
-		  "name their image and side;\n`zbench compare RUNDIR` compares A with "
-		  "B\n(docs/compare.md)",
-	  .set = set_image },
-	{ .name = "cache-dir",
-	  .letter = 0,
-	  .arg = "DIR",
-	  .help = "image cache (default $ZBENCH_CACHE_DIR, else\n$XDG_CACHE_HOME/zbench, else "
-		  "~/.cache/zbench)",
-	  .kind = CLI_STRING,
-	  .offset = offsetof(struct run_cli, o.cache_dir) },
-	{ .name = "accel",
-	  .letter = 0,
-	  .arg = "A",
-	  .choices = "auto|kvm|tcg",
-	  .help = "overrides the matrix's vm.accel; auto tries KVM with a\ndeadline on the guest's "
-		  "first "
-		  "output, then TCG (a failure\nremembered per host, kernel and QEMU)",
-	  .kind = CLI_STRING,
-	  .offset = offsetof(struct run_cli, o.accel) },
-	{ .name = "backend",
-	  .letter = 0,
-	  .arg = "B",
-	  .choices = VM_BACKEND_CHOICES,
-	  .help = "the VM backend (docs/libvirt.md); default: the matrix's\n\"backend\", else the "
-		  "first "
-		  "of these (the one that runs VMs\non hosts with --hosts or --libvirt-uri)",
-	  .kind = CLI_STRING,
-	  .offset = offsetof(struct run_cli, o.backend) },
-	{ .name = "libvirt-uri",
-	  .letter = 0,
-	  .arg = "URI",
-	  .help = "libvirt connection (default $ZBENCH_LIBVIRT_URI, the\nmatrix's \"libvirt_uri\", "
-		  "else "
-		  "qemu:///embed with its\nroot in the run directory)",
-	  .kind = CLI_STRING,
-	  .offset = offsetof(struct run_cli, o.libvirt_uri) },
-	{ .name = "hosts",
-	  .letter = 0,
-	  .arg = "URI[=N],...",
-	  .help =
-	      "place cells on these libvirt hosts, at most N at once\non each (default 1); implies "
-	      "the libvirt backend\n(docs/scale-out.md)",
-	  .kind = CLI_STRING,
-	  .offset = offsetof(struct run_cli, o.hosts) },
-	{ .name = "shared-paths",
-	  .letter = 0,
-	  .help = "hosts of --hosts or --libvirt-uri on other machines see\nthe image cache and "
-		  "the run "
-		  "directory at the same paths",
-	  .kind = CLI_FLAG,
-	  .offset = offsetof(struct run_cli, o.shared_paths) },
-	{ .name = "keep-disks",
-	  .letter = 0,
-	  .help = "keep each cell's disk images in its directory",
-	  .kind = CLI_FLAG,
-	  .offset = offsetof(struct run_cli, o.keep_disks) },
-	{ .name = "warm",
-	  .letter = 0,
-	  .help =
-	      "restore cells from a warm snapshot of the booted guest\n(the default; qemu backend; "
-	      "made "
-	      "on first use, kept in\nthe cache); a cell that cannot be restored boots, and\nits "
-	      "record says why (docs/performance.md)",
-	  .kind = CLI_FLAG,
-	  .offset = offsetof(struct run_cli, o.warm) },
-	{ .name = "cold",
-	  .letter = 0,
-	  .help = "boot every cell",
-	  .kind = CLI_FLAG,
-	  .offset = offsetof(struct run_cli, o.cold) },
-	{ .name = "no-snapshot",
-	  .letter = 0,
-	  .help = "the same as --cold",
-	  .kind = CLI_FLAG,
-	  .offset = offsetof(struct run_cli, o.cold) },
-	{ .name = "limits-from-start",
-	  .letter = 0,
-	  .help = "keep the disks' I/O limits (throttle) while the guest\nsets up too; by default "
-		  "they are "
-		  "lifted for the pool,\nthe datasets and prefill phases and given back "
-		  "before\nthe first "
-		  "phase that is not an unmeasured prefill (qemu\nbackend, one cell at a time; "
-		  "docs/disks.md)",
-	  .kind = CLI_FLAG,
-	  .offset = offsetof(struct run_cli, o.limits_from_start) },
-	{ .name = "allow-device",
-	  .letter = 0,
-	  .arg = "PATH",
-	  .help = "let disks[].device use this host block device\n(repeatable); its contents are "
-		  "destroyed. Devices that\nare mounted, held, open or in a host pool are "
-		  "refused\nanyway "
-		  "(docs/disks.md)",
-	  .set = set_allow_device },
-	{ .name = "jobs",
-	  .letter = 'j',
-	  .arg = "N",
-	  .help = "run N cells at once, each VM pinned to its own host cores;\nrefused if a disk "
-		  "is not "
-		  "throttled (the cells would\ndisturb each other) unless --allow-interference",
-	  .set = set_jobs },
-	{ .name = "allow-interference",
-	  .letter = 0,
-	  .help = "let -j run cells whose disks are not throttled",
-	  .kind = CLI_FLAG,
-	  .offset = offsetof(struct run_cli, o.allow_interference) },
-	{ .name = "shard",
-	  .letter = 0,
-	  .arg = "I/N",
-	  .help =
-	      "run only the I-th of N deterministic slices of the cells\n(by cell id: stable under "
-	      "resume); join with zbench merge",
-	  .set = set_shard },
-	{ .name = "resume",
-	  .letter = 0,
-	  .arg = "RUNDIR",
-	  .help =
-	      "finish a run that was interrupted or killed: cells with a\nrecord are not run "
-	      "again, "
-	      "what the run left behind (its\nVMs, disk images) is removed; same matrix and image",
-	  .kind = CLI_STRING,
-	  .offset = offsetof(struct run_cli, o.resume_dir) },
-	{ .name = "quiet",
-	  .letter = 'q',
-	  .help = "no progress lines or run information on stderr (warnings\nand errors still); "
-		  "the run "
-		  "directory still on stdout",
-	  .set = set_quiet },
-	{ .name = "no-report",
-	  .letter = 0,
-	  .help = "do not write the report (report.md, report.html,\nreport.json and the cells' "
-		  "pages) into "
-		  "the run\ndirectory at the end; `zbench report RUNDIR` does",
-	  .set = set_no_report },
-	{ .name = "strict",
-	  .letter = 0,
-	  .help = "exit 1 when a measured phase did not measure the disks:\nless than half of its "
-		  "reads "
-		  "reached them, or of its\nwrites within the timed window (named on stderr at "
-		  "the\nend, "
-		  "and at the report's top, whatever the option)",
-	  .kind = CLI_FLAG,
-	  .offset = offsetof(struct run_cli, strict) },
+	CLI_OPT_STRING('o', "output", "DIR", struct run_cli, o.out_dir,
+		       "run directory (default runs/<matrix name>-<UTC time>)"),
+	CLI_OPT_CALL(
+	    'i', "image", "RECIPE", set_image,
+	    "image recipe (default: the matrix's \"image\", else\n" RUN_DEFAULT_RECIPE
+	    "); built if not cached. Given twice\nor more (-i A -i B; or the matrix's "
+	    "\"images\"): "
+	    "every\ncell runs on each image, back to back, A B then B A in\nthe next repeat; "
+	    "records "
+	    "name their image and side;\n`zbench compare RUNDIR` compares A with "
+	    "B\n(docs/compare.md)"),
+	CLI_OPT_STRING(0, "cache-dir", "DIR", struct run_cli, o.cache_dir,
+		       "image cache (default $ZBENCH_CACHE_DIR, else\n$XDG_CACHE_HOME/zbench, else "
+		       "~/.cache/zbench)"),
+	CLI_OPT_CHOICE(
+	    0, "accel", "A", VM_ACCEL_CHOICES, struct run_cli, o.accel,
+	    "overrides the matrix's vm.accel; auto tries KVM with a\ndeadline on the guest's "
+	    "first "
+	    "output, then TCG (a failure\nremembered per host, kernel and QEMU)"),
+	CLI_OPT_CHOICE(
+	    0, "backend", "B", VM_BACKEND_CHOICES, struct run_cli, o.backend,
+	    "the VM backend (docs/libvirt.md); default: the matrix's\n\"backend\", else the "
+	    "first "
+	    "of these (the one that runs VMs\non hosts with --hosts or --libvirt-uri)"),
+	CLI_OPT_STRING(
+	    0, "libvirt-uri", "URI", struct run_cli, o.libvirt_uri,
+	    "libvirt connection (default $ZBENCH_LIBVIRT_URI, the\nmatrix's \"libvirt_uri\", "
+	    "else "
+	    "qemu:///embed with its\nroot in the run directory)"),
+	CLI_OPT_STRING(
+	    0, "hosts", "URI[=N],...", struct run_cli, o.hosts,
+	    "place cells on these libvirt hosts, at most N at once\non each (default 1); implies "
+	    "the libvirt backend\n(docs/scale-out.md)"),
+	CLI_OPT_FLAG(0, "shared-paths", struct run_cli, o.shared_paths,
+		     "hosts of --hosts or --libvirt-uri on other machines see\nthe image cache and "
+		     "the run "
+		     "directory at the same paths"),
+	CLI_OPT_FLAG(0, "keep-disks", struct run_cli, o.keep_disks,
+		     "keep each cell's disk images in its directory"),
+	CLI_OPT_FLAG(
+	    0, "warm", struct run_cli, o.warm,
+	    "restore cells from a warm snapshot of the booted guest\n(the default; qemu backend; "
+	    "made "
+	    "on first use, kept in\nthe cache); a cell that cannot be restored boots, and\nits "
+	    "record says why (docs/performance.md)"),
+	CLI_OPT_FLAG(0, "cold", struct run_cli, o.cold, "boot every cell"),
+	CLI_OPT_FLAG(0, "no-snapshot", struct run_cli, o.cold, "the same as --cold"),
+	CLI_OPT_FLAG(
+	    0, "limits-from-start", struct run_cli, o.limits_from_start,
+	    "keep the disks' I/O limits (throttle) while the guest\nsets up too; by default "
+	    "they are "
+	    "lifted for the pool,\nthe datasets and prefill phases and given back "
+	    "before\nthe first "
+	    "phase that is not an unmeasured prefill (qemu\nbackend, one cell at a time; "
+	    "docs/disks.md)"),
+	CLI_OPT_CALL(
+	    0, "allow-device", "PATH", set_allow_device,
+	    "let disks[].device use this host block device\n(repeatable); its contents are "
+	    "destroyed. Devices that\nare mounted, held, open or in a host pool are "
+	    "refused\nanyway "
+	    "(docs/disks.md)"),
+	CLI_OPT_INT('j', "jobs", "N", 1, 64, struct run_cli, o.jobs,
+		    "run N cells at once, each VM pinned to its own host cores;\nrefused if a disk "
+		    "is not throttled (the cells would\ndisturb each other) unless "
+		    "--allow-interference"),
+	CLI_OPT_FLAG(0, "allow-interference", struct run_cli, o.allow_interference,
+		     "let -j run cells whose disks are not throttled"),
+	CLI_OPT_CALL(
+	    0, "shard", "I/N", set_shard,
+	    "run only the I-th of N deterministic slices of the cells\n(by cell id: stable under "
+	    "resume); join with zbench merge"),
+	CLI_OPT_STRING(
+	    0, "resume", "RUNDIR", struct run_cli, o.resume_dir,
+	    "finish a run that was interrupted or killed: cells with a\nrecord are not run "
+	    "again, "
+	    "what the run left behind (its\nVMs, disk images) is removed; same matrix and image"),
+	CLI_OPT_QUIET("no progress lines or run information on stderr (warnings\nand errors "
+		      "still); the run directory still on stdout"),
+	CLI_OPT_CALL(0, "no-report", NULL, set_no_report,
+		     "do not write the report (report.md, report.html,\nreport.json and the cells' "
+		     "pages) into "
+		     "the run\ndirectory at the end; `zbench report RUNDIR` does"),
+	CLI_OPT_FLAG(
+	    0, "strict", struct run_cli, strict,
+	    "exit 1 when a measured phase did not measure the disks:\nless than half of its "
+	    "reads "
+	    "reached them, or of its\nwrites within the timed window (named on stderr at "
+	    "the\nend, "
+	    "and at the report's top, whatever the option)"),
 };
 
-static const struct cli_command run_cli_command = {
+static int run_main(void *ctx, int argc, char **argv);
+
+const struct cli_command cmd_run_command = {
+	.name = "run",
 	.synopsis = "zbench run [options] MATRIX\nzbench run --resume RUNDIR",
 	.about = "Run every cell of MATRIX (repeats included) in a fresh VM with fresh disks and\n"
 		 "write the results to a new run directory (printed on stdout at the end).\n"
 		 "MATRIX may be a fio job file (FILE.fio or FILE.job): it runs in a matrix of\n"
 		 "one small VM with one disk (docs/matrix.md, \"fio job files\").",
-	.options = run_options,
-	.n_options = sizeof(run_options) / sizeof(run_options[0]),
+	CLI_OPTIONS(run_options),
 	.epilog = "Without -o the run directory is runs/<matrix name>-<UTC time>, and runs/latest\n"
 		  "is a symlink to the newest one.\n"
 		  "\n"
 		  "exit status: 0 all cells ok, 1 some cell failed (see cells.jsonl) or, with\n"
 		  "             --strict, some phase did not measure the disks,\n"
 		  "             2 usage or input error, 130 interrupted",
-	.min_args = 0,
-	.max_args = 1,
+	CLI_ARGS("MATRIX", 0, 1),
+	.run = run_main,
 };
 
-const struct cli_command *cmd_run_options(void)
+static int run_main(void *ctx, int argc, char **argv)
 {
-	return &run_cli_command;
-}
-
-int cmd_run(int argc, char **argv)
-{
-	struct run_cli c = { .report = 1 };
+	struct run_cli *c = ctx;
 	struct zb_error err = { 0 };
 	char *dir = NULL;
-	int first, rc = cli_parse(&run_cli_command, argc, argv, &c, &first);
+	int rc;
 
-	if (rc)
-		return rc == 1 ? 0 : rc;
-	if (c.o.resume_dir ? first != argc : first + 1 != argc) {
-		cli_usage(&run_cli_command, stderr);
+	if (c->o.resume_dir ? argc != 0 : argc != 1) {
+		cli_usage(&cmd_run_command, stderr);
 		return 2;
 	}
-	if (!c.o.resume_dir)
-		c.o.matrix_path = argv[first];
-	c.o.dir_out = &dir;
-	rc = run_matrix(&c.o, &err);
+	if (!c->o.resume_dir)
+		c->o.matrix_path = argv[0];
+	c->o.dir_out = &dir;
+	rc = run_matrix(&c->o, &err);
 	if (rc < 0) {
 		die_message(err.msg);
 		return 2;
 	}
 	if (dir)
 		printf("%s\n", dir); /* the run directory on stdout: scripts take it from there */
-	if (dir && rc != 130 && end_of_run(dir, c.report) > 0 && c.strict && rc == 0) {
+	if (dir && rc != 130 && end_of_run(dir, c->report) > 0 && c->strict && rc == 0) {
 		fprintf(stderr, "zbench: --strict: some measured phases did not measure the disks "
 				"(warnings above)\n");
 		rc = 1;
 	}
 	free(dir);
 	return rc;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_cli c = { .report = 1 };
+
+	return cli_run(&cmd_run_command, argc, argv, &c);
 }

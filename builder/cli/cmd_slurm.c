@@ -6,7 +6,6 @@
  * jobs with sbatch: the image, the array, the merge. Every value reaches the script as an
  * argument, never as text inside it, so no path needs quoting. */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,50 +22,10 @@
 #include "image/image_flavor.h"
 #include "image/recipe_trust.h"
 #include "matrix/matrix.h"
+#include "options.h"
 #include "run/run.h"
 #include "run/schedule.h"
-
-static void usage(FILE *f)
-{
-	fprintf(
-	    f,
-	    "usage: zbench slurm -n N [options] MATRIX\n"
-	    "\n"
-	    "Run MATRIX on a Slurm cluster as an array of N tasks, task I running shard\n"
-	    "I/N (zbench run --shard I/N -o RUNS/shard-I). Writes RUNS/slurm/job.sh and\n"
-	    "submits three jobs with sbatch, printing their ids:\n"
-	    "  image  zbench image build, once, into the cache every node mounts\n"
-	    "  array  --array=1-N after the image job; a task Slurm runs again (requeued)\n"
-	    "         resumes its shard (zbench run --resume RUNS/shard-I)\n"
-	    "  merge  after every task ended (afterany): zbench merge -o RUNS/merged,\n"
-	    "         which names the shards that are missing, then zbench report\n"
-	    "Logs: RUNS/slurm/*.out. Paths must be the same on every node (docs/scale-out.md).\n"
-	    "\n"
-	    "options:\n"
-	    "  -n, --shards N       array tasks, one shard each (1 to the number of cells)\n"
-	    "  -o, --output RUNS    a new directory for the shards, the merge and the job\n"
-	    "                       (default runs/<matrix name>-slurm-<UTC time>)\n"
-	    "  -i, --image RECIPE   image recipe (default: the matrix's \"image\", else\n"
-	    "                       %s)\n"
-	    "      --cache-dir DIR  image cache, on storage every node mounts at this path\n"
-	    "                       (default $ZBENCH_CACHE_DIR, else $XDG_CACHE_HOME/zbench,\n"
-	    "                       else ~/.cache/zbench)\n"
-	    "      --no-image-job   no build job: every node has the image in DIR already\n"
-	    "                       (a cache per node, built there beforehand)\n"
-	    "  -p, --partition P    sbatch --partition for every job\n"
-	    "  -t, --time T         each task's time limit (sbatch --time: MIN, H:M:S, D-H)\n"
-	    "      --one-per-node   each task has its node to itself (sbatch --exclusive)\n"
-	    "      --max-at-once K  at most K tasks at once (--array=1-N%%K)\n"
-	    "      --allow-interference  tasks that may share a node although a disk is not\n"
-	    "                       throttled (as zbench run -j)\n"
-	    "      --accel A        auto|kvm|tcg, passed to zbench run\n"
-	    "      --dry-run        write RUNS/slurm/ and print the sbatch commands (IMAGEJOB,\n"
-	    "                       ARRAYJOB for the ids); submit nothing\n"
-	    "  -h, --help           this text\n"
-	    "\n"
-	    "exit status: 0 submitted, 2 usage or input error, or sbatch refused a job\n",
-	    RUN_DEFAULT_RECIPE);
-}
+#include "vm/vm.h"
 
 struct slurm_opts {
 	const char *matrix, *out, *recipe, *cache_dir, *partition, *time, *accel;
@@ -181,20 +140,15 @@ static int plan_image(struct slurm_plan *p, struct zb_error *err)
  * every task runs the bytes submitted even if the checkout changes meanwhile. */
 static int plan_runs(struct slurm_plan *p, struct zb_error *err)
 {
-	char exe[PATH_MAX], *slash;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	cleanup_free char *src = NULL, *text = NULL;
 	struct outdir runs;
 	size_t len;
 	int rc;
 
-	if (n <= 0)
+	p->zbench = realpath("/proc/self/exe", NULL);
+	if (!p->zbench)
 		return error_sys(err, errno, "finding the zbench executable");
-	exe[n] = '\0';
-	p->zbench = xstrdup(exe);
-	if ((slash = strrchr(exe, '/')))
-		*slash = '\0';
-	src = xasprintf("%s/builder/cli/slurm_job.sh", exe);
+	src = self_file(NULL, "builder/cli/slurm_job.sh");
 	if (read_file(src, 1 << 20, &text, &len, err) < 0)
 		return error_wrap(err, "the job script");
 	if (outdir_open(&runs, p->runs, OUTDIR_NEW, 0755, err) < 0)
@@ -454,117 +408,70 @@ static void slurm_plan_release(struct slurm_plan *p)
 		outdir_close(&p->dir);
 }
 
-/* A count from the command line: 1..max, else said on stderr and -1. */
-static int count_arg(const char *opt, const char *arg, int max, int *out)
+/* The options of `zbench slurm` (options.h). */
+static const struct cli_option slurm_options[] = {
+	{ CLI_ROW_INT('n', "shards", "N", 1, MATRIX_CELLS_MAX, struct slurm_opts, shards,
+		      "array tasks, one shard each (1 to the number of cells)"),
+	  .required = 1 },
+	CLI_OPT_STRING('o', "output", "RUNS", struct slurm_opts, out,
+		       "a new directory for the shards, the merge and the job\n"
+		       "(default runs/<matrix name>-slurm-<UTC time>)"),
+	CLI_OPT_STRING('i', "image", "RECIPE", struct slurm_opts, recipe,
+		       "image recipe (default: the matrix's \"image\", else\n" RUN_DEFAULT_RECIPE
+		       ")"),
+	CLI_OPT_STRING(0, "cache-dir", "DIR", struct slurm_opts, cache_dir,
+		       "image cache, on storage every node mounts at this path\n(default "
+		       "$ZBENCH_CACHE_DIR, else $XDG_CACHE_HOME/zbench,\nelse ~/.cache/zbench)"),
+	CLI_OPT_FLAG(0, "no-image-job", struct slurm_opts, no_image_job,
+		     "no build job: every node has the image in DIR already\n(a cache per node, "
+		     "built there beforehand)"),
+	CLI_OPT_STRING('p', "partition", "P", struct slurm_opts, partition,
+		       "sbatch --partition for every job"),
+	CLI_OPT_STRING('t', "time", "T", struct slurm_opts, time,
+		       "each task's time limit (sbatch --time: MIN, H:M:S, D-H)"),
+	CLI_OPT_FLAG(0, "one-per-node", struct slurm_opts, one_per_node,
+		     "each task has its node to itself (sbatch --exclusive)"),
+	CLI_OPT_INT(0, "max-at-once", "K", 1, MATRIX_CELLS_MAX, struct slurm_opts, max_at_once,
+		    "at most K tasks at once (--array=1-N%K)"),
+	CLI_OPT_FLAG(0, "allow-interference", struct slurm_opts, allow_interference,
+		     "tasks that may share a node although a disk is not\nthrottled (as zbench "
+		     "run -j)"),
+	CLI_OPT_CHOICE(0, "accel", "A", VM_ACCEL_CHOICES, struct slurm_opts, accel,
+		       "passed to zbench run"),
+	CLI_OPT_FLAG(0, "dry-run", struct slurm_opts, dry_run,
+		     "write RUNS/slurm/ and print the sbatch commands (IMAGEJOB,\nARRAYJOB for "
+		     "the ids); submit nothing"),
+};
+
+static int slurm_main(void *ctx, int argc, char **argv);
+
+const struct cli_command cmd_slurm_command = {
+	.name = "slurm",
+	.synopsis = "zbench slurm -n N [options] MATRIX",
+	.about =
+	    "Run MATRIX on a Slurm cluster as an array of N tasks, task I running shard\n"
+	    "I/N (zbench run --shard I/N -o RUNS/shard-I). Writes RUNS/slurm/job.sh and\n"
+	    "submits three jobs with sbatch, printing their ids:\n"
+	    "  image  zbench image build, once, into the cache every node mounts\n"
+	    "  array  --array=1-N after the image job; a task Slurm runs again (requeued)\n"
+	    "         resumes its shard (zbench run --resume RUNS/shard-I)\n"
+	    "  merge  after every task ended (afterany): zbench merge -o RUNS/merged,\n"
+	    "         which names the shards that are missing, then zbench report\n"
+	    "Logs: RUNS/slurm/*.out. Paths must be the same on every node (docs/scale-out.md).",
+	CLI_OPTIONS(slurm_options),
+	.epilog = "exit status: 0 submitted, 2 usage or input error, or sbatch refused a job",
+	CLI_ARGS("MATRIX", 1, 1),
+	.run = slurm_main,
+};
+
+static int slurm_main(void *ctx, int argc, char **argv)
 {
-	char *end;
-	long v = strtol(arg, &end, 10);
-
-	if (*arg < '0' || *arg > '9' || *end || v < 1 || v > max) {
-		fprintf(stderr, "zbench slurm: %s wants 1 to %d, got '%s'\n", opt, max, arg);
-		return -1;
-	}
-	*out = (int)v;
-	return 0;
-}
-
-enum { OPT_CACHE = 256, OPT_NO_IMAGE, OPT_ONE, OPT_MAX, OPT_ALLOW, OPT_ACCEL, OPT_DRY };
-
-static int parse_args(int argc, char **argv, struct slurm_opts *o)
-{
-	static const struct option longopts[] = {
-		{ "shards", required_argument, NULL, 'n' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "image", required_argument, NULL, 'i' },
-		{ "cache-dir", required_argument, NULL, OPT_CACHE },
-		{ "no-image-job", no_argument, NULL, OPT_NO_IMAGE },
-		{ "partition", required_argument, NULL, 'p' },
-		{ "time", required_argument, NULL, 't' },
-		{ "one-per-node", no_argument, NULL, OPT_ONE },
-		{ "max-at-once", required_argument, NULL, OPT_MAX },
-		{ "allow-interference", no_argument, NULL, OPT_ALLOW },
-		{ "accel", required_argument, NULL, OPT_ACCEL },
-		{ "dry-run", no_argument, NULL, OPT_DRY },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	while ((c = getopt_long(argc, argv, "n:o:i:p:t:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			if (count_arg("--shards", optarg, MATRIX_CELLS_MAX, &o->shards) < 0)
-				return 2;
-			break;
-		case 'o':
-			o->out = optarg;
-			break;
-		case 'i':
-			o->recipe = optarg;
-			break;
-		case 'p':
-			o->partition = optarg;
-			break;
-		case 't':
-			o->time = optarg;
-			break;
-		case OPT_CACHE:
-			o->cache_dir = optarg;
-			break;
-		case OPT_NO_IMAGE:
-			o->no_image_job = 1;
-			break;
-		case OPT_ONE:
-			o->one_per_node = 1;
-			break;
-		case OPT_MAX:
-			if (count_arg("--max-at-once", optarg, MATRIX_CELLS_MAX, &o->max_at_once) <
-			    0)
-				return 2;
-			break;
-		case OPT_ALLOW:
-			o->allow_interference = 1;
-			break;
-		case OPT_ACCEL:
-			o->accel = optarg;
-			break;
-		case OPT_DRY:
-			o->dry_run = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 1;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind + 1 != argc || !o->shards) {
-		if (!o->shards && optind < argc)
-			fprintf(stderr,
-				"zbench slurm: -n N (the number of array tasks) is required\n");
-		usage(stderr);
-		return 2;
-	}
-	if (o->accel && strcmp(o->accel, "auto") && strcmp(o->accel, "kvm") &&
-	    strcmp(o->accel, "tcg")) {
-		fprintf(stderr, "zbench slurm: --accel wants auto, kvm or tcg, got '%s'\n",
-			o->accel);
-		return 2;
-	}
-	o->matrix = argv[optind];
-	return 0;
-}
-
-int cmd_slurm(int argc, char **argv)
-{
-	struct slurm_opts o = { 0 };
-	struct slurm_plan p = { .o = &o, .dir = { .fd = -1 } };
+	struct slurm_opts *o = ctx;
+	struct slurm_plan p = { .o = o, .dir = { .fd = -1 } };
 	struct zb_error err = { 0 };
-	int rc = parse_args(argc, argv, &o);
+	int rc;
 
-	if (rc)
-		return rc == 1 ? 0 : rc;
+	o->matrix = argv[0];
 	rc = slurm_plan_run(&p, &err);
 	slurm_plan_release(&p);
 	if (rc < 0) {
@@ -572,4 +479,11 @@ int cmd_slurm(int argc, char **argv)
 		return 2;
 	}
 	return 0;
+}
+
+int cmd_slurm(int argc, char **argv)
+{
+	struct slurm_opts o = { 0 };
+
+	return cli_run(&cmd_slurm_command, argc, argv, &o);
 }

@@ -19,20 +19,28 @@ int cmd_export(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 
-/* The option tables of the commands that have one (builder/cli/options.h). */
+/* Each command's option table (builder/cli/options.h). */
 struct cli_command;
-const struct cli_command *cmd_run_options(void);
-const struct cli_command *cmd_merge_options(void);
-const struct cli_command *cmd_report_options(void);
-const struct cli_command *cmd_export_options(void);
+extern const struct cli_command cmd_run_command;
+extern const struct cli_command cmd_merge_command;
+extern const struct cli_command cmd_report_command;
+extern const struct cli_command cmd_export_command;
+extern const struct cli_command cmd_replay_command;
+extern const struct cli_command cmd_doctor_command;
+extern const struct cli_command cmd_slurm_command;
+extern const struct cli_command cmd_bisect_command;
+extern const struct cli_command cmd_compare_command;
+extern const struct cli_command cmd_history_command;
+extern const struct cli_command cmd_image_command;
+extern const struct cli_command cmd_matrix_command;
 
 /* One subcommand: its name, its entry point, the one line `zbench --help` shows, and its option
- * table (NULL where the command parses its options itself: gen_docs reads its --help). */
+ * table (usage, man page and completion: gen_docs reads it). */
 struct zb_command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *summary;
-	const struct cli_command *(*options)(void);
+	const struct cli_command *options;
 };
 
 /* Every subcommand, in the order `zbench --help` lists them (builder/cli/commands.c). */

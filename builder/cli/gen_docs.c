@@ -2,24 +2,21 @@
  *
  *   schema  docs/zbench-matrix.schema.json   JSON Schema of a matrix (schema_matrix,
  *                                            schema_config in builder/matrix/schema.h)
- *   man1    docs/zbench.1                    the commands (builder/cli/commands.c) and their --help
+ *   man1    docs/zbench.1                    the commands (builder/cli/commands.c) and their usage
  *   man5    docs/zbench-matrix.5             every matrix key (the schema tables)
  *   bash    contrib/completion/zbench.bash   commands, options and subcommands from the
  *   zsh     contrib/completion/_zbench       command table, each command's option table
- *                                            (options.h) or, without one, its --help
+ *                                            (options.h): options and subcommands
  *   disks   docs/disks.md (between its BEGIN/END zbench-gen disks lines)   the disk models
  *
  * `make` builds them under build/gen/, `make generated` copies them over the committed ones and
  * tests/generated.sh fails when the two differ, so none can drift from the code. Output must not
- * depend on the host: no dates, no paths (the cache directory in `image --help` is pinned).
+ * depend on the host: no dates, no paths (usage is the tables' text, never a value of this host).
  */
-#include <ctype.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "commands.h"
 #include "core/util.h"
@@ -42,33 +39,22 @@ static const struct arg_kind {
 	{ "image", "import", "qcow2" },
 };
 
-/* --- the command table and each command's --help ----------------------------------------- */
+/* --- the command table and each command's option table --------------------------------- */
 
-/* The text `zbench CMD --help` prints, captured from the command itself. */
+/* The text `zbench CMD --help` prints: its table's usage (options.h). */
 static char *help_of(const struct zb_command *c)
 {
-	char *argv[] = { (char *)c->name, "--help", NULL };
-	FILE *t = tmpfile();
-	int saved;
-	char *text;
-	long n;
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
 
-	if (!t)
+	if (!f)
 		return xstrdup("");
-	fflush(stdout);
-	saved = dup(1);
-	dup2(fileno(t), 1);
-	optind = 0; /* each command parses its own argv with getopt */
-	c->fn(2, argv);
-	fflush(stdout);
-	dup2(saved, 1);
-	close(saved);
-	n = ftell(t);
-	text = xcalloc((size_t)(n > 0 ? n : 0) + 1, 1);
-	rewind(t);
-	if (n > 0 && fread(text, 1, (size_t)n, t) != (size_t)n)
-		text[0] = '\0';
-	fclose(t);
+	cli_usage(c->options, f);
+	if (fclose(f) != 0) {
+		free(text);
+		return xstrdup("");
+	}
 	return text;
 }
 
@@ -90,55 +76,19 @@ static void list_add(char **list, const char *word, size_t len)
 	*list = p;
 }
 
-/* Add the option tokens ("-x", "--long") of `line` to `*list`: every one in a synopsis line,
- * only the leading ones in an option line. */
-static void line_options(const char *line, size_t len, int synopsis, char **list)
+/* The options of a command (of its subcommand `sub`; NULL: of any), from its option table. */
+static char *command_options(const struct zb_command *c, const char *sub)
 {
-	for (size_t i = 0; i < len; i++) {
-		const char *p = line + i;
-		size_t n;
-
-		if (*p != '-' || (i > 0 && !strchr(" [|", p[-1])))
-			continue;
-		n = 1 + strspn(p + 1, "-abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ");
-		if (n >= 2 && (n == 2 || p[1] == '-') && (i + n == len || strchr(" ,]=|", p[n])))
-			list_add(list, p, n);
-		if (!synopsis && i + n < len && p[n] != ',' && strncmp(p + n, ", ", 2))
-			break; /* an option line: its options come first, then its words */
-		i += n - 1;
-	}
-}
-
-/* The options a help text names: in its synopsis lines ("usage: zbench ...", "  zbench ...")
- * and at the start of its option lines ("  -o, --output DIR  ..."). Prose is left alone. */
-static char *options_of(const char *help)
-{
+	const struct cli_command *t = c->options;
 	char *list = NULL;
 
-	for (const char *l = help; *l;) {
-		size_t len = strcspn(l, "\n"), ws = strspn(l, " \t");
-
-		if (!strncmp(l, "usage: zbench ", 14) || !strncmp(l + ws, "zbench ", 7))
-			line_options(l, len, 1, &list);
-		else if (ws > 0 && l[ws] == '-')
-			line_options(l + ws, len - ws, 0, &list);
-		l += len + (l[len] == '\n');
-	}
-	return list ? list : xstrdup("");
-}
-
-/* The options of a command: from its option table where it has one (options.h), else the ones
- * its --help names. */
-static char *command_options(const struct zb_command *c, const char *help)
-{
-	const struct cli_command *t = c->options ? c->options() : NULL;
-	char *list = NULL;
-
-	if (!t)
-		return options_of(help);
 	for (size_t k = 0; k < t->n_options; k++) {
 		char *w = xasprintf("--%s", t->options[k].name);
 
+		if (sub && t->options[k].subs && cli_choice_index(t->options[k].subs, sub) < 0) {
+			free(w);
+			continue;
+		}
 		if (t->options[k].letter)
 			list_add(&list, (char[]){ '-', t->options[k].letter }, 2);
 		list_add(&list, w, strlen(w));
@@ -149,19 +99,14 @@ static char *command_options(const struct zb_command *c, const char *help)
 	return list;
 }
 
-/* The subcommands a help text shows: "zbench CMD SUB" with SUB a lowercase word. */
-static char *subcommands_of(const char *cmd, const char *help)
+/* The subcommands of a command, from its option table. */
+static char *subcommands_of(const struct zb_command *c)
 {
-	char *pat = xasprintf("zbench %s ", cmd), *list = NULL;
+	const struct cli_command *t = c->options;
+	char *list = NULL;
 
-	for (const char *p = help; (p = strstr(p, pat)); p++) {
-		const char *w = p + strlen(pat);
-		size_t n = strspn(w, "abcdefghijklmnopqrstuvwxyz");
-
-		if (n > 0 && (w[n] == ' ' || w[n] == '\n' || !w[n]))
-			list_add(&list, w, n);
-	}
-	free(pat);
+	for (size_t k = 0; k < t->n_subs; k++)
+		list_add(&list, t->subs[k].name, strlen(t->subs[k].name));
 	return list ? list : xstrdup("");
 }
 
@@ -403,7 +348,7 @@ static void gen_man1(void)
 {
 	printf(
 	    ".\\\" generated by build/zbench-gen man1 from builder/cli/commands.c and each "
-	    "command's --help: edit there\n"
+	    "command's option table: edit there\n"
 	    ".TH ZBENCH 1 \"\" \"zbench %s\" \"User Commands\"\n"
 	    ".SH NAME\nzbench \\- reproducible ZFS benchmarks, one fresh VM per cell\n"
 	    ".SH SYNOPSIS\n.B zbench\n.I command\n.RI [ options ]\n.br\n.B zbench \\-V\n"
@@ -457,12 +402,35 @@ static void file_arms(const char *dir_cmd, const char *ext_pre, const char *ext_
 	}
 }
 
+/* The case arm of command c: its options and subcommands (lists between `open` and `close`, the
+ * shell's syntax); with subcommands, the options of the one typed ($sub), else all of them. */
+static void command_arm(const struct zb_command *c, const char *open, const char *close)
+{
+	const struct cli_command *t = c->options;
+	char *o = command_options(c, NULL), *s = subcommands_of(c);
+
+	if (!t->n_subs)
+		printf("\t%s) opts=%s%s%s subs=%s%s ;;\n", c->name, open, o, close, open, close);
+	else
+		printf("\t%s) subs=%s%s%s\n\t\tcase $sub in\n", c->name, open, s, close);
+	for (size_t k = 0; k < t->n_subs; k++) {
+		char *so = command_options(c, t->subs[k].name);
+
+		printf("\t\t%s) opts=%s%s%s ;;\n", t->subs[k].name, open, so, close);
+		free(so);
+	}
+	if (t->n_subs)
+		printf("\t\t*) opts=%s%s%s ;;\n\t\tesac ;;\n", open, o, close);
+	free(o);
+	free(s);
+}
+
 static void gen_bash(void)
 {
 	printf(
 	    "# bash completion for zbench: commands, options, subcommands, matrix files.\n"
 	    "# Generated by build/zbench-gen bash from builder/cli/commands.c and each command's "
-	    "--help: edit there.\n"
+	    "option table: edit there.\n"
 	    "_zbench() {\n"
 	    "\tlocal cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[1]} sub=\n"
 	    "\tlocal opts= subs=\n"
@@ -472,15 +440,8 @@ static void gen_bash(void)
 	for (size_t i = 0; i < zb_n_commands; i++)
 		printf("%s ", zb_commands[i].name);
 	printf("-V --version --help\" -- \"$cur\"))\n\t\treturn\n\tfi\n\tcase $cmd in\n");
-	for (size_t i = 0; i < zb_n_commands; i++) {
-		char *help = help_of(&zb_commands[i]), *o = command_options(&zb_commands[i], help),
-		     *s = subcommands_of(zb_commands[i].name, help);
-
-		printf("\t%s) opts=\"%s\" subs=\"%s\" ;;\n", zb_commands[i].name, o, s);
-		free(help);
-		free(o);
-		free(s);
-	}
+	for (size_t i = 0; i < zb_n_commands; i++)
+		command_arm(&zb_commands[i], "\"", "\"");
 	printf("\t*) return ;;\n\tesac\n"
 	       "\tif [ -n \"$subs\" ] && [ \"$COMP_CWORD\" -eq 2 ]; then\n"
 	       "\t\tCOMPREPLY=($(compgen -W \"$subs\" -- \"$cur\"))\n\t\treturn\n\tfi\n"
@@ -513,7 +474,7 @@ static void gen_zsh(void)
 	printf("#compdef zbench\n"
 	       "# zsh completion for zbench: commands, options, subcommands, matrix files.\n"
 	       "# Generated by build/zbench-gen zsh from builder/cli/commands.c and each command's "
-	       "--help: edit there.\n"
+	       "option table: edit there.\n"
 	       "_zbench() {\n"
 	       "\tlocal -a commands opts subs\n"
 	       "\tcommands=(\n");
@@ -526,15 +487,8 @@ static void gen_zsh(void)
 	       "\t\t_describe -t commands 'zbench command' commands\n\t\treturn\n\tfi\n"
 	       "\tlocal cmd=${words[2]} sub=\n\t(( CURRENT > 3 )) && sub=${words[3]}\n"
 	       "\tcase $cmd in\n");
-	for (size_t i = 0; i < zb_n_commands; i++) {
-		char *help = help_of(&zb_commands[i]), *o = command_options(&zb_commands[i], help),
-		     *s = subcommands_of(zb_commands[i].name, help);
-
-		printf("\t%s) opts=(%s) subs=(%s) ;;\n", zb_commands[i].name, o, s);
-		free(help);
-		free(o);
-		free(s);
-	}
+	for (size_t i = 0; i < zb_n_commands; i++)
+		command_arm(&zb_commands[i], "(", ")");
 	printf("\t*) return 1 ;;\n\tesac\n"
 	       "\tif (( ${#subs} )) && (( CURRENT == 3 )); then\n"
 	       "\t\tcompadd -a subs\n\t\treturn\n\tfi\n"
@@ -559,8 +513,6 @@ int main(int argc, char **argv)
 		{ "bash", gen_bash },	  { "zsh", gen_zsh },	{ "disks", gen_disks },
 	};
 
-	/* `image --help` names the cache directory: the documented default, not this host's. */
-	setenv("ZBENCH_CACHE_DIR", "~/.cache/zbench", 1);
 	for (size_t i = 0; argc == 2 && i < ARRAY_SIZE(kinds); i++) {
 		if (!strcmp(argv[1], kinds[i].kind)) {
 			kinds[i].fn();

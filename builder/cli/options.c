@@ -1,20 +1,76 @@
 /* Option tables: parsing, usage (options.h). */
 #include "options.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/log.h"
 #include "core/util.h"
 
 #define HELP_COLUMN 24	/* where an option's help starts in usage */
+#define SUB_COLUMN     10  /* where a subcommand's help starts */
+#define SYNOPSIS_WIDTH 80  /* a generated synopsis wraps before this column */
 #define LONG_ONLY   256 /* getopt's value for row k without a letter: LONG_ONLY + k */
+
+/* HEAD, then HELP's lines from COLUMN on (on the next line when HEAD reaches it). */
+static void usage_entry(FILE *f, const char *head, const char *help, int column)
+{
+	int len = (int)strlen(head);
+
+	fputs(head, f);
+	for (const char *h = help; *h;) {
+		size_t n = strcspn(h, "\n");
+
+		if (len >= column - 1) {
+			fputc('\n', f);
+			len = 0;
+		}
+		fprintf(f, "%*s%.*s\n", column - len, "", (int)n, h);
+		len = 0;
+		h += n + (h[n] == '\n');
+	}
+}
+
+/* The synopsis from the table: "usage: zbench NAME [-o DIR] -f fio|csv RUNDIR" (an option's
+ * choices in place of its value's name), wrapped. */
+static void usage_synopsis(const struct cli_command *c, FILE *f)
+{
+	int indent = fprintf(f, "usage: zbench %s", c->name), col = indent;
+
+	for (size_t k = 0; k <= c->n_options; k++) {
+		const struct cli_option *o = k < c->n_options ? &c->options[k] : NULL;
+		const char *arg = o && o->choices ? o->choices : o ? o->arg : NULL;
+		char word[128];
+		int n;
+
+		if (o && o->letter)
+			n = snprintf(word, sizeof(word), "%s-%c%s%s%s", o->required ? "" : "[",
+				     o->letter, arg ? " " : "", arg ? arg : "",
+				     o->required ? "" : "]");
+		else if (o)
+			n = snprintf(word, sizeof(word), "%s--%s%s%s%s", o->required ? "" : "[",
+				     o->name, arg ? " " : "", arg ? arg : "",
+				     o->required ? "" : "]");
+		else if (c->args)
+			n = snprintf(word, sizeof(word), c->min_args ? "%s" : "[%s]", c->args);
+		else
+			break;
+		if (col + 1 + n > SYNOPSIS_WIDTH)
+			col = fprintf(f, "\n%*s", indent, "") - 1;
+		col += fprintf(f, " %s", word);
+	}
+	fputc('\n', f);
+}
 
 void cli_usage(const struct cli_command *c, FILE *f)
 {
 	const char *p = c->synopsis;
 
-	for (int first = 1; *p; first = 0) {
+	if (!p)
+		usage_synopsis(c, f);
+	for (int first = 1; p && *p; first = 0) {
 		size_t n = strcspn(p, "\n");
 
 		fprintf(f, "%s%.*s\n", first ? "usage: " : "       ", (int)n, p);
@@ -22,33 +78,35 @@ void cli_usage(const struct cli_command *c, FILE *f)
 	}
 	if (c->about)
 		fprintf(f, "\n%s\n", c->about);
+	if (c->n_subs)
+		fputs("\ncommands:\n", f);
+	for (size_t k = 0; k < c->n_subs; k++) {
+		char head[64];
+
+		snprintf(head, sizeof(head), "  %s", c->subs[k].name);
+		usage_entry(f, head, c->subs[k].help, SUB_COLUMN);
+	}
 	if (c->n_options)
 		fputs("\noptions:\n", f);
 	for (size_t k = 0; k < c->n_options; k++) {
 		const struct cli_option *o = &c->options[k];
 		char head[128];
-		int len;
 
 		if (o->letter)
-			len = snprintf(head, sizeof(head), "  -%c, --%s%s%s", o->letter, o->name,
-				       o->arg ? " " : "", o->arg ? o->arg : "");
+			snprintf(head, sizeof(head), "  -%c, --%s%s%s", o->letter, o->name,
+				 o->arg ? " " : "", o->arg ? o->arg : "");
 		else
-			len = snprintf(head, sizeof(head), "      --%s%s%s", o->name,
-				       o->arg ? " " : "", o->arg ? o->arg : "");
-		fputs(head, f);
-		for (const char *h = o->help; *h;) {
-			size_t n = strcspn(h, "\n");
-
-			if (len >= HELP_COLUMN - 1) {
-				fputc('\n', f);
-				len = 0;
-			}
-			fprintf(f, "%*s%.*s\n", HELP_COLUMN - len, "", (int)n, h);
-			len = 0;
-			h += n + (h[n] == '\n');
-		}
+			snprintf(head, sizeof(head), "      --%s%s%s", o->name, o->arg ? " " : "",
+				 o->arg ? o->arg : "");
+		usage_entry(f, head, o->help, HELP_COLUMN);
 		if (o->choices)
 			fprintf(f, "%*sone of: %s\n", HELP_COLUMN, "", o->choices);
+		if (o->subs && c->n_subs) {
+			fprintf(f, "%*ssubcommands: ", HELP_COLUMN, "");
+			for (const char *q = o->subs; *q; q++)
+				fputs(*q == '|' ? ", " : (char[]){ *q, 0 }, f);
+			fputc('\n', f);
+		}
 	}
 	if (c->epilog)
 		fprintf(f, "\n%s\n", c->epilog);
@@ -69,63 +127,197 @@ int cli_choice_index(const char *choices, const char *v)
 	return -1;
 }
 
+int cli_set_quiet(void *ctx, const char *arg)
+{
+	log_set_quiet(1);
+	return 0;
+}
+
 static int usage_error(const struct cli_command *c)
 {
 	cli_usage(c, stderr);
 	return 2;
 }
 
-int cli_parse(const struct cli_command *c, int argc, char **argv, void *ctx, int *first)
+static const struct cli_sub *sub_find(const struct cli_command *c, const char *name)
+{
+	for (size_t k = 0; k < c->n_subs; k++)
+		if (!strcmp(c->subs[k].name, name))
+			return &c->subs[k];
+	return NULL;
+}
+
+/* Does the subcommand `s` (NULL: the command has none) take option `o`? */
+static int takes(const struct cli_option *o, const struct cli_sub *s)
+{
+	return !s || !o->subs || cli_choice_index(o->subs, s->name) >= 0;
+}
+
+/* Apply row `o` with value `arg` to ctx: 0, or 2 (said; `who` names the command). */
+static int apply(const struct cli_option *o, const char *arg, void *ctx, const char *who)
+{
+	char *end;
+	long v;
+
+	if (o->choices && cli_choice_index(o->choices, arg) < 0) {
+		fprintf(stderr, "zbench %s: --%s '%s': expected one of %s\n", who, o->name, arg,
+			o->choices);
+		return 2;
+	}
+	switch (o->kind) {
+	case CLI_STRING:
+		*(const char **)((char *)ctx + o->offset) = arg;
+		return 0;
+	case CLI_FLAG:
+		*(int *)((char *)ctx + o->offset) = 1;
+		return 0;
+	case CLI_INT:
+		errno = 0;
+		v = strtol(arg, &end, 10);
+		if (*arg < '0' || *arg > '9' || *end || errno || v < o->min || v > o->max) {
+			fprintf(stderr, "zbench %s: --%s wants %d to %d, got '%s'\n", who, o->name,
+				o->min, o->max, arg);
+			return 2;
+		}
+		*(int *)((char *)ctx + o->offset) = (int)v;
+		return 0;
+	default:
+		return o->set(ctx, arg) < 0 ? 2 : 0;
+	}
+}
+
+/* getopt's answer `v` as a row of c's table, or NULL. */
+static const struct cli_option *row_of(const struct cli_command *c, int v)
+{
+	for (size_t k = 0; k < c->n_options; k++)
+		if (v == (c->options[k].letter ? c->options[k].letter : LONG_ONLY + (int)k))
+			return &c->options[k];
+	return NULL;
+}
+
+/* The options and positional arguments of argv (argv[0] the command or subcommand `s`). */
+static int parse_options(const struct cli_command *c, const struct cli_sub *s, const char *who,
+			 int argc, char **argv, void *ctx, int *first)
 {
 	struct option *longopts = xcalloc(c->n_options + 2, sizeof(*longopts));
-	char *shortopts = xcalloc(2 * c->n_options + 3, 1);
-	size_t ns = 0;
-	int v, rc = 0, nargs;
+	char *shortopts = xcalloc(2 * c->n_options + 4, 1), *seen = xcalloc(c->n_options + 1, 1);
+	size_t ns = 0, nl = 0;
+	int v, rc = 0, nargs, lo = s ? s->min_args : c->min_args,
+	       hi = s ? s->max_args : c->max_args;
+	const char *args = s ? s->args : c->args;
 
+	shortopts[ns++] = ':'; /* a missing value is ':', an unknown option '?' */
 	shortopts[ns++] = 'h';
 	for (size_t k = 0; k < c->n_options; k++) {
 		const struct cli_option *o = &c->options[k];
 
-		longopts[k] = (struct option){ o->name, o->arg ? required_argument : no_argument,
-					       NULL, o->letter ? o->letter : LONG_ONLY + (int)k };
+		if (!takes(o, s))
+			continue;
+		longopts[nl++] =
+		    (struct option){ o->name, o->arg ? required_argument : no_argument, NULL,
+				     o->letter ? o->letter : LONG_ONLY + (int)k };
 		if (o->letter) {
 			shortopts[ns++] = o->letter;
 			if (o->arg)
 				shortopts[ns++] = ':';
 		}
 	}
-	longopts[c->n_options] = (struct option){ "help", no_argument, NULL, 'h' };
-	optind = 1;
+	longopts[nl] = (struct option){ "help", no_argument, NULL, 'h' };
+	optind = 0; /* glibc: start again, whatever an earlier parse left */
+	opterr = 0;
 	while (rc == 0 && (v = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		const struct cli_option *o = NULL;
+		const struct cli_option *o = v == '?' || v == ':' ? NULL : row_of(c, v);
 
 		if (v == 'h') {
 			cli_usage(c, stdout);
 			rc = 1;
-			break;
-		}
-		for (size_t k = 0; k < c->n_options && !o; k++)
-			if (v == (c->options[k].letter ? c->options[k].letter : LONG_ONLY + (int)k))
-				o = &c->options[k];
-		if (!o) {
+		} else if (!o) {
+			/* the word is the last one getopt read, but for a letter inside "-qx";
+			 * optopt is 0 for an unknown long option, the row's value for one
+			 * given a value it does not take */
+			const char *word = argv[optind - 1];
+
+			if (v == ':')
+				fprintf(stderr, "zbench %s: option '%s' wants a value\n", who,
+					word);
+			else if (optopt && !strncmp(word, "--", 2) && strchr(word, '='))
+				fprintf(stderr, "zbench %s: option '%.*s' takes no value\n", who,
+					(int)strcspn(word, "="), word);
+			else if (optopt && optopt < LONG_ONLY && strncmp(word, "--", 2))
+				fprintf(stderr, "zbench %s: unknown option '-%c'\n", who, optopt);
+			else
+				fprintf(stderr, "zbench %s: unknown option '%s'\n", who, word);
 			rc = usage_error(c);
-		} else if (o->choices && cli_choice_index(o->choices, optarg) < 0) {
-			fprintf(stderr, "zbench: --%s '%s': expected one of %s\n", o->name, optarg,
-				o->choices);
-			rc = 2;
-		} else if (o->kind == CLI_STRING) {
-			*(const char **)((char *)ctx + o->offset) = optarg;
-		} else if (o->kind == CLI_FLAG) {
-			*(int *)((char *)ctx + o->offset) = 1;
-		} else if (o->set(ctx, optarg) < 0) {
-			rc = 2;
+		} else {
+			seen[o - c->options] = 1;
+			rc = apply(o, optarg, ctx, who);
+		}
+	}
+	for (size_t k = 0; rc == 0 && k < c->n_options; k++) {
+		if (c->options[k].required && takes(&c->options[k], s) && !seen[k]) {
+			if (c->options[k].letter)
+				fprintf(stderr, "zbench %s: --%s (-%c) is required\n", who,
+					c->options[k].name, c->options[k].letter);
+			else
+				fprintf(stderr, "zbench %s: --%s is required\n", who,
+					c->options[k].name);
+			rc = usage_error(c);
 		}
 	}
 	nargs = argc - optind;
-	if (rc == 0 && (nargs < c->min_args || (c->max_args >= 0 && nargs > c->max_args)))
+	if (rc == 0 && nargs < lo) {
+		fprintf(stderr, "zbench %s: %s %s\n", who, args ? args : "an argument",
+			args ? "is required" : "is missing");
 		rc = usage_error(c);
+	} else if (rc == 0 && hi >= 0 && nargs > hi) {
+		fprintf(stderr, "zbench %s: unexpected argument '%s'\n", who, argv[optind + hi]);
+		rc = usage_error(c);
+	}
 	*first = optind;
 	free(longopts);
 	free(shortopts);
+	free(seen);
 	return rc;
+}
+
+/* argv parsed (options.h, cli_run): 0 with *first the index of the first positional argument,
+ * 1 after --help, 2 on a usage error. */
+static int parse(const struct cli_command *c, int argc, char **argv, void *ctx, int *first)
+{
+	const struct cli_sub *s = NULL;
+	char who[64];
+	int rc;
+
+	*first = argc;
+	if (c->n_subs) {
+		if (argc < 2)
+			return usage_error(c);
+		if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+		    !strcmp(argv[1], "help")) {
+			cli_usage(c, stdout);
+			return 1;
+		}
+		s = sub_find(c, argv[1]);
+		if (!s) {
+			fprintf(stderr, "zbench %s: unknown subcommand '%s'\n", argv[0], argv[1]);
+			return usage_error(c);
+		}
+		snprintf(who, sizeof(who), "%s %s", argv[0], argv[1]);
+		rc = parse_options(c, s, who, argc - 1, argv + 1, ctx, first);
+		*first += 1;
+		return rc;
+	}
+	snprintf(who, sizeof(who), "%s", argv[0]);
+	return parse_options(c, NULL, who, argc, argv, ctx, first);
+}
+
+int cli_run(const struct cli_command *c, int argc, char **argv, void *ctx)
+{
+	int first, rc = parse(c, argc, argv, ctx, &first);
+
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	if (c->n_subs)
+		return sub_find(c, argv[1])->run(ctx, argc - first, argv + first);
+	return c->run(ctx, argc - first, argv + first);
 }

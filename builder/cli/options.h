@@ -1,8 +1,8 @@
 /* One option table per command (options.c), git's parse-options as the model: each row says
  * what parses an option and what its usage line, the man page and the shell completion say, so
- * none of them is written apart from the option. A command declares a `struct cli_command` and
- * calls cli_parse(); its --help is cli_usage(); build/zbench-gen reads the same table through
- * the command table (commands.h). */
+ * none of them is written apart from the option. A command declares a `struct cli_command`, its
+ * options' context with their defaults, and calls cli_run(); its --help is cli_usage();
+ * build/zbench-gen reads the same table through the command table (commands.h). */
 #ifndef ZB_OPTIONS_H
 #define ZB_OPTIONS_H
 
@@ -14,6 +14,7 @@ enum cli_kind {
 	CLI_CALL,   /* set(ctx, value or NULL) */
 	CLI_STRING, /* the value into the `const char *` at `offset` */
 	CLI_FLAG,   /* 1 into the int at `offset` */
+	CLI_INT,    /* a whole number from `min` to `max` into the int at `offset` */
 };
 
 struct cli_option {
@@ -23,52 +24,100 @@ struct cli_option {
 	const char *choices; /* "fio|csv|json": the values it takes (usage, completion), or NULL */
 	const char *help;    /* usage text; '\n' starts a continuation line */
 	enum cli_kind kind;
-	size_t offset; /* CLI_STRING, CLI_FLAG: offsetof(the context's struct, its field) */
+	size_t
+	    offset;   /* CLI_STRING, CLI_FLAG, CLI_INT: offsetof(the context's struct, its field) */
+	int min, max; /* CLI_INT: the values it takes */
+	int required; /* the command (or its subcommand) refuses to run without it */
+	const char *subs; /* "build|import": the subcommands that take it; NULL: every one */
 	/* CLI_CALL: apply the option to ctx: 0, or -1 after saying why on stderr. */
 	int (*set)(void *ctx, const char *arg);
 };
 
-/* Rows, as git's OPT_STRING and OPT_BOOL: TYPE is the context's struct, FIELD its member. */
-#define CLI_OPT_STRING(l, n, a, type, field, h)                                                    \
+/* Rows, as git's OPT_STRING and OPT_BOOL: TYPE is the context's struct, FIELD its member. Each
+ * CLI_OPT_X(...) is { CLI_ROW_X(...) }; a row that also sets .required or .subs writes
+ * { CLI_ROW_X(...), .required = 1 }. */
+#define CLI_ROW_STRING(l, n, a, type, field, h)                                                    \
+	.name = n, .letter = l, .arg = a, .help = h, .kind = CLI_STRING,                           \
+	.offset = offsetof(type, field)
+#define CLI_ROW_CHOICE(l, n, a, c, type, field, h)                                                 \
+	CLI_ROW_STRING(l, n, a, type, field, h), .choices = c
+#define CLI_ROW_FLAG(l, n, type, field, h)                                                         \
+	.name = n, .letter = l, .help = h, .kind = CLI_FLAG, .offset = offsetof(type, field)
+#define CLI_ROW_INT(l, n, a, lo, hi, type, field, h)                                               \
+	.name = n, .letter = l, .arg = a, .help = h, .kind = CLI_INT,                              \
+	.offset = offsetof(type, field), .min = lo, .max = hi
+#define CLI_ROW_CALL(l, n, a, fn, h) .name = n, .letter = l, .arg = a, .help = h, .set = fn
+#define CLI_OPT_STRING(...)                                                                        \
 	{                                                                                          \
-		.name = n, .letter = l, .arg = a, .help = h, .kind = CLI_STRING,                   \
-		.offset = offsetof(type, field)                                                    \
+		CLI_ROW_STRING(__VA_ARGS__)                                                        \
 	}
-#define CLI_OPT_CHOICE(l, n, a, c, type, field, h)                                                 \
+#define CLI_OPT_CHOICE(...)                                                                        \
 	{                                                                                          \
-		.name = n, .letter = l, .arg = a, .choices = c, .help = h, .kind = CLI_STRING,     \
-		.offset = offsetof(type, field)                                                    \
+		CLI_ROW_CHOICE(__VA_ARGS__)                                                        \
 	}
-#define CLI_OPT_FLAG(l, n, type, field, h)                                                         \
+#define CLI_OPT_FLAG(...)                                                                          \
 	{                                                                                          \
-		.name = n, .letter = l, .help = h, .kind = CLI_FLAG,                               \
-		.offset = offsetof(type, field)                                                    \
+		CLI_ROW_FLAG(__VA_ARGS__)                                                          \
 	}
-#define CLI_OPT_CALL(l, n, a, fn, h)                                                               \
+#define CLI_OPT_INT(...)                                                                           \
 	{                                                                                          \
-		.name = n, .letter = l, .arg = a, .help = h, .set = fn                             \
+		CLI_ROW_INT(__VA_ARGS__)                                                           \
 	}
+#define CLI_OPT_CALL(...)                                                                          \
+	{                                                                                          \
+		CLI_ROW_CALL(__VA_ARGS__)                                                          \
+	}
+/* -q, --quiet: information and progress off (core/log.h), as every command that runs VMs has it */
+#define CLI_OPT_QUIET(h) CLI_OPT_CALL('q', "quiet", NULL, cli_set_quiet, h)
+int cli_set_quiet(void *ctx, const char *arg);
+
+/* A subcommand (`zbench image build`): its name, its positional arguments, its paragraph in
+ * usage, and what runs it with the options applied to ctx and argv its positional arguments. */
+struct cli_sub {
+	const char *name;
+	const char *args;	/* the positional arguments' name in messages ("RECIPE") */
+	const char *help;	/* usage text; '\n' starts a continuation line */
+	int min_args, max_args; /* max_args -1: no limit */
+	int (*run)(void *ctx, int argc, char **argv);
+};
 
 struct cli_command {
-	const char *synopsis; /* what follows "usage: ", lines separated by '\n' */
+	const char *name; /* "report": the command's name after "zbench" */
+	/* What follows "usage: ", lines separated by '\n'; NULL: "zbench NAME", then each option
+	 * in table order ("[-o DIR]"; without brackets if required; its choices, if any, for its
+	 * value) and the positional arguments. */
+	const char *synopsis;
 	const char *about;    /* the paragraph(s) between the synopsis and the options, or NULL */
+	const struct cli_sub *subs; /* the subcommands, or NULL */
+	size_t n_subs;
 	const struct cli_option *options;
 	size_t n_options;
 	const char *epilog;	/* after the options: exit status, where the docs are */
-	int min_args, max_args; /* positional arguments; max_args -1: no limit */
+	const char *args;	/* the positional arguments' name in messages ("MATRIX") */
+	int min_args, max_args; /* positional arguments; max_args -1: no limit (not with subs) */
+	/* Without subcommands: what runs the command (cli_run), ctx its options applied and argv
+	 * its positional arguments; returns the exit status. */
+	int (*run)(void *ctx, int argc, char **argv);
 };
 #define CLI_OPTIONS(rows) .options = rows, .n_options = sizeof(rows) / sizeof(rows[0])
+#define CLI_SUBS(rows)	  .subs = rows, .n_subs = sizeof(rows) / sizeof(rows[0])
+/* The positional arguments of a command or subcommand: their name, how many (hi -1: no limit). */
+#define CLI_ARGS(name, lo, hi) .args = name, .min_args = lo, .max_args = hi
 
 /* The index of `v` in the '|'-separated `choices`, or -1. */
 int cli_choice_index(const char *choices, const char *v);
 
-/* The command's usage: synopsis, about, one line per option (continuations aligned), epilog. */
+/* The command's usage: synopsis, about, one paragraph per subcommand, one line per option
+ * (continuations aligned), epilog. */
 void cli_usage(const struct cli_command *c, FILE *f);
 
-/* Parse argv (argv[0] the command's name) with c's table, applying each option to ctx: 0 with
- * *first the index of the first positional argument; 1 when --help printed the usage on stdout;
- * 2 on a usage error (an unknown option, a value a choices list refuses, a set() that failed,
- * the wrong number of positional arguments: said on stderr). */
-int cli_parse(const struct cli_command *c, int argc, char **argv, void *ctx, int *first);
+/* Run a command: parse argv (argv[0] the command's name; with subcommands, argv[1] names one)
+ * with c's table, applying each option to ctx, then call the command's (or the subcommand's)
+ * run() on the positional arguments. The exit status: run()'s; 0 when --help printed the usage
+ * on stdout; 2 on a usage error (an unknown option or subcommand, an option the subcommand does
+ * not take, a missing value or required option, a value a choices list or range refuses, a set()
+ * that failed, the wrong number of positional arguments: said on stderr, then the usage unless
+ * only a value was refused). */
+int cli_run(const struct cli_command *c, int argc, char **argv, void *ctx);
 
 #endif

@@ -41,6 +41,10 @@ struct vm_disk {
 	} throttle;
 };
 
+/* The accelerators a matrix's vm.accel and the commands' --accel take: auto probes KVM and falls
+ * back to TCG (run/kvm_probe.h). */
+#define VM_ACCEL_CHOICES "auto|kvm|tcg"
+
 struct vm_spec {
 	const char *kernel, *initramfs, *cmdline;
 	uint64_t memory; /* bytes */
