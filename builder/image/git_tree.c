@@ -172,7 +172,14 @@ static int copy_index(struct git_tree *g, int gitfd, struct zb_error *err)
 		return error_set(err, EINVAL, "'%s/.git/index' is not a regular file", g->path);
 	if (read_fd(fd, "index", GIT_INDEX_MAX, &buf, &len, err) < 0)
 		return error_wrap(err, "'%s/.git/index'", g->path);
-	return write_file_atomic(dst, buf, len, 0600, err);
+	if (write_file_atomic(dst, buf, len, 0600, err) < 0)
+		return -1;
+	/* the copy keeps the index's times: git trusts an entry whose stat data match only when
+	 * the entry is older than the index file ("racy git"); a copy made a second later would
+	 * make a file edited in the index's own second, to the same size, look clean */
+	if (utimensat(AT_FDCWD, dst, (const struct timespec[2]){ st.st_atim, st.st_mtim }, 0) < 0)
+		return error_sys(err, errno, "'%s'", dst);
+	return 0;
 }
 
 /* The checks before git runs: .git and objects plain directories, no alternates, HEAD. */

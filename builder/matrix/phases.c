@@ -608,7 +608,7 @@ int phases_metric_known(const char *name)
 	return metric_find(m) || measured_key(m);
 }
 
-int phases_record_lookup(const json_t *rec, const char *name, const json_t **fio,
+int phases_record_lookup(const json_t *rec, const char *name, const json_t **res,
 			 const json_t **witness, const char **metric)
 {
 	const char *dot = strchr(name, '.');
@@ -629,7 +629,7 @@ int phases_record_lookup(const json_t *rec, const char *name, const json_t **fio
 			return -1;
 		name = dot + 1;
 	}
-	*fio = json_object_get(src, "fio");
+	*res = src;
 	*witness = json_object_get(src, "witness");
 	*metric = name;
 	return 0;
@@ -637,7 +637,9 @@ int phases_record_lookup(const json_t *rec, const char *name, const json_t **fio
 
 void phases_select(json_t *records, const char *phase)
 {
-	static const char *const keys[] = { "fio", "telemetry_summary", "target", "witness" };
+	/* a phase has no disk_model of its own: the record's spans every phase, and goes */
+	static const char *const keys[] = { "fio", "telemetry_summary", "target", "witness",
+					    "disk_model" };
 	json_t *rec, *p, *found;
 	size_t i, k;
 

@@ -69,14 +69,15 @@ int phases_metric_known(const char *name);
 
 /* Resolve `name` ("read.read_iops", "disk_read_share", "iops") against record `rec`: the phase's
  * entry of rec.phase_results when prefixed (else the record itself), the metric without its
- * prefix in *metric. *fio is that entry's fio result, *witness its "witness" object. 0, or -1
- * when the record has no such phase. */
-int phases_record_lookup(const json_t *rec, const char *name, const json_t **fio,
+ * prefix in *metric. *res is that entry (a result for metric_read()), *witness its "witness"
+ * object. 0, or -1 when the record has no such phase. */
+int phases_record_lookup(const json_t *rec, const char *name, const json_t **res,
 			 const json_t **witness, const char **metric);
 
 /* Make phase `phase` of every record with phase_results its result: its fio,
- * telemetry_summary, target and witness replace the record's (a record that lacks the phase
- * keeps no fio, so its cell has no data for it). Records without phases are left alone.
+ * telemetry_summary, target and witness replace the record's, and the record's disk_model goes
+ * (it spans every phase; a record that lacks the phase keeps no fio, so its cell has no data
+ * for it). Records without phases are left alone.
  * `zbench compare --phase` and `zbench report --phase`. */
 void phases_select(json_t *records, const char *phase);
 

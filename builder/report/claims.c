@@ -428,7 +428,7 @@ int claims_check_metric(const char *key, const json_t *v, struct zb_error *err)
 				return 0;
 	{
 		/* the list from the tables: metrics, iozone's tests, the witness's figures */
-		char known[1024], tests[256];
+		char known[2048], tests[256];
 		size_t n = 0, t = 0;
 
 		known[0] = tests[0] = '\0';
@@ -441,9 +441,11 @@ int claims_check_metric(const char *key, const json_t *v, struct zb_error *err)
 		n = strlen(known);
 		n += (size_t)snprintf(known + n, sizeof(known) - n, "iozone:TEST (TEST: %s),",
 				      tests);
+		/* a witness's figure named like a metric (flushes_per_write) is listed once */
 		for (size_t i = 0; phases_measured_keys[i] && n < sizeof(known); i++)
-			n += (size_t)snprintf(known + n, sizeof(known) - n, " %s",
-					      phases_measured_keys[i]);
+			if (!metric_find(phases_measured_keys[i]))
+				n += (size_t)snprintf(known + n, sizeof(known) - n, " %s",
+						      phases_measured_keys[i]);
 		error_set(err, 0,
 			  "unknown metric \"%s\"; known: %s, each optionally PHASE.METRIC; "
 			  "disk_model.DISK.COUNTER (a modelled disk's: seeks, rmw, flush_ns_sum, "

@@ -128,7 +128,9 @@ static struct change change_of(const struct compare_pair *p, enum report_metric 
 		return ch;
 	ch.present = 1;
 	ch.pct = sa->mean != 0 ? 100 * (sb->mean - sa->mean) / fabs(sa->mean) : NAN;
-	ch.tested = stats_welch(p->a->values[m], p->a->n_values[m], p->b->values[m],
+	/* a count has no test: it repeats almost exactly (the Verdicts judge it by a tolerance) */
+	ch.tested = !metric_table[m].is_count &&
+		    stats_welch(p->a->values[m], p->a->n_values[m], p->b->values[m],
 				p->b->n_values[m], &ch.w) == 0;
 	return ch;
 }
@@ -233,7 +235,9 @@ static void section_table(struct report_doc *d, const struct compare *c)
 			"Per cell and metric: the mean over the ok repeats in A and in B, the "
 			"change from A to B, and Welch's t-test over the repeats (two-sided; "
 			"significant when p < %.2f). With a single repeat on either side there "
-			"is no test.",
+			"is no test; a count (disk I/Os, bytes, flushes, TXGs, ZIL, ARC, modelled "
+			"seeks) has none either: it repeats almost exactly, and the verdicts "
+			"judge it against a tolerance.",
 			SIGNIFICANCE);
 	report_doc_table(d, 8, hdr);
 	for (size_t i = 0; i < c->n_pairs; i++) {
@@ -255,7 +259,10 @@ static void section_table(struct report_doc *d, const struct compare *c)
 					     report_fmt_num(p->b->stats[m].mean, b, sizeof(b)),
 					     p->b->stats[m].n);
 			cells[5] = isnan(ch.pct) ? xstrdup("n/a") : xasprintf("%+.1f%%", ch.pct);
-			if (!ch.tested) {
+			if (metric_table[m].is_count) {
+				cells[6] = xstrdup("n/a");
+				cells[7] = xstrdup("count, no test");
+			} else if (!ch.tested) {
 				cells[6] = xstrdup("n/a");
 				cells[7] =
 				    xasprintf("n=%zu, no test", p->a->stats[m].n < p->b->stats[m].n

@@ -7,7 +7,6 @@
 #include "matrix/metrics.h"
 #include "report.h"
 
-struct count_def;
 struct compare_tiers;
 
 /* Config paths left out when matching cells across runs: they name the image, which is what a
@@ -20,10 +19,10 @@ struct compare_pair {
 
 /* A gate: `--fail-if 'write_iops < -5%'`. The comparison fails when, in some cell, the change
  * of `metric` from A to B is significant (Holm-adjusted p below the level) and beyond `pct` on
- * the side `below` says (B lower than A by more than 5% here). */
+ * the side `below` says (B lower than A by more than 5% here); for a count metric
+ * (metric->is_count), when the change of the means is beyond pct, with no statistics. */
 struct compare_gate {
-	const struct metric_def *metric; /* a timing metric, or NULL for a count */
-	const struct count_def *count;	 /* a count metric (builder/report/counts.h), or NULL */
+	const struct metric_def *metric; /* a row of builder/matrix/metrics.h */
 	int below;			 /* '<': fail on a change below pct; '>': above */
 	double pct;
 	char *text; /* as given, for messages and JUnit */
@@ -102,18 +101,18 @@ int compare_write(const struct compare *c, const char *outdir, struct zb_error *
 
 void compare_release(struct compare *c);
 
-/* Parse "METRIC < -5%" / "METRIC > 10%" (any metric of builder/matrix/metrics.c or count of
- * builder/report/counts.c; the number is a signed percentage, '%' required). 0, or -1 with err.
+/* Parse "METRIC < -5%" / "METRIC > 10%" (any metric of builder/matrix/metrics.h, timing or
+ * count; the number is a signed percentage, '%' required). 0, or -1 with err.
  * compare_gate_release() frees g->text. */
 int compare_gate_parse(const char *s, struct compare_gate *g, struct zb_error *err);
 void compare_gate_release(struct compare_gate *g);
 /* The gate's metric name ("write_iops", "disk_flushes"). */
 const char *compare_gate_key(const struct compare_gate *g);
 
-/* Pair the repeats of every matched cell and test each metric (the report's eight, and the
- * gated ones), Holm-adjust within the families and judge the gates (borrowed: they must
- * outlive c). compare_runs() has already done this without gates; calling it again replaces
- * the analysis. */
+/* Pair the repeats of every matched cell and test each timing metric (the report's, and the
+ * gated ones; counts have no test), Holm-adjust within the families and judge the gates (borrowed:
+ * they must outlive c). compare_runs() has already done this without gates; calling it again
+ * replaces the analysis. */
 void compare_analyse(struct compare *c, const struct compare_gate *gates, size_t n_gates);
 
 /* Whether the gates passed: no gated test failed and every gate was judged somewhere. */

@@ -11,7 +11,6 @@
 #include "compare.h"
 #include "compare_verdict.h"
 #include "core/util.h"
-#include "counts.h"
 #include "run/results.h"
 
 /* --- gates ------------------------------------------------------------------------------- */
@@ -35,8 +34,7 @@ int compare_gate_parse(const char *s, struct compare_gate *g, struct zb_error *e
 	memcpy(name, p, n);
 	name[n] = '\0';
 	g->metric = metric_find(name);
-	g->count = g->metric ? NULL : count_find(name);
-	if (!g->metric && !g->count)
+	if (!g->metric)
 		return error_set(err, EINVAL,
 				 "gate '%s': unknown metric '%s' (see docs/reports.md)", s, name);
 	g->below = *op == '<';
@@ -54,7 +52,7 @@ int compare_gate_parse(const char *s, struct compare_gate *g, struct zb_error *e
 
 const char *compare_gate_key(const struct compare_gate *g)
 {
-	return g->metric ? g->metric->key : g->count->key;
+	return g->metric->key;
 }
 
 void compare_gate_release(struct compare_gate *g)
@@ -86,12 +84,10 @@ static int repeat_value(const struct report_cell *c, int r, size_t m, double *v)
 {
 	for (size_t i = 0; i < c->n_attempts; i++) {
 		const struct report_attempt *a = &c->attempts[i];
-		const json_t *fio;
 
 		if (a->superseded || a->repeat != r || strcmp(a->outcome, "ok"))
 			continue;
-		fio = json_object_get(a->rec, "fio");
-		return metric_read(fio, (enum metric_id)m, v);
+		return metric_read(a->rec, (enum metric_id)m, v);
 	}
 	return -1;
 }
@@ -190,7 +186,8 @@ void compare_analyse(struct compare *c, const struct compare_gate *gates, size_t
 			struct compare_test *t = &an->tests[an->n_tests];
 			int g = metric_gated(gates, n_gates, m);
 
-			if (m >= RM_COUNT && g < 0)
+			/* a count has no test: compare_verdict.c judges it against a tolerance */
+			if ((m >= RM_COUNT && g < 0) || metric_table[m].is_count)
 				continue;
 			*t = (struct compare_test){ .pair = i, .metric = m, .gate = g };
 			test_pair(&c->pairs[i], m, &t->st);

@@ -84,13 +84,9 @@ static const json_t *repeat_record(const struct report_cell *c, int r)
 	return NULL;
 }
 
-static int row_value(const json_t *rec, int is_count, size_t m, double *v)
+static int row_value(const json_t *rec, size_t m, double *v)
 {
-	if (!rec)
-		return -1;
-	if (is_count)
-		return count_value(rec, (enum count_id)m, v);
-	if (metric_read(json_object_get(rec, "fio"), (enum metric_id)m, v) < 0 || !isfinite(*v))
+	if (!rec || metric_read(rec, (enum metric_id)m, v) < 0 || !isfinite(*v))
 		return -1;
 	return 0;
 }
@@ -125,8 +121,8 @@ static void timing_row(const struct compare_pair *p, struct verdict_row *row,
 	for (size_t i = 0; i < nr; i++) {
 		double va, vb;
 
-		if (row_value(repeat_record(p->a, reps[i]), 0, row->metric, &va) < 0 ||
-		    row_value(repeat_record(p->b, reps[i]), 0, row->metric, &vb) < 0)
+		if (row_value(repeat_record(p->a, reps[i]), row->metric, &va) < 0 ||
+		    row_value(repeat_record(p->b, reps[i]), row->metric, &vb) < 0)
 			continue;
 		a[k] = va;
 		b[k++] = vb;
@@ -153,7 +149,7 @@ static double count_mean(const struct report_cell *c, size_t m, size_t *n)
 	*n = 0;
 	for (size_t i = 0; i < c->n_attempts; i++)
 		if (!c->attempts[i].superseded && !strcmp(c->attempts[i].outcome, "ok") &&
-		    row_value(c->attempts[i].rec, 1, m, &v) == 0) {
+		    row_value(c->attempts[i].rec, m, &v) == 0) {
 			sum += v;
 			(*n)++;
 		}
@@ -162,11 +158,10 @@ static double count_mean(const struct report_cell *c, size_t m, size_t *n)
 
 /* --- the analysis ------------------------------------------------------------------------ */
 
-static int gate_for(const struct compare_gate *gates, size_t n, int is_count, size_t m)
+static int gate_for(const struct compare_gate *gates, size_t n, size_t m)
 {
 	for (size_t i = 0; i < n; i++)
-		if (is_count ? gates[i].count == &count_table[m]
-			     : gates[i].metric == &metric_table[m])
+		if (gates[i].metric == &metric_table[m])
 			return (int)i;
 	return -1;
 }
@@ -190,26 +185,25 @@ static void holm_family(struct compare_tiers *t, int gated)
 	free(adj);
 }
 
+/* The rows of pair i: every metric of the report's the pair has, and every gated one; a count
+ * by its means, a timing metric by its paired repeats. */
 static void add_rows(const struct compare *c, struct compare_tiers *t, size_t i)
 {
 	const struct compare_pair *p = &c->pairs[i];
 
 	for (size_t m = 0; m < METRIC_COUNT; m++) {
 		struct verdict_row *r = &t->rows[t->n_rows];
-		int g = gate_for(t->gates, t->n_gates, 0, m);
+		int g = gate_for(t->gates, t->n_gates, m);
 
 		if (m >= RM_COUNT && g < 0)
 			continue;
 		*r = (struct verdict_row){ .pair = i, .metric = m, .gate = g, .p_adj = NAN };
-		timing_row(p, r, &t->opts);
-		if (r->perm.n > 0)
-			t->n_rows++;
-	}
-	for (size_t m = 0; m < COUNT_N; m++) {
-		struct verdict_row *r = &t->rows[t->n_rows];
-
-		*r = (struct verdict_row){ .pair = i, .is_count = 1, .metric = m, .p_adj = NAN };
-		r->gate = gate_for(t->gates, t->n_gates, 1, m);
+		r->is_count = metric_table[m].is_count;
+		if (!r->is_count) {
+			timing_row(p, r, &t->opts);
+			t->n_rows += r->perm.n > 0;
+			continue;
+		}
 		r->mean_a = count_mean(p->a, m, &r->n_a);
 		r->mean_b = count_mean(p->b, m, &r->n_b);
 		if (!r->n_a || !r->n_b)
@@ -262,7 +256,7 @@ void compare_tiers_analyse(const struct compare *c, const struct compare_gate *g
 	t->opts = *o;
 	t->gates = gates;
 	t->n_gates = n_gates;
-	t->rows = xcalloc(c->n_pairs * (METRIC_COUNT + COUNT_N) + 1, sizeof(*t->rows));
+	t->rows = xcalloc(c->n_pairs * METRIC_COUNT + 1, sizeof(*t->rows));
 	for (size_t i = 0; i < c->n_pairs; i++)
 		add_rows(c, t, i);
 	holm_family(t, 0);
@@ -298,7 +292,7 @@ int compare_tiers_cell_undecided(const struct compare_tiers *t, size_t pair)
 
 static const char *row_key(const struct verdict_row *r)
 {
-	return r->is_count ? count_table[r->metric].key : metric_table[r->metric].key;
+	return metric_table[r->metric].key;
 }
 
 static char *fmt_change(double pct)
@@ -357,7 +351,8 @@ void compare_tiers_render(struct report_doc *d, const struct compare *c,
 	report_doc_para(
 	    d,
 	    "In tiers. Count metrics (I/Os, bytes, flushes, TXGs, ZIL, ARC: what the guest "
-	    "counted) are compared by their means against a tolerance of %g%% (a gate's own "
+	    "counted; seeks, flushes, read-modify-writes: what a modelled disk counted) are "
+	    "compared by their means against a tolerance of %g%% (a gate's own "
 	    "threshold for a gated one), with no statistics. Timing metrics: the paired "
 	    "permutation test on the log ratios (repeat r of A with repeat r of B; every sign "
 	    "flip with up to %d pairs, %d seeded draws beyond), Holm over the %s; different when "

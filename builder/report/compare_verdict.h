@@ -1,6 +1,7 @@
 /* `zbench compare`'s verdicts in tiers (issue 29 item 2, docs/compare.md "Verdicts"):
  *
- * - count metrics (builder/report/counts.h: I/Os, bytes, flushes, TXGs, ZIL, ARC) are compared
+ * - count metrics (the count rows of builder/matrix/metrics.h: I/Os, bytes, flushes, TXGs, ZIL,
+ *   ARC, the modelled disks' seeks and flushes) are compared
  *   against a stated tolerance with no statistics: they repeat almost exactly, so a change
  *   beyond the tolerance is different and one within it the same;
  * - timing metrics (builder/matrix/metrics.h: IOPS, bandwidth, latencies) get one of three
@@ -18,7 +19,6 @@
 #include <stdint.h>
 
 #include "compare.h"
-#include "counts.h"
 #include "perm.h"
 
 enum verdict {
@@ -43,10 +43,10 @@ struct verdict_opts {
 
 /* One verdict: a metric in one matched cell. */
 struct verdict_row {
-	size_t pair;  /* index into compare.pairs */
-	int is_count; /* metric indexes count_table, else metric_table */
-	size_t metric;
-	int gate; /* the gate judging it (index into the gates), or -1 */
+	size_t pair;   /* index into compare.pairs */
+	int is_count;  /* metric_table[metric].is_count: judged against a tolerance */
+	size_t metric; /* index into metric_table */
+	int gate;      /* the gate judging it (index into the gates), or -1 */
 	size_t n_a, n_b;
 	double mean_a, mean_b;	   /* counts: over each side's ok repeats */
 	double change_pct;	   /* counts: of the means; timing: of the geometric-mean ratio */

@@ -9,7 +9,6 @@
 
 #include "core/outdir.h"
 #include "core/util.h"
-#include "counts.h"
 #include "guest/engine/options.h"
 #include "guest/phase.h"
 #include "matrix/metrics.h"
@@ -286,29 +285,19 @@ static void export_csv_row(struct exporter *X, const struct unit *u, const char 
 
 static void export_rows(struct exporter *X, const struct unit *u)
 {
+	const json_t *res = u->phase_result ? u->phase_result : u->rec;
 	json_t *metrics = json_object();
 
+	/* the timing and count metrics of the record, or of this phase */
 	for (int m = 0; m < METRIC_COUNT; m++) {
 		double v;
 
-		if (metric_read(u->fio, (enum metric_id)m, &v) < 0 || !isfinite(v))
+		if (metric_read(res, (enum metric_id)m, &v) < 0 || !isfinite(v))
 			continue;
 		json_object_set_new(metrics, metric_table[m].key, json_real(v));
 		if (X->rows)
-			export_csv_row(X, u, metric_table[m].key,
-				       *metric_table[m].unit ? metric_table[m].unit : "IOPS", v);
-	}
-	/* the count metrics (counts.h) of the record, or of this phase: telemetry_summary */
-	for (int k = 0; k < COUNT_N; k++) {
-		const json_t *res = u->phase_result ? u->phase_result : u->rec;
-		double v;
-
-		if (count_value(res, (enum count_id)k, &v) < 0)
-			continue;
-		json_object_set_new(metrics, count_table[k].key, json_real(v));
-		if (X->rows)
-			export_csv_row(X, u, count_table[k].key,
-				       *count_table[k].unit ? count_table[k].unit : "ratio", v);
+			export_csv_row(X, u, metric_table[m].key, metric_unit_label(&metric_table[m]),
+				       v);
 	}
 	if (X->json_rows)
 		json_array_append_new(

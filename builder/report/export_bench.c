@@ -14,7 +14,6 @@
 
 #include "core/stats.h"
 #include "core/util.h"
-#include "counts.h"
 #include "export.h"
 #include "matrix/metrics.h"
 #include "report.h"
@@ -35,8 +34,7 @@ static const char *str(const json_t *o, const char *key)
 	return s ? s : "";
 }
 
-static void acc_add(struct bench_acc *A, const json_t *rec, const char *phase, const json_t *fio,
-		    const json_t *res)
+static void acc_add(struct bench_acc *A, const json_t *rec, const char *phase, const json_t *res)
 {
 	const char *side = str(rec, "side"), *summary = str(rec, "summary");
 	char *key = xasprintf("%s\n%s\n%s", str(rec, "cell"), phase ? phase : "", side);
@@ -55,14 +53,12 @@ static void acc_add(struct bench_acc *A, const json_t *rec, const char *phase, c
 	}
 	free(key);
 	vals = json_object_get(g, "values");
-	for (int m = 0; m < METRIC_COUNT + COUNT_N; m++) {
-		const char *k =
-		    m < METRIC_COUNT ? metric_table[m].key : count_table[m - METRIC_COUNT].key;
+	for (int m = 0; m < METRIC_COUNT; m++) {
+		const char *k = metric_table[m].key;
 		double v;
 		json_t *list;
 
-		if (m < METRIC_COUNT ? metric_read(fio, (enum metric_id)m, &v) < 0
-				     : count_value(res, (enum count_id)(m - METRIC_COUNT), &v) < 0)
+		if (metric_read(res, (enum metric_id)m, &v) < 0)
 			continue;
 		if (!isfinite(v))
 			continue;
@@ -77,25 +73,19 @@ static void acc_add(struct bench_acc *A, const json_t *rec, const char *phase, c
 
 static int acc_result(const struct export_result *r, void *ctx)
 {
-	acc_add(ctx, r->rec, r->phase, r->fio, r->result);
+	acc_add(ctx, r->rec, r->phase, r->result);
 	return 0;
 }
 
-/* What a metric's key says about it: its unit as shown and whether higher is better. */
+/* What a metric's key says about it: its unit as shown and whether higher is better (of a
+ * count: more cache hits is better; more I/O, bytes, flushes or misses for the same work is
+ * worse). */
 static void metric_about(const char *key, const char **unit, int *higher)
 {
 	const struct metric_def *m = metric_find(key);
-	const struct count_def *c = m ? NULL : count_find(key);
 
-	if (m) {
-		*unit = *m->unit ? m->unit : "IOPS";
-		*higher = m->higher_is_better;
-	} else {
-		*unit = *c->unit ? c->unit : "ratio";
-		/* more cache hits is better; more I/O, bytes, flushes or misses for the same work
-		 * is worse */
-		*higher = !strcmp(key, "arc_hits") || !strcmp(key, "l2arc_hits");
-	}
+	*unit = metric_unit_label(m);
+	*higher = m->higher_is_better;
 }
 
 static json_t *bmf_doc(const struct bench_acc *A)

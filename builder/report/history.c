@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "core/util.h"
-#include "counts.h"
 #include "matrix/metrics.h"
 #include "report.h"
 
@@ -237,20 +236,11 @@ static int add_value(struct adder *A, const json_t *rec, const char *phase, cons
 static int add_result(struct adder *A, const json_t *rec, const char *phase, const json_t *res,
 		      struct zb_error *err)
 {
-	const json_t *fio = json_object_get(res, "fio");
-
 	for (int m = 0; m < METRIC_COUNT; m++) {
 		double v;
 
-		if (metric_read(fio, (enum metric_id)m, &v) == 0 &&
+		if (metric_read(res, (enum metric_id)m, &v) == 0 &&
 		    add_value(A, rec, phase, metric_table[m].key, v, err) < 0)
-			return -1;
-	}
-	for (int k = 0; k < COUNT_N; k++) {
-		double v;
-
-		if (count_value(res, (enum count_id)k, &v) == 0 &&
-		    add_value(A, rec, phase, count_table[k].key, v, err) < 0)
 			return -1;
 	}
 	return 0;
@@ -407,7 +397,7 @@ int history_series(struct history *h, const char *metric, const char *cell,
 
 	*out = NULL;
 	*n = 0;
-	if (!metric_find(metric) && !count_find(metric))
+	if (!metric_find(metric))
 		return error_set(err, EINVAL, "--metric '%s': no such metric (docs/compare.md)",
 				 metric);
 	rc = sqlite3_prepare_v2(

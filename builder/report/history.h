@@ -1,7 +1,7 @@
 /* `zbench history`: a results history in SQLite (docs/history.md), an embedded database file that
  * lives beside the runs (default runs/history.db). One row per run, one per (run, cell, phase,
- * side, repeat, metric) result; the timing metrics of builder/matrix/metrics.h and the counts of
- * builder/report/counts.h of every ok record.
+ * side, repeat, metric) result; the timing and count metrics of builder/matrix/metrics.h of
+ * every ok record.
  *
  * The file is someone else's data until proven ours: it is opened without following a symlink,
  * and refused with a clear error (and left as it is) when it is not an SQLite database or is

@@ -10,7 +10,6 @@
 
 #include "core/outdir.h"
 #include "core/util.h"
-#include "counts.h"
 #include "history.h"
 #include "matrix/metrics.h"
 

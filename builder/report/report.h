@@ -17,10 +17,15 @@
 #include "matrix/metrics.h"
 #include "run/results.h"
 
-/* The report's metrics: the rows of builder/matrix/metrics.h's METRIC_LIST that have a figure
- * (they come first), as RM_x = METRIC_x; their definitions are metric_table[RM_x]. */
-#define RM_ALIAS_(id, key, how, title, unit, field, r, w, fig) RM_##id = METRIC_##id,
-enum report_metric { METRIC_LIST(RM_ALIAS_) RM_COUNT = METRIC_REPORTED };
+/* The report's metrics: the first rows of builder/matrix/metrics.h's METRIC_LIST, as
+ * RM_x = METRIC_x; their definitions are metric_table[RM_x]. The timing metrics with a figure
+ * come first (RM_FIGURED of them: the results table's columns and the plots), then the counts
+ * (the counts table), RM_COUNT in all. */
+#define RM_ALIAS_(id, key, how, title, unit, field, r, w, fig, hi) RM_##id = METRIC_##id,
+enum report_metric {
+	METRIC_LIST(RM_ALIAS_) RM_FIGURED = METRIC_FIGURED,
+	RM_COUNT = METRIC_REPORTED
+};
 #undef RM_ALIAS_
 
 /* The measured phases that did not measure the disks (report_witness.c): a cell's phase whose

@@ -210,7 +210,7 @@ static void cell_finish(struct report_cell *c)
 		for (int m = 0; m < RM_COUNT; m++) {
 			double v;
 
-			if (metric_read(json_object_get(a->rec, "fio"), (enum metric_id)m, &v) == 0)
+			if (metric_read(a->rec, (enum metric_id)m, &v) == 0)
 				c->values[m][c->n_values[m]++] = v;
 		}
 	}
@@ -585,17 +585,18 @@ static int iozone_metric(const json_t *fio, const char *test, double *out)
 	return 0;
 }
 
-/* A named metric (builder/matrix/metrics.h, or "iozone:TEST") of one record's result. */
-static int record_metric(const json_t *fio, const char *metric, double *out)
+/* A named metric (builder/matrix/metrics.h, or "iozone:TEST") of one record's result (the
+ * record, or one of its phase_results). */
+static int record_metric(const json_t *res, const char *metric, double *out)
 {
 	const struct metric_def *d;
 
 	if (!strncmp(metric, "iozone:", 7))
-		return iozone_metric(fio, metric + 7, out);
+		return iozone_metric(json_object_get(res, "fio"), metric + 7, out);
 	d = metric_find(metric);
 	if (!d)
 		return -1;
-	return metric_read(fio, (enum metric_id)(d - metric_table), out);
+	return metric_read(res, (enum metric_id)(d - metric_table), out);
 }
 
 int report_cell_did(const struct report_cell *c, int m)
@@ -612,7 +613,7 @@ int report_cell_did(const struct report_cell *c, int m)
  * (disk_read_share, ...). */
 static int record_value(const json_t *rec, const char *name, double *out)
 {
-	const json_t *fio, *witness;
+	const json_t *res, *witness;
 	const char *metric;
 	char disk[64];
 
@@ -620,11 +621,11 @@ static int record_value(const json_t *rec, const char *name, double *out)
 	if (claims_disk_model_metric(name, disk, sizeof(disk), &metric))
 		return report_num_get(json_object_get(json_object_get(rec, "disk_model"), disk),
 				      metric, out);
-	if (phases_record_lookup(rec, name, &fio, &witness, &metric) < 0)
+	if (phases_record_lookup(rec, name, &res, &witness, &metric) < 0)
 		return -1;
 	if (report_num_get(witness, metric, out) == 0)
 		return 0;
-	return record_metric(fio, metric, out);
+	return record_metric(res, metric, out);
 }
 
 /* The metric over a cell's ok repeats: *vals (malloc'd, the caller frees) and their summary. */

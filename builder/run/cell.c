@@ -116,8 +116,8 @@ void cell_progress(struct run_ctx *ctx, struct attempt *cr, int final)
 	if (st->fio) {
 		double r = 0, w = 0;
 
-		metric_read(st->fio, METRIC_READ_IOPS, &r);
-		metric_read(st->fio, METRIC_WRITE_IOPS, &w);
+		metric_read_fio(st->fio, METRIC_READ_IOPS, &r);
+		metric_read_fio(st->fio, METRIC_WRITE_IOPS, &w);
 		snprintf(what, sizeof(what), ", read %.0f IOPS, write %.0f IOPS", r, w);
 	} else if (st->detail)
 		snprintf(what, sizeof(what), ": %.300s", st->detail);

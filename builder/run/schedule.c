@@ -297,8 +297,7 @@ static double side_cv(const json_t *records, const struct cell *cell, const char
 		if (!id || strcmp(id, cell->id) || !oc || strcmp(oc, "ok") ||
 		    strcmp(side ? side : "A", label))
 			continue;
-		if (def && metric_read(json_object_get(rec, "fio"),
-				       (enum metric_id)(def - metric_table), &x) == 0)
+		if (def && metric_read(rec, (enum metric_id)(def - metric_table), &x) == 0)
 			v[(*n)++] = x;
 	}
 	stats_summarize(v, *n, &st);

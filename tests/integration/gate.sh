@@ -10,6 +10,8 @@ set -u
 cd "$(dirname "$0")/../.."
 out=$(mktemp -d /tmp/zbench-gate.XXXXXX)
 . tests/check.inc
+# jq_true FILTER FILE: the filter's last output is true (printing nothing)
+jq_true() { jq -e "$1" "$2" >/dev/null; }
 img=images/debian12-zfs.json
 ./zbench run -o "$out/run" -i "$img" -i "./$img" bench/ab-gate.json >/dev/null 2>"$out/run.log"
 check "the A/A run exits 0" [ $? -eq 0 ]
@@ -26,9 +28,9 @@ check "each added repeat ran both images, in turning order ($order)" sh -c \
 	"jq -rs 'group_by(.repeat) | map(map(.side) | join(\"\")) | to_entries
 	  | all(.value == (if .key % 2 == 0 then \"AB\" else \"BA\" end))' '$out/run/cells.jsonl' | grep -qx true"
 check "the count gate passed with no statistics" \
-	jq -e '.gates[] | select(.metric == "disk_flushes") | .verdict == "passed"' "$out/compare.json"
+	jq_true '.gates[] | select(.metric == "disk_flushes") | .verdict == "passed"' "$out/compare.json"
 check "every gated row prints its minimum detectable effect" \
-	jq -e '[.verdicts.rows[] | select(.gate) | has("mde_pct")] | all' "$out/compare.json"
+	jq_true '[.verdicts.rows[] | select(.gate) | has("mde_pct")] | all' "$out/compare.json"
 check "the job summary has the verdict" grep -Eq "zbench compare: (passed|UNDECIDED)" "$out/summary.md"
 echo "gate: $passed passed, $failed failed"
 if [ "$failed" -eq 0 ]; then rm -rf "$out"; else echo "  kept: $out"; fi

@@ -322,19 +322,19 @@ static void test_lookup(void)
 				 "\"phase_results\": [ {\"name\": \"fill\", \"fio\": {\"b\": 1}}, "
 				 "{\"name\": \"read\", \"fio\": {\"c\": 1}, \"witness\": {}} ]}",
 				 0, NULL);
-	const json_t *fio, *meas;
+	const json_t *res, *meas;
 	const char *metric;
 
-	CHECK(phases_record_lookup(rec, "read_iops", &fio, &meas, &metric) == 0);
-	CHECK(json_object_get(fio, "a") && json_object_get(meas, "m"));
+	CHECK(phases_record_lookup(rec, "read_iops", &res, &meas, &metric) == 0);
+	CHECK(res == rec && json_object_get(meas, "m"));
 	CHECK_STR(metric, "read_iops");
-	CHECK(phases_record_lookup(rec, "read.read_iops", &fio, &meas, &metric) == 0);
-	CHECK(json_object_get(fio, "c"));
+	CHECK(phases_record_lookup(rec, "read.read_iops", &res, &meas, &metric) == 0);
+	CHECK(json_object_get(json_object_get(res, "fio"), "c"));
 	CHECK_STR(metric, "read_iops");
-	CHECK(phases_record_lookup(rec, "fill.disk_read_share", &fio, &meas, &metric) == 0);
-	CHECK(json_object_get(fio, "b") && !meas);
-	CHECK(phases_record_lookup(rec, "rea.read_iops", &fio, &meas, &metric) < 0);
-	CHECK(phases_record_lookup(rec, "iozone:read", &fio, &meas, &metric) == 0);
+	CHECK(phases_record_lookup(rec, "fill.disk_read_share", &res, &meas, &metric) == 0);
+	CHECK(json_object_get(json_object_get(res, "fio"), "b") && !meas);
+	CHECK(phases_record_lookup(rec, "rea.read_iops", &res, &meas, &metric) < 0);
+	CHECK(phases_record_lookup(rec, "iozone:read", &res, &meas, &metric) == 0);
 	CHECK_STR(metric, "iozone:read");
 	json_decref(rec);
 
@@ -352,7 +352,7 @@ static void test_select(void)
 {
 	json_t *recs =
 	    json_loads("[ {\"fio\": {\"a\": 1}, \"witness\": {\"w\": 1}, "
-		       "\"phase_results\": [ {\"name\": \"fill\", \"fio\": {\"b\": 1}}, "
+		       "\"disk_model\": {\"d0\": {\"seeks\": 5}}, \"phase_results\": [ {\"name\": \"fill\", \"fio\": {\"b\": 1}}, "
 		       "{\"name\": \"read\", \"fio\": {\"c\": 1}, \"witness\": {\"x\": 1}} ]}, "
 		       "{\"fio\": {\"d\": 1}} ]",
 		       0, NULL);
@@ -361,6 +361,7 @@ static void test_select(void)
 	phases_select(recs, "fill");
 	CHECK(json_object_get(json_object_get(r0, "fio"), "b"));
 	CHECK(!json_object_get(r0, "witness")); /* fill had none */
+	CHECK(!json_object_get(r0, "disk_model")); /* the record's spans every phase */
 	CHECK(json_object_get(json_object_get(json_array_get(recs, 1), "fio"), "d"));
 	phases_select(recs, "read");
 	CHECK(json_object_get(json_object_get(r0, "fio"), "c"));

@@ -167,8 +167,8 @@ int main(void)
 	{
 		double v = 0;
 
-		CHECK(metric_read(fio, METRIC_READ_IOPS, &v) == 0 && v == 12.0);
-		CHECK(metric_read(fio, METRIC_WRITE_IOPS, &v) == 0 && v == 5.0);
+		CHECK(metric_read_fio(fio, METRIC_READ_IOPS, &v) == 0 && v == 12.0);
+		CHECK(metric_read_fio(fio, METRIC_WRITE_IOPS, &v) == 0 && v == 5.0);
 	}
 	json_decref(fio);
 

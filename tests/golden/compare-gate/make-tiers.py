@@ -12,7 +12,7 @@ NOISE = [0.004, -0.006, 0.002, 0.007, -0.003, -0.005, 0.006, -0.002, 0.001, -0.0
 WIDE = [0.25, -0.30, 0.10, -0.20, 0.30, -0.15, 0.20, -0.25, 0.15, -0.10]
 
 
-def record(rep, read_f, write_f, counts):
+def record(rep, read_f, write_f, counts, model=None):
     r = copy.deepcopy(base)
     r["repeat"] = rep
     r["dir"] = "000-%s-r%d" % (r["cell"], rep)
@@ -33,6 +33,8 @@ def record(rep, read_f, write_f, counts):
         "txg": {"committed": 3, "last": 12},
         "zil": {"commits": 500, "itxs": 500, "bytes": 2048000},
     }
+    if model:
+        r["disk_model"] = {d: dict(model, model="hdd-7200") for d in ("d0", "d1")}
     return r
 
 
@@ -42,14 +44,14 @@ def counts(flush_f=1.0, bytes_f=1.0):
             "w_bytes": int(6144000 * bytes_f)}
 
 
-def write_case(name, args, comment, a_f, b_f, cnt_a, cnt_b):
+def write_case(name, args, comment, a_f, b_f, cnt_a, cnt_b, model_a=None, model_b=None):
     d = os.path.join(here, name)
-    for side, fs, cnt in (("a", a_f, cnt_a), ("b", b_f, cnt_b)):
+    for side, fs, cnt, model in (("a", a_f, cnt_a, model_a), ("b", b_f, cnt_b, model_b)):
         os.makedirs(os.path.join(d, side), exist_ok=True)
         shutil.copy(os.path.join(here, "fail", side, "manifest.json"), os.path.join(d, side))
         with open(os.path.join(d, side, "cells.jsonl"), "w") as f:
             for rep in range(10):
-                f.write(json.dumps(record(rep, fs[rep][0], fs[rep][1], cnt), sort_keys=True,
+                f.write(json.dumps(record(rep, fs[rep][0], fs[rep][1], cnt, model), sort_keys=True,
                                    separators=(",", ":")) + "\n")
     with open(os.path.join(d, "args.sh"), "w") as f:
         f.write("# %s\n%s\n" % (comment, args))
@@ -73,3 +75,26 @@ write_case("count-fail", cmd % "--fail-if 'disk_flushes > 5%' --fail-if 'disk_wr
            "B flushes 20% more for the same bytes: the count gate fails with no statistics "
            "(exit 3); the bytes gate passes",
            one, one, counts(), counts(flush_f=1.2))
+
+# a modelled HDD (builder/diskmodel/: the record's disk_model) under both disks: 500 engine I/Os a
+# repeat (the writes of two jobs; their reads carry no total_ios)
+hdd = {"seeks": 600, "flushes": 250, "rmw": 0, "seek_distance_sum": 600 << 24}
+write_case("model-seeks", cmd % "--fail-if 'model_seeks_per_io > 5%' --fail-if 'model_flushes_per_io > 5%'",
+           "on a modelled HDD B seeks 30% more per I/O (its allocation spreads), its timings "
+           "the same within noise: the seek gate fails with no statistics (exit 3); the flush "
+           "gate passes", one, one, counts(), counts(), hdd, dict(hdd, seeks=780))
+write_case("model-same", cmd % "--fail-if 'model_seeks_per_io > 5%'",
+           "on a modelled HDD B seeks as A does while its IOPS spread +-30%: the seek gate "
+           "passes (exit 0), whatever the timing tier cannot yet say",
+           one, [(1 + n, 1 + n) for n in WIDE], counts(), counts(), hdd, hdd)
+
+# the same records, 3 repeats, as the report's and compare's view of counts (report/counts,
+# compare/counts: the Counts table, count rows in Verdicts and Changes)
+for dst, side in (("../report/counts/rundir", "a"), ("../compare/counts/a", "a"),
+                  ("../compare/counts/b", "b")):
+    out = os.path.join(here, dst)
+    os.makedirs(out, exist_ok=True)
+    shutil.copy(os.path.join(here, "model-seeks", side, "manifest.json"), out)
+    lines = open(os.path.join(here, "model-seeks", side, "cells.jsonl")).readlines()[:3]
+    with open(os.path.join(out, "cells.jsonl"), "w") as f:
+        f.writelines(lines)
