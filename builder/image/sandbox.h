@@ -17,7 +17,7 @@
 
 #include "core/error.h"
 #include "core/outdir.h"
-#include "vm/vm.h"
+#include "core/qemu_user.h"
 
 #define SANDBOX_REPORT_MAX (1u << 20) /* bytes the child may write to the pipe */
 #define SANDBOX_FDS_MAX	   8

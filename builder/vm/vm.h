@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "core/error.h"
+#include "core/qemu_user.h"
 
 /* The virtio-serial port of the guest channel (docs/protocol.md). */
 #define VM_CHANNEL_NAME "org.zbench.0"
@@ -146,19 +147,7 @@ struct vm_ops {
 
 /* ---- the qemu backend's QEMU process (vm_qemu.c, docs/security.md) ---- */
 
-/* Who QEMU runs as. */
-struct vm_qemu_user {
-	char name[64];
-	uid_t uid;
-	gid_t gid;
-	gid_t groups[64]; /* supplementary groups (kvm, for /dev/kvm) */
-	int ngroups;
-	int drop; /* zbench is root: QEMU runs as this user instead (never root) */
-};
-/* The user QEMU runs as: zbench's own unless zbench is root; then the system user named by
- * $ZBENCH_QEMU_USER, default zbench-qemu (builder/install-deps.sh creates it). -1 with err if
- * that user does not exist or is root (uid or a group 0): QEMU never runs as root. */
-int vm_qemu_user(struct vm_qemu_user *u, struct zb_error *err);
+/* Who QEMU runs as: struct vm_qemu_user and vm_qemu_user() (core/qemu_user.h). */
 /* QEMU's -sandbox argument: the seccomp filter with every deny. */
 extern const char vm_qemu_sandbox[];
 /* A value for QEMU's key=value option syntax: every ',' doubled, so that it stays one value (a

@@ -3,11 +3,9 @@
  * rules it follows (nothing opened by name, every value quoted) are at the top of vm_qemu.c. */
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <jansson.h>
 #include <linux/close_range.h>
 #include <poll.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -71,51 +69,6 @@ char *vm_qemu_opt_quote(const char *value)
 	}
 	*o = '\0';
 	return out;
-}
-
-/* ---- who QEMU runs as ---------------------------------------------------------------------- */
-
-int vm_qemu_user(struct vm_qemu_user *u, struct zb_error *err)
-{
-	const char *name = getenv("ZBENCH_QEMU_USER");
-	struct passwd *pw;
-	int n = (int)(sizeof(u->groups) / sizeof(u->groups[0]));
-
-	memset(u, 0, sizeof(*u));
-	u->uid = geteuid();
-	u->gid = getegid();
-	if (u->uid != 0) {
-		pw = getpwuid(u->uid);
-		snprintf(u->name, sizeof(u->name), "%s", pw ? pw->pw_name : "?");
-		return 0; /* QEMU runs as zbench's own user, as before */
-	}
-	if (!name || !*name)
-		name = QEMU_USER_DEFAULT;
-	pw = getpwnam(name);
-	if (!pw)
-		return error_set(
-		    err, ENOENT,
-		    "user '%s' does not exist: zbench runs as root but QEMU never does; "
-		    "create it with 'useradd --system --user-group --no-create-home "
-		    "--shell /usr/sbin/nologin %s' (builder/install-deps.sh does), or "
-		    "name another with ZBENCH_QEMU_USER",
-		    name, name);
-	if (pw->pw_uid == 0 || pw->pw_gid == 0)
-		return error_set(err, EPERM, "user '%s' is root or in group root: QEMU must not be",
-				 name);
-	snprintf(u->name, sizeof(u->name), "%s", pw->pw_name);
-	u->uid = pw->pw_uid;
-	u->gid = pw->pw_gid;
-	if (getgrouplist(pw->pw_name, pw->pw_gid, u->groups, &n) < 0)
-		return error_set(err, E2BIG, "user '%s' is in too many groups", name);
-	for (int i = 0; i < n; i++) {
-		if (u->groups[i] == 0)
-			return error_set(err, EPERM, "user '%s' is in group root: QEMU must not be",
-					 name);
-	}
-	u->ngroups = n;
-	u->drop = 1;
-	return 0;
 }
 
 /* Whether the user QEMU runs as may read a file with these attributes (by its mode: QEMU opens

@@ -11,7 +11,6 @@
 #define QEMU_MAX_ARGS	  1024
 #define QEMU_MAX_FDS	  160 /* every disk, its chain, the console, the sockets */
 #define QEMU_CHAIN_MAX	  16  /* files in the cloud root's backing chain */
-#define QEMU_USER_DEFAULT "zbench-qemu"
 #define QEMU_START_WAIT_S 30
 #define QEMU_QMP_WAIT_S	  30 /* one QMP command in the running VM */
 
