@@ -91,6 +91,19 @@ static int run_has_repeats(const struct report_run *run)
 	return 0;
 }
 
+/* A statistics row's first five cells (cell, summary, metric, n, mean), allocated. */
+static void stat_row_head(char **cells, const struct report_cell *c, int m,
+			  const struct stats_summary *s)
+{
+	char mean[32];
+
+	cells[0] = xstrdup(c->id);
+	cells[1] = xstrdup(c->summary);
+	cells[2] = report_metric_header(m);
+	cells[3] = xasprintf("%zu", s->n);
+	cells[4] = xstrdup(report_fmt_num(s->mean, mean, sizeof(mean)));
+}
+
 /* The count metrics (builder/matrix/metrics.h's count rows), one row per cell and count it
  * has: what the guest and the modelled disks counted while the engine ran. Left out when no
  * cell has any (records from before the counts). */
@@ -117,15 +130,11 @@ static void section_counts(struct report_doc *d, const struct report_run *run)
 
 		for (int m = RM_FIGURED; m < RM_COUNT; m++) {
 			const struct stats_summary *s = &c->stats[m];
-			char mean[32], *cells[6];
+			char *cells[6];
 
 			if (s->n == 0)
 				continue;
-			cells[0] = xstrdup(c->id);
-			cells[1] = xstrdup(c->summary);
-			cells[2] = report_metric_header(m);
-			cells[3] = xasprintf("%zu", s->n);
-			cells[4] = xstrdup(report_fmt_num(s->mean, mean, sizeof(mean)));
+			stat_row_head(cells, c, m, s);
 			cells[5] = s->n < 2 || isnan(s->cv) ? xstrdup("n/a")
 							    : xasprintf("%.2f%%", 100 * s->cv);
 			report_doc_row(d, (const char *const *)cells);
@@ -153,16 +162,12 @@ static void section_ci(struct report_doc *d, const struct report_run *run)
 
 		for (int m = 0; m < RM_FIGURED; m++) {
 			const struct stats_summary *s = &c->stats[m];
-			char a[32], b[32], mean[32];
+			char a[32], b[32];
 			char *cells[7];
 
 			if (s->n < 2)
 				continue;
-			cells[0] = xstrdup(c->id);
-			cells[1] = xstrdup(c->summary);
-			cells[2] = report_metric_header(m);
-			cells[3] = xasprintf("%zu", s->n);
-			cells[4] = xstrdup(report_fmt_num(s->mean, mean, sizeof(mean)));
+			stat_row_head(cells, c, m, s);
 			cells[5] = xasprintf("%s – %s", report_fmt_num(s->ci_lo, a, sizeof(a)),
 					     report_fmt_num(s->ci_hi, b, sizeof(b)));
 			cells[6] = isnan(s->cv) ? xstrdup("n/a") : xasprintf("%.1f%%", 100 * s->cv);
