@@ -16,19 +16,25 @@
 /* Data moved by a phase that is not time-based (prefills, sized runs, iozone) is charged at
  * this rate (bytes a second): the guest's engine under TCG on the unthrottled models. */
 #define ESTIMATE_BYTES_PER_S (40.0 * 1024 * 1024)
+/* and each request of such a phase at this many seconds besides: under TCG a request costs the
+ * emulated CPU a system call, the file system's work and the block layer's, which for 4k
+ * requests is most of the time (seed 002's CI cells: 24,576 4k requests over 16M of iozone's
+ * six tests took about 12 s, 0.5 ms each; its medium variant's 4k cell ran 7 minutes where a
+ * bytes-only estimate said 56 s). */
+#define ESTIMATE_REQUEST_S 0.0005
 
 struct matrix_estimate {
-	size_t runs;		  /* cells x repeats */
-	double seconds;		  /* the whole matrix, one run at a time */
-	double run_max_s;	  /* the longest run */
-	double workload_s;	  /* of `seconds`, what the workloads take */
-	uint64_t disk_bytes_max;  /* one cell's disks, their full size (qcow2 files are sparse:
-				   * what is written is what is used) */
-	uint64_t written_max;	  /* of which one cell writes at least (prefills, sized writes) */
-	uint64_t memory_max;	  /* the largest guest */
-	int cpus_max;		  /* its vCPUs */
-	int time_unknown;	  /* runs whose length depends on the disks (iozone -a, loops) */
-	size_t overfull;	  /* cells whose writes exceed their disks' size */
+	size_t runs;		 /* cells x repeats */
+	double seconds;		 /* the whole matrix, one run at a time */
+	double run_max_s;	 /* the longest run */
+	double workload_s;	 /* of `seconds`, what the workloads take */
+	uint64_t disk_bytes_max; /* one cell's disks, their full size (qcow2 files are sparse:
+				  * what is written is what is used) */
+	uint64_t written_max;	 /* of which one cell writes at least (prefills, sized writes) */
+	uint64_t memory_max;	 /* the largest guest */
+	int cpus_max;		 /* its vCPUs */
+	int time_unknown;	 /* runs the disks decide: iozone -a, loops, until */
+	size_t overfull;	 /* cells whose writes exceed their disks' size */
 };
 
 void matrix_estimate(const struct matrix *m, struct matrix_estimate *e);
