@@ -33,19 +33,16 @@ static const json_t *opt(const json_t *wl, const json_t *p, const char *key)
 	return v ? v : json_object_get(wl, key);
 }
 
-/* The tests iozone's -i selects, counted: groups 0..7 by number or name (docs/engine.md), each
- * of 2, 2, 2, 1, 1, 1, 2 and 2 tests; group 0 always runs (it creates the file); none given:
- * all 13. */
-static int iozone_test_count(const char *tests)
+/* The test groups iozone's -i selects (bit g: group g, by number or name, docs/engine.md); group
+ * 0 always runs (it creates the file); none given: all. */
+static unsigned iozone_groups(const char *tests)
 {
 	static const char *const names[] = { "write",  "read",	 "random", "backward",
 					     "record", "stride", "fwrite", "fread" };
-	static const int per_group[] = { 2, 2, 2, 1, 1, 1, 2, 2 };
 	unsigned groups = 1;
-	int n = 0;
 
 	if (!tests || !*tests || !strcmp(tests, "all"))
-		return 13;
+		return 0xff;
 	for (const char *t = tests; *t;) {
 		size_t len = strcspn(t, ",");
 
@@ -55,10 +52,26 @@ static int iozone_test_count(const char *tests)
 				groups |= 1u << g;
 		t += len + (t[len] == ',');
 	}
+	return groups;
+}
+
+/* How many tests those groups are: 2, 2, 2, 1, 1, 1, 2 and 2 each (13 in all). */
+static int iozone_test_count(unsigned groups)
+{
+	static const int per_group[] = { 2, 2, 2, 1, 1, 1, 2, 2 };
+	int n = 0;
+
 	for (int g = 0; g < 8; g++)
 		n += groups & (1u << g) ? per_group[g] : 0;
 	return n;
 }
+
+/* What of a cell's configuration the cost of a phase depends on besides its options. */
+struct est_ctx {
+	uint64_t zvol;	     /* the size of the zvol the workload targets, 0: a dataset */
+	uint64_t recordsize; /* the target dataset's (128k when not set) */
+	uint64_t arc_max;    /* zfs_arc_max, 0: not set */
+};
 
 /* Seconds to move `bytes` in requests of `bs`: the bytes at ESTIMATE_BYTES_PER_S plus each
  * request's cost under TCG, which for 4k requests is most of it. */
@@ -67,22 +80,41 @@ static double move_seconds(double bytes, uint64_t bs)
 	return bytes / ESTIMATE_BYTES_PER_S + (bs ? bytes / (double)bs * ESTIMATE_REQUEST_S : 0);
 }
 
+/* One iozone pass set over `data` bytes in `bs` requests: every test moves the data once; a
+ * random write smaller than the dataset's record rewrites the whole record (read-modify-write:
+ * seed 002's 4k writes into 128k records), and once the data outgrows the ARC it reads the old
+ * record from the disks first, as a random read smaller than the record reads it. */
+static double iozone_pass(const struct est_ctx *c, unsigned groups, double data, uint64_t bs)
+{
+	double t = iozone_test_count(groups) * move_seconds(data, bs);
+
+	if ((groups & (1u << 2)) && bs && bs < c->recordsize) {
+		double records = data / (double)bs * (double)c->recordsize;
+
+		t += records / ESTIMATE_BYTES_PER_S;
+		if (c->arc_max && data > (double)c->arc_max)
+			t += 2 * records / ESTIMATE_BYTES_PER_S;
+	}
+	return t;
+}
+
 /* iozone: throughput mode moves each child's file once per selected test, in `bs` records;
  * auto mode (-a) runs the tests for every file size (min..max, doubling; `size` alone: that one)
  * and record size (min..max or the file, doubling; `bs` alone: that one; under 64k skipped on
  * files of 32M and more unless all_record_sizes), each moving the file once, as the engine's
  * iozone_pairs() walks them. */
-static double iozone_seconds(const json_t *wl, const json_t *p, uint64_t *written, int *unknown)
+static double iozone_seconds(const struct est_ctx *c, const json_t *wl, const json_t *p,
+			     uint64_t *written, int *unknown)
 {
 	json_int_t children = json_integer_value(opt(wl, p, "children"));
 	uint64_t size = bytes_of(opt(wl, p, "size")), bs = bytes_of(opt(wl, p, "bs"));
-	int tests = iozone_test_count(json_string_value(opt(wl, p, "tests")));
+	unsigned groups = iozone_groups(json_string_value(opt(wl, p, "tests")));
 	uint64_t lo, hi, rlo, rhi;
 	double t = 0;
 
 	if (children > 0) {
 		*written += size * (uint64_t)children;
-		return tests * move_seconds((double)size * (double)children, bs ? bs : 4096);
+		return iozone_pass(c, groups, (double)size * (double)children, bs ? bs : 4096);
 	}
 	lo = size ? size : bytes_of(opt(wl, p, "min_file_size"));
 	hi = size ? size : bytes_of(opt(wl, p, "max_file_size"));
@@ -96,32 +128,40 @@ static double iozone_seconds(const json_t *wl, const json_t *p, uint64_t *writte
 		for (uint64_t r = rlo; r <= rhi && r <= f; r *= 2)
 			if (bs || json_is_true(opt(wl, p, "all_record_sizes")) || f < (32 << 20) ||
 			    r >= (64 << 10))
-				t += tests * move_seconds((double)f, r);
+				t += iozone_pass(c, groups, (double)f, r);
 	*written += hi;
 	*unknown += 1;
 	return t;
 }
 
-/* The size of the zvol a workload targets, 0 when it targets a dataset: a prefill without a
- * size of its own fills the zvol. */
-static uint64_t zvol_size(const json_t *cfg, const json_t *wl)
+/* The zvol or dataset the workload targets, and the ARC's cap. */
+static struct est_ctx est_ctx_of(const json_t *cfg, const json_t *wl)
 {
 	const char *target = json_string_value(json_object_get(wl, "target"));
+	struct est_ctx c = { .recordsize = 128 << 10 };
 	const json_t *z;
 	size_t i;
 
 	json_array_foreach (json_object_get(cfg, "zvols"), i, z)
 		if (target && json_is_string(json_object_get(z, "name")) &&
 		    !strcmp(target, json_string_value(json_object_get(z, "name"))))
-			return bytes_of(json_object_get(z, "size"));
-	return 0;
+			c.zvol = bytes_of(json_object_get(z, "size"));
+	json_array_foreach (json_object_get(cfg, "datasets"), i, z)
+		if (target && json_is_string(json_object_get(z, "name")) &&
+		    !strcmp(target, json_string_value(json_object_get(z, "name"))) &&
+		    bytes_of(json_object_get(json_object_get(z, "properties"), "recordsize")))
+			c.recordsize = bytes_of(
+			    json_object_get(json_object_get(z, "properties"), "recordsize"));
+	c.arc_max = bytes_of(json_object_get(
+	    json_object_get(json_object_get(cfg, "module_params"), "zfs"), "zfs_arc_max"));
+	return c;
 }
 
-/* One engine run's seconds, and the bytes it writes at least; `zvol`: the size of the zvol the
- * workload targets (0: a dataset). A phase that waits for a state (`until`) has run once here
- * and counts as a run whose length depends on the disks. */
-static double phase_seconds(const json_t *wl, const json_t *p, uint64_t zvol, uint64_t *written,
-			    int *unknown)
+/* One engine run's seconds, and the bytes it writes at least, in the cell `c` says. A phase that
+ * waits for a state (`until`) has run once here and counts as a run whose length depends on the
+ * disks. */
+static double phase_seconds(const struct est_ctx *c, const json_t *wl, const json_t *p,
+			    uint64_t *written, int *unknown)
 {
 	const char *rw = json_string_value(opt(wl, p, "rw"));
 	const char *mode = json_string_value(opt(wl, p, "mode"));
@@ -138,12 +178,12 @@ static double phase_seconds(const json_t *wl, const json_t *p, uint64_t zvol, ui
 			   ? seconds_of(json_object_get(p, "duration"))
 			   : 5;
 	if (p && phase_is_prefill(p)) {
-		size = size ? size : zvol;
+		size = size ? size : c->zvol;
 		*written += size;
 		return move_seconds((double)size, 1 << 20);
 	}
 	if (mode && !strcmp(mode, "iozone"))
-		return iozone_seconds(wl, p, written, unknown);
+		return iozone_seconds(c, wl, p, written, unknown);
 	t = seconds_of(opt(wl, p, "ramp_time"));
 	if (json_is_true(opt(wl, p, "time_based"))) {
 		/* the engine lays the file(s) out first: one shared file, or one per job */
@@ -153,7 +193,7 @@ static double phase_seconds(const json_t *wl, const json_t *p, uint64_t zvol, ui
 	/* sized: the engine lays the file out, then moves size x loops bytes */
 	if (json_is_integer(opt(wl, p, "loops")) && json_integer_value(opt(wl, p, "loops")) > 1)
 		*unknown += 1;
-	size = size ? size : zvol;
+	size = size ? size : c->zvol;
 	if (!rw || strstr(rw, "write") || strstr(rw, "rw"))
 		*written += size * (uint64_t)jobs;
 	return t + (double)size * jobs / ESTIMATE_BYTES_PER_S +
@@ -164,15 +204,15 @@ static double cell_seconds(const json_t *cfg, uint64_t *written, int *unknown)
 {
 	const json_t *wl = json_object_get(cfg, "workload"),
 		     *phases = json_object_get(wl, "phases");
-	uint64_t zvol = zvol_size(cfg, wl);
+	struct est_ctx c = est_ctx_of(cfg, wl);
 	const json_t *p;
 	double t = 0;
 	size_t i;
 
 	if (json_array_size(phases) == 0)
-		return phase_seconds(wl, NULL, zvol, written, unknown);
+		return phase_seconds(&c, wl, NULL, written, unknown);
 	json_array_foreach (phases, i, p)
-		t += phase_seconds(wl, p, zvol, written, unknown);
+		t += phase_seconds(&c, wl, p, written, unknown);
 	return t;
 }
 

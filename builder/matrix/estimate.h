@@ -18,10 +18,12 @@
 #define ESTIMATE_BYTES_PER_S (40.0 * 1024 * 1024)
 /* and each request of such a phase at this many seconds besides: under TCG a request costs the
  * emulated CPU a system call, the file system's work and the block layer's, which for 4k
- * requests is most of the time (seed 002's CI cells: 24,576 4k requests over 16M of iozone's
- * six tests took about 12 s, 0.5 ms each; its medium variant's 4k cell ran 7 minutes where a
- * bytes-only estimate said 56 s). */
-#define ESTIMATE_REQUEST_S 0.0005
+ * requests is most of the time. Measured with seed002-recordsize-vs-io-medium (2026-12-03, load
+ * 5-6): its 4k iozone cell's four sequential tests moved 262,144 4k requests in 84 s, 0.22 ms
+ * each beyond the bytes; its random tests moved whole 128k records (below, estimate.c), 8 GiB
+ * in 173 s and 16 GiB in 402 s: about the bytes' rate. That cell took 11 min where the
+ * bytes-only estimate said 56 s. */
+#define ESTIMATE_REQUEST_S 0.00025
 
 struct matrix_estimate {
 	size_t runs;		 /* cells x repeats */
