@@ -69,6 +69,7 @@ static int iozone_test_count(unsigned groups)
 /* What of a cell's configuration the cost of a phase depends on besides its options. */
 struct est_ctx {
 	uint64_t zvol;	     /* the size of the zvol the workload targets, 0: a dataset */
+	uint64_t vbs;	     /* its volblocksize (8k when not set, OpenZFS 2.1's default) */
 	uint64_t recordsize; /* the target dataset's (128k when not set) */
 	uint64_t arc_max;    /* zfs_arc_max, 0: not set */
 };
@@ -144,8 +145,12 @@ static struct est_ctx est_ctx_of(const json_t *cfg, const json_t *wl)
 
 	json_array_foreach (json_object_get(cfg, "zvols"), i, z)
 		if (target && json_is_string(json_object_get(z, "name")) &&
-		    !strcmp(target, json_string_value(json_object_get(z, "name"))))
+		    !strcmp(target, json_string_value(json_object_get(z, "name")))) {
 			c.zvol = bytes_of(json_object_get(z, "size"));
+			c.vbs = bytes_of(
+			    json_object_get(json_object_get(z, "properties"), "volblocksize"));
+			c.vbs = c.vbs ? c.vbs : 8 << 10;
+		}
 	json_array_foreach (json_object_get(cfg, "datasets"), i, z)
 		if (target && json_is_string(json_object_get(z, "name")) &&
 		    !strcmp(target, json_string_value(json_object_get(z, "name"))) &&
@@ -155,6 +160,13 @@ static struct est_ctx est_ctx_of(const json_t *cfg, const json_t *wl)
 	c.arc_max = bytes_of(json_object_get(
 	    json_object_get(json_object_get(cfg, "module_params"), "zfs"), "zfs_arc_max"));
 	return c;
+}
+
+/* Writing `bytes` to the zvol the cell targets (none: 0): each volblock is compressed,
+ * checksummed and laid out with its parity by the emulated CPU. */
+static double zvol_write_seconds(const struct est_ctx *c, double bytes)
+{
+	return c->zvol ? bytes / (double)c->vbs * ESTIMATE_ZVOL_BLOCK_S : 0;
 }
 
 /* One engine run's seconds, and the bytes it writes at least, in the cell `c` says. A phase that
@@ -180,7 +192,7 @@ static double phase_seconds(const struct est_ctx *c, const json_t *wl, const jso
 	if (p && phase_is_prefill(p)) {
 		size = size ? size : c->zvol;
 		*written += size;
-		return move_seconds((double)size, 1 << 20);
+		return move_seconds((double)size, 1 << 20) + zvol_write_seconds(c, (double)size);
 	}
 	if (mode && !strcmp(mode, "iozone"))
 		return iozone_seconds(c, wl, p, written, unknown);
@@ -194,8 +206,10 @@ static double phase_seconds(const struct est_ctx *c, const json_t *wl, const jso
 	if (json_is_integer(opt(wl, p, "loops")) && json_integer_value(opt(wl, p, "loops")) > 1)
 		*unknown += 1;
 	size = size ? size : c->zvol;
-	if (!rw || strstr(rw, "write") || strstr(rw, "rw"))
+	if (!rw || strstr(rw, "write") || strstr(rw, "rw")) {
 		*written += size * (uint64_t)jobs;
+		t += zvol_write_seconds(c, (double)size * jobs);
+	}
 	return t + (double)size * jobs / ESTIMATE_BYTES_PER_S +
 	       move_seconds((double)size * jobs, bs ? bs : 4096);
 }

@@ -24,6 +24,11 @@
  * in 173 s and 16 GiB in 402 s: about the bytes' rate. That cell took 11 min where the
  * bytes-only estimate said 56 s. */
 #define ESTIMATE_REQUEST_S 0.00025
+/* and each volblock written to a zvol (a prefill, a sized write) this many seconds more: the
+ * first design of seed003-raidz3-zstd-medium (2026-12-03, load 5-6) filled a 320M zvol at
+ * volblocksize 8k, zstd, on a raidz3 of eight modelled HDDs in about 200 s: 40,960 blocks, 5 ms
+ * each, where 40 MiB/s said 8 s. */
+#define ESTIMATE_ZVOL_BLOCK_S 0.005
 
 struct matrix_estimate {
 	size_t runs;		 /* cells x repeats */

@@ -39,6 +39,10 @@ static struct matrix_estimate estimate(const char *storage, const char *workload
 	"\"datasets\": [ { \"name\": \"bench\", \"properties\": { \"recordsize\": \"4k\" } } ]"
 #define SMALL_ARC "\"module_params\": { \"zfs\": { \"zfs_arc_max\": 100663296 } }"
 #define ZVOL	  "\"zvols\": [ { \"name\": \"vol\", \"size\": \"320M\" } ]"
+#define ZVOL_128K                                                                                  \
+	"\"zvols\": [ { \"name\": \"vol\", \"size\": \"320M\", \"properties\": { "                 \
+	"\"volblocksize\": "                                                                       \
+	"\"128k\" } } ]"
 
 int main(void)
 {
@@ -71,6 +75,10 @@ int main(void)
 	    ZVOL, "{ \"target\": \"vol\", \"rw\": \"randread\", \"bs\": \"16k\", \"phases\": ["
 		  " { \"name\": \"fill\", \"prefill\": true },"
 		  " { \"name\": \"run\", \"runtime\": \"10s\", \"time_based\": true } ] }");
+	struct matrix_estimate fill128k = estimate(
+	    ZVOL_128K, "{ \"target\": \"vol\", \"rw\": \"randread\", \"bs\": \"16k\", \"phases\": ["
+		       " { \"name\": \"fill\", \"prefill\": true },"
+		       " { \"name\": \"run\", \"runtime\": \"10s\", \"time_based\": true } ] }");
 	struct matrix_estimate warm = estimate(
 	    ZVOL, "{ \"target\": \"vol\", \"rw\": \"randread\", \"bs\": \"16k\", \"phases\": ["
 		  " { \"name\": \"fill\", \"prefill\": true },"
@@ -106,6 +114,9 @@ int main(void)
 	CHECK(fill.written_max == 320ull << 20);
 	CHECK(fill.workload_s > 10 + 8);
 	CHECK(fill.time_unknown == 0);
+	/* and each volblock costs the emulated CPU: 40,960 8k blocks about 200 s, 2,560 of 128k 13
+	 * s */
+	CHECK(fill.workload_s > 150 && fill128k.workload_s < 40);
 	/* a phase that waits for a state makes the run's length unknown */
 	CHECK(warm.time_unknown == 1);
 	CHECK(warm.workload_s > fill.workload_s);
