@@ -256,22 +256,38 @@ static void gen_schema(void)
 /* --- man pages ---------------------------------------------------------------------------------
  */
 
-/* Text for roff: backslashes escaped, a control character at a line's start neutralised. */
+/* How a target language escapes text: a character's replacement (NULL: itself), and the
+ * characters that take `line_start` before them at the start of a line (roff's requests). */
+struct escapes {
+	const char *to[128];
+	const char *at_line_start, *line_start;
+};
+
+static void put_escaped(const char *s, const struct escapes *e)
+{
+	for (int bol = 1; *s; bol = *s++ == '\n') {
+		unsigned char ch = (unsigned char)*s;
+
+		if (bol && e->at_line_start && strchr(e->at_line_start, ch))
+			fputs(e->line_start, stdout);
+		if (ch < 128 && e->to[ch])
+			fputs(e->to[ch], stdout);
+		else
+			putchar(ch);
+	}
+}
+
+/* Text for roff: backslashes and minus signs escaped, a control character at a line's start
+ * neutralised. */
 static void roff(const char *s)
 {
-	int bol = 1;
+	static const struct escapes roff_escapes = {
+		.to = { ['\\'] = "\\e", ['-'] = "\\-" },
+		.at_line_start = ".'",
+		.line_start = "\\&",
+	};
 
-	for (; *s; s++) {
-		if (bol && (*s == '.' || *s == '\''))
-			fputs("\\&", stdout);
-		if (*s == '\\')
-			fputs("\\e", stdout);
-		else if (*s == '-')
-			fputs("\\-", stdout);
-		else
-			putchar(*s);
-		bol = *s == '\n';
-	}
+	put_escaped(s, &roff_escapes);
 }
 
 static void type_text(const struct schema_key *sk)
@@ -459,14 +475,9 @@ static void gen_bash(void)
 /* A word for a zsh single-quoted string, with ':' escaped for _describe. */
 static void zsh_quoted(const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputs("'\\''", stdout);
-		else if (*s == ':')
-			fputs("\\:", stdout);
-		else
-			putchar(*s);
-	}
+	static const struct escapes zsh_escapes = { .to = { ['\''] = "'\\''", [':'] = "\\:" } };
+
+	put_escaped(s, &zsh_escapes);
 }
 
 static void gen_zsh(void)

@@ -222,9 +222,9 @@ void stats_holm(const double *p, size_t n, double *adj)
 	double run = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		adj[i] = NAN;
 		if (!isnan(p[i]))
 			r[m++] = (struct p_index){ p[i], i };
+		adj[i] = NAN; /* after reading p[i]: adj may be p */
 	}
 	qsort(r, m, sizeof(*r), p_index_cmp);
 	for (size_t k = 0; k < m; k++) {
