@@ -600,8 +600,7 @@ static const struct schema_key config_keys[] = {
 	{ .path = "workload.phases[].action",
 	  .type = SCHEMA_ENUM,
 	  .choices = PHASE_ACTION_CHOICES,
-	  .help = "instead of an engine run: zpool sync, pool export and import (an empty ARC), "
-		  "drop the page cache, sleep" },
+	  .help = PHASE_ACTION_HELP("instead of an engine run") },
 	{ .path = "workload.phases[].duration",
 	  .type = SCHEMA_DURATION,
 	  .help = "how long the sleep action waits" },

@@ -400,7 +400,7 @@ static void test_recipe(void)
 }
 
 /* The action list is the one place an action is named: every choice the schema offers reads
- * back as its own action, and an unknown name is no action. */
+ * back as its own action and has its line in the help, and an unknown name is no action. */
 static void test_actions(void)
 {
 	char names[256], *save = NULL;
@@ -411,8 +411,13 @@ static void test_actions(void)
 	for (char *a = strtok_r(names, "|", &save); a; a = strtok_r(NULL, "|", &save), n++) {
 		json_t *p = json_pack("{ss}", "action", a);
 
+		char said[64];
+
 		CHECK(phase_action_of(p) == (enum phase_action)(n + 1));
 		CHECK_STR(phase_action_name(phase_action_of(p)), a);
+		/* the schema's help says what each does, from the same row */
+		snprintf(said, sizeof(said), "; %s: ", a);
+		CHECK(strstr(PHASE_ACTION_HELP("x"), said) != NULL);
 		json_decref(p);
 	}
 	CHECK(n == PHASE_ACTION_COUNT - 1);
