@@ -63,8 +63,7 @@ static const struct schema_key matrix_keys[] = {
 	  .type = SCHEMA_ENUM,
 	  .choices = VM_BACKEND_CHOICES,
 	  .def = "\"" VM_BACKEND_DEFAULT "\"",
-	  .help = "VM backend for `zbench run` without --backend: qemu starts QEMU itself, "
-		  "libvirt goes through libvirt (docs/libvirt.md)" },
+	  .help = VM_BACKEND_HELP("VM backend for `zbench run` without --backend") },
 	{ .path = "libvirt_uri",
 	  .type = SCHEMA_STRING,
 	  .check = schema_check_libvirt_uri,
