@@ -21,6 +21,7 @@
 #include "commands.h"
 #include "core/util.h"
 #include "core/version.h"
+#include "matrix/metrics.h"
 #include "matrix/schema.h"
 #include "options.h"
 #include "vm/disk.h"
@@ -556,6 +557,44 @@ static void gen_disks(void)
 	disk_models_print_markdown(stdout);
 }
 
+/* Every metric of builder/matrix/metrics.h as a Markdown table (docs/reports.md, "Metrics"),
+ * spliced in by `make generated`: a new metric is its row there and nothing else. */
+static void gen_metrics(void)
+{
+	static const struct {
+		const char *pre, *post; /* around the row's field; post NULL: no field */
+	} how[] = {
+		[METRIC_SUM] = { "sum of the jobs' `", "`" },
+		[METRIC_CLAT_MEAN] = { "mean of the jobs' `clat_ns.mean`, weighted by `clat_ns.N`" },
+		[METRIC_CLAT_PCT] = { "largest of the jobs' `clat_ns.percentile[\"", "\"]`" },
+		[METRIC_DISKS] = { "the disks' `", "`, summed" },
+		[METRIC_KSTAT] = { "the guest's `", "`" },
+		[METRIC_KSTAT_COUNTED] = { "the guest's `", "`, beside disk counts" },
+		[METRIC_DISKS_PER_BYTE] = { "the disks' `", "` per byte of the engine" },
+		[METRIC_DISKS_PER_IO] = { "the disks' `", "` per I/O of the engine" },
+		[METRIC_MODEL] = { "the modelled disks' `", "`, summed" },
+		[METRIC_MODEL_PER_IO] = { "the modelled disks' `", "` per I/O of the engine" },
+	};
+
+	printf("| metric | tier | unit | title | read from | engine directions | in the report |\n"
+	       "|---|---|---|---|---|---|---|\n");
+	for (size_t i = 0; i < METRIC_COUNT; i++) {
+		const struct metric_def *d = &metric_table[i];
+
+		printf("| `%s` | %s | %s | %s | %s", d->key, d->is_count ? "count" : "timing",
+		       metric_unit_label(d), d->title, how[d->how].pre);
+		if (how[d->how].post)
+			printf("%s%s", d->field, how[d->how].post);
+		printf(" | %s%s%s | ", d->read ? "read" : "", d->read && d->write ? ", " : "",
+		       d->write ? "write" : "");
+		if (d->figure)
+			printf("results table, plot %s", metric_figures[d->figure].title);
+		else
+			printf("%s", d->is_count ? "Counts table" : "no (claims and gates)");
+		printf("%s |\n", d->how == METRIC_SUM ? "; adaptive repeats may watch it" : "");
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -564,6 +603,7 @@ int main(int argc, char **argv)
 	} kinds[] = {
 		{ "schema", gen_schema }, { "man1", gen_man1 }, { "man5", gen_man5 },
 		{ "bash", gen_bash },	  { "zsh", gen_zsh },	{ "disks", gen_disks },
+		{ "metrics", gen_metrics },
 	};
 
 	for (size_t i = 0; argc == 2 && i < ARRAY_SIZE(kinds); i++) {
@@ -572,6 +612,6 @@ int main(int argc, char **argv)
 			return fflush(stdout) == 0 ? 0 : 2;
 		}
 	}
-	fprintf(stderr, "usage: zbench-gen schema|man1|man5|bash|zsh|disks\n");
+	fprintf(stderr, "usage: zbench-gen schema|man1|man5|bash|zsh|disks|metrics\n");
 	return 2;
 }
