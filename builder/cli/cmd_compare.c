@@ -101,11 +101,12 @@ static int set_fail_if(void *ctx, const char *arg)
 static const struct cli_option compare_options[] = {
 	CLI_OPT_STRING('o', "output", "DIR", struct compare_opts, outdir,
 		       "where to write the comparison"),
-	{ CLI_ROW_CALL(0, "fail-if", "'M < -5%'", set_fail_if,
-		       "fail (exit 3) when metric M (a timing metric of\ndocs/reports.md or a count "
-		       "of docs/compare.md) changed\nbeyond the threshold ('<' or '>'): a count by "
-		       "its\nmeans, a timing metric by the permutation test;\nrepeatable; undecided "
-		       "(exit 4) when no cell decides"),
+	{ CLI_ROW_CALL(
+	      0, "fail-if", "'M < -5%'", set_fail_if,
+	      "fail (exit 3) when metric M (a timing metric of\ndocs/reports.md or a count "
+	      "of docs/compare.md) changed\nbeyond the threshold ('<' or '>'): a count by "
+	      "its\nmeans, a timing metric by the permutation test;\nrepeatable; undecided "
+	      "(exit 4) when no cell decides"),
 	  .many = 1 },
 	CLI_OPT_FLAG(0, "json", struct compare_opts, json, "print the analysis as JSON on stdout"),
 	CLI_OPT_STRING(0, "junit", "FILE", struct compare_opts, junit,
@@ -177,12 +178,13 @@ static int adaptive_setup(struct compare_opts *o)
 	if (o->adaptive) {
 		o->v.alpha /= (double)(o->max_repeats - 1);
 		if (perm_min_pairs(o->v.alpha) > (size_t)o->max_repeats)
-			fprintf(stderr,
-				"zbench: compare: --adaptive: at p < %.2g a look (alpha split among "
-				"%d looks) the permutation test needs %zu pairs, more than "
-				"--max-repeats %d: a timing gate can only end undecided\n",
-				o->v.alpha, o->max_repeats - 1, perm_min_pairs(o->v.alpha),
-				o->max_repeats);
+			fprintf(
+			    stderr,
+			    "zbench: compare: --adaptive: at p < %.2g a look (alpha split among "
+			    "%d looks) the permutation test needs %zu pairs, more than "
+			    "--max-repeats %d: a timing gate can only end undecided\n",
+			    o->v.alpha, o->max_repeats - 1, perm_min_pairs(o->v.alpha),
+			    o->max_repeats);
 	}
 	return 0;
 }

@@ -565,7 +565,8 @@ static void gen_metrics(void)
 		const char *pre, *post; /* around the row's field; post NULL: no field */
 	} how[] = {
 		[METRIC_SUM] = { "sum of the jobs' `", "`" },
-		[METRIC_CLAT_MEAN] = { "mean of the jobs' `clat_ns.mean`, weighted by `clat_ns.N`" },
+		[METRIC_CLAT_MEAN] = { "mean of the jobs' `clat_ns.mean`, weighted by "
+				       "`clat_ns.N`" },
 		[METRIC_CLAT_PCT] = { "largest of the jobs' `clat_ns.percentile[\"", "\"]`" },
 		[METRIC_DISKS] = { "the disks' `", "`, summed" },
 		[METRIC_KSTAT] = { "the guest's `", "`" },
@@ -601,8 +602,8 @@ int main(int argc, char **argv)
 		const char *kind;
 		void (*fn)(void);
 	} kinds[] = {
-		{ "schema", gen_schema }, { "man1", gen_man1 }, { "man5", gen_man5 },
-		{ "bash", gen_bash },	  { "zsh", gen_zsh },	{ "disks", gen_disks },
+		{ "schema", gen_schema },   { "man1", gen_man1 }, { "man5", gen_man5 },
+		{ "bash", gen_bash },	    { "zsh", gen_zsh },	  { "disks", gen_disks },
 		{ "metrics", gen_metrics },
 	};
 

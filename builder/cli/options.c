@@ -2,18 +2,18 @@
 #include "options.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/log.h"
 #include "core/util.h"
 
-#define HELP_COLUMN 24	/* where an option's help starts in usage */
+#define HELP_COLUMN    24  /* where an option's help starts in usage */
 #define SUB_COLUMN     10  /* where a subcommand's help starts */
 #define SYNOPSIS_WIDTH 80  /* a generated synopsis wraps before this column */
-#define LONG_ONLY   256 /* getopt's value for row k without a letter: LONG_ONLY + k */
+#define LONG_ONLY      256 /* getopt's value for row k without a letter: LONG_ONLY + k */
 
 /* HEAD, then HELP's lines from COLUMN on (on the next line when HEAD reaches it). */
 static void usage_entry(FILE *f, const char *head, const char *help, int column)
@@ -304,28 +304,29 @@ static int check_args(const struct cli_command *c, const char *who, const char *
 static int check_parsed(const struct cli_command *c, const struct cli_sub *s, const char *who,
 			const char *seen, int nargs, char **argv)
 {
-	const char *args[1 + CLI_FORMS_MAX] = { s ? s->args : c->args };
-	int lo[1 + CLI_FORMS_MAX] = { s ? s->min_args : c->min_args },
-	    hi[1 + CLI_FORMS_MAX] = { s ? s->max_args : c->max_args };
-	size_t n = 1;
+	size_t n = 1, cap = 1 + (s ? 0 : c->n_forms);
+	const char **args = xcalloc(cap, sizeof(*args));
+	int *lo = xcalloc(cap, sizeof(int)), *hi = xcalloc(cap, sizeof(int)), rc = 0;
 
-	for (size_t k = 0; k < c->n_options; k++) {
+	args[0] = s ? s->args : c->args;
+	lo[0] = s ? s->min_args : c->min_args;
+	hi[0] = s ? s->max_args : c->max_args;
+	for (size_t k = 0; rc == 0 && k < c->n_options; k++) {
 		const struct cli_option *o = &c->options[k], *w = option_named(c, o->with);
 
 		if (o->required && takes(o, s) && !seen[k]) {
 			if (o->letter)
-				fprintf(stderr, "zbench %s: --%s (-%c) is required\n", who,
-					o->name, o->letter);
+				fprintf(stderr, "zbench %s: --%s (-%c) is required\n", who, o->name,
+					o->letter);
 			else
 				fprintf(stderr, "zbench %s: --%s is required\n", who, o->name);
-			return usage_error(c);
-		}
-		if (seen[k] && w && !seen[w - c->options]) {
+			rc = usage_error(c);
+		} else if (seen[k] && w && !seen[w - c->options]) {
 			fprintf(stderr, "zbench %s: --%s goes with --%s\n", who, o->name, w->name);
-			return usage_error(c);
+			rc = usage_error(c);
 		}
 	}
-	for (size_t k = 0; !s && k < c->n_forms && k < CLI_FORMS_MAX; k++) {
+	for (size_t k = 0; !s && k < c->n_forms; k++) {
 		const struct cli_form *fm = &c->forms[k];
 		const struct cli_option *sel = option_named(c, fm->option);
 
@@ -337,7 +338,12 @@ static int check_parsed(const struct cli_command *c, const struct cli_sub *s, co
 		if (!fm->option)
 			args[n] = fm->args, lo[n] = fm->min_args, hi[n++] = fm->max_args;
 	}
-	return check_args(c, who, args, lo, hi, n, nargs, argv);
+	if (rc == 0)
+		rc = check_args(c, who, args, lo, hi, n, nargs, argv);
+	free(args);
+	free(lo);
+	free(hi);
+	return rc;
 }
 
 /* The options and positional arguments of argv (argv[0] the command or subcommand `s`). */

@@ -102,7 +102,7 @@ struct cli_command {
 	 * option the line takes in table order ("[-o DIR]"; without brackets if required; its
 	 * choices, if any, for its value; a form's line: the options .with its option, then
 	 * "[options]" for the rest), the positional arguments. */
-	const char *about;    /* the paragraph(s) between the synopsis and the options, or NULL */
+	const char *about; /* the paragraph(s) between the synopsis and the options, or NULL */
 	const struct cli_sub *subs; /* the subcommands, or NULL */
 	size_t n_subs;
 	const struct cli_option *options;
@@ -118,8 +118,6 @@ struct cli_command {
 };
 #define CLI_OPTIONS(rows) .options = rows, .n_options = sizeof(rows) / sizeof(rows[0])
 #define CLI_SUBS(rows)	  .subs = rows, .n_subs = sizeof(rows) / sizeof(rows[0])
-/* the most forms a command has */
-#define CLI_FORMS_MAX 4
 #define CLI_FORMS(rows)	  .forms = rows, .n_forms = sizeof(rows) / sizeof(rows[0])
 /* The positional arguments of a command or subcommand: their name, how many (hi -1: no limit). */
 #define CLI_ARGS(name, lo, hi) .args = name, .min_args = lo, .max_args = hi
