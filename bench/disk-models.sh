@@ -71,12 +71,13 @@ def start(model, tag, extra):
     log = open(f"{tmp}/{tag}.log", "w")
     filt = [f"--filter={so}"] if model else []
     args = [f"dm_model={model}", f"dm_stats={tmp}/{tag}.stats"] + extra if model else []
-    p = subprocess.Popen(["nbdkit", "--foreground", "--unix", sock, "--threads", "64"] + filt +
+    p = subprocess.Popen(["nbdkit", "--foreground", "--unix", sock, "--pidfile",
+                          f"{tmp}/{tag}.nbdpid", "--threads", "64"] + filt +
                          ["file", f"file={img}"] + args, stdout=log, stderr=log)
     open(f"{tmp}/{tag}.pid", "w").write(str(p.pid))
     for _ in range(100):
-        if os.path.exists(sock):
-            time.sleep(0.1)  # the socket exists a moment before nbdkit accepts on it
+        # the socket exists a moment before nbdkit accepts on it; the pidfile once it does
+        if os.path.exists(f"{tmp}/{tag}.nbdpid"):
             return p, sock
         time.sleep(0.05)
     sys.exit(f"nbdkit for {model} did not start: {open(f'{tmp}/{tag}.log').read()}")

@@ -42,12 +42,13 @@ def start(model, tag, so):
     log = open(f"{tmp}/{tag}.log", "w")
     filt = [f"--filter={so}"] if model else []
     args = [f"dm_model={model}"] if model else []
-    p = subprocess.Popen(["nbdkit", "--foreground", "--unix", sock, "--threads", "64"] + filt +
+    p = subprocess.Popen(["nbdkit", "--foreground", "--unix", sock, "--pidfile",
+                          f"{tmp}/{tag}.nbdpid", "--threads", "64"] + filt +
                          ["file", f"file={img}"] + args, stdout=log, stderr=log)
     open(f"{tmp}/{tag}.pid", "w").write(str(p.pid))
     for _ in range(100):
-        if os.path.exists(sock):
-            time.sleep(0.1)  # the socket exists a moment before nbdkit accepts on it
+        # the socket exists a moment before nbdkit accepts on it; the pidfile once it does
+        if os.path.exists(f"{tmp}/{tag}.nbdpid"):
             return p, sock
         time.sleep(0.05)
     sys.exit(f"nbdkit did not start: {open(f'{tmp}/{tag}.log').read()}")
@@ -56,8 +57,8 @@ def ticks(pid):
     f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
     return int(f[11]) + int(f[12])
 
-def run(model, key, rep, v=0):
-    tag = f"{model or 'plain'}-{v}-{key}-{rep}"
+def run(model, key, rep, v=0, m=""):
+    tag = f"{model or 'plain'}-{m}-{v}-{key}-{rep}"
     p, sock = start(model, tag, sos[v] if model else None)
     rec = None
     if perf and model:
@@ -92,7 +93,7 @@ for m in os.environ["MODELS"].split():
     for key in os.environ["LOADS"].split():
         pl, fl = [], [[] for _ in sos]
         for rep in range(int(os.environ["REPS"])):
-            pl.append(run(None, key, rep))
+            pl.append(run(None, key, rep, m=m))
             for v in range(len(sos)):
                 fl[v].append(run(m, key, rep, v))
         row = f"| {m} | {key} | {mean(pl, 0):.0f} | {mean(pl, 1):.1f} |"
