@@ -9,9 +9,9 @@
 # the same without the filter for the same load (issue 28 item 3: under 50 us). At the end per
 # model: the filter's own accounting (the model and its lock: its stats file's host_cpu_ns), the
 # whole process's, and how late the host answered against the model's deadlines.
-# First it runs the loads once through nbdkit without the filter: the host's ceiling (fio's NBD
-# engine, nbdkit and the file), above which no model can be measured here, and its CPU per
-# request.
+# Before each model's run of a load it runs the same load through nbdkit without the filter: the
+# host's ceiling (fio's NBD engine, nbdkit and the file), above which no model can be measured
+# here, and its CPU per request.
 # The loads: 4k random read/write at QD1 and QD32, 1M sequential read/write at QD1 over the
 # first 10% (the outer zone, where datasheets measure), 4k sequential writes with a FLUSH after
 # each (fio --fsync=1) with the drive's write cache on and off (dm_write_cache=0), the mean FLUSH
@@ -111,37 +111,36 @@ def measure(p, sock, key):
     n = j["read"]["total_ios"] + j["write"]["total_ios"] + j["sync"]["total_ios"]
     return v, fl, c1 - c0, n
 
-ceiling, plain_cpu = {}, {}
-for key, (opts, srv, what) in LOADS.items():
-    if opts and srv == "d":
-        p, sock = start(None, f"plain-{key}", [])
-        ceiling[key], fl, c, n = measure(p, sock, key)
-        plain_cpu[key] = c / max(n, 1)
-        if key == "sync1":
-            ceiling["flush1"] = fl
-        p.terminate()
-        p.wait()
-plain_cpu["sync0"] = plain_cpu["sync1"]
-print("host ceiling (nbdkit without the filter): " +
-      ", ".join(f"{k} {v:.4g}" for k, v in ceiling.items()))
-print("its nbdkit CPU per request (us): " +
-      ", ".join(f"{k} {v:.1f}" for k, v in plain_cpu.items()) + "\n")
+def plain(m, key):
+    """the same load through nbdkit without the filter (the host's ceiling): its figure, its
+    FLUSH latency, its CPU per request; run just before the model's, so that both see the
+    same host (a ceiling measured once moves with the host's load)"""
+    p, sock = start(None, f"plain-{m}-{key}", [])
+    v, fl, c, n = measure(p, sock, "sync1" if key == "sync0" else key)
+    p.terminate()
+    p.wait()
+    return v, fl, c / max(n, 1)
+
 # What this host lets fio see of a model: the host's round trip (the ceiling) and the model's
 # service either add (nothing overlaps) or overlap fully (the file I/O inside the deadline), so
 # fio's figure lies in [1/(1/model + 1/host), min(model, host)] for rates, [max, sum] for the
 # flush latency. A sync write is a write and a FLUSH: the host's part is rw1's round trip and
 # rr1's (a request without data; the plain file plugin's own flush fsyncs the host's disk,
 # which the filter never does).
-host = dict(ceiling)
-host["sync1"] = host["sync0"] = 1 / (1 / ceiling["rw1"] + 1 / ceiling["rr1"])
-host["flush1"] = 1e6 / ceiling["rr1"]
+def host_of(ceiling):
+    host = dict(ceiling)
+    if "rw1" in ceiling and "rr1" in ceiling:
+        host["sync1"] = host["sync0"] = 1 / (1 / ceiling["rw1"] + 1 / ceiling["rr1"])
+        host["flush1"] = 1e6 / ceiling["rr1"]
+    return host
 
 # The filter's host CPU per request (fc, us) is part of what the host pays: at QD1 it adds to each
 # round trip; at QD32 the host is CPU-bound (fio and nbdkit on ncpu cores) and the filter's CPU
-# shares the cores. A 1M load's rate is in MB/s: a request is 1 MB.
+# shares the cores. A 1M load's rate is in MB/s: a request is 1 MB. Only the bracket's far end
+# (the model's time and the host's added) carries it.
 QD = {"rr32": 32, "rw32": 32}
 
-def host_with_filter(key, fc):
+def host_with_filter(host, key, fc):
     c = host.get(key)
     if not c or fc is None or fc <= 0:
         return c
@@ -149,15 +148,16 @@ def host_with_filter(key, fc):
         return c + fc
     return 1 / (1 / c + fc / 1e6 / min(QD.get(key, 1), ncpu))
 
-def bracket(key, virt, fc):
-    c = host_with_filter(key, fc)
+def bracket(host, key, virt, fc):
+    """the filter's CPU can only lower what fio sees: it is in the bracket's far end"""
+    c, cf = host.get(key), host_with_filter(host, key, fc)
     if not c or not virt:
         return None
     if key == "flush1":
-        return max(virt, c), virt + c
-    return 1 / (1 / virt + 1 / c), min(virt, c)
+        return max(virt, c), virt + cf
+    return 1 / (1 / virt + 1 / cf), min(virt, c)
 
-def verdict(key, g, virt, pub, target, fc):
+def verdict(host, key, g, virt, pub, target, fc):
     """held: within 15% of the published figure; host-bound: the published figure is beyond
     what this host lets fio see of any model (the bracket's top), fio lies in the bracket
     (within 15%), and the filter's CPU per request is within its budget, so the filter added
@@ -169,21 +169,22 @@ def verdict(key, g, virt, pub, target, fc):
         return "held"
     if fc is not None and fc > BUDGET_US:
         return f"OFF (filter {fc:.0f} us/req)"
-    b = bracket(key, virt, fc)
+    b = bracket(host, key, virt, fc)
     if b and 0.85 * b[0] <= g <= 1.15 * b[1] and \
        (pub > 0.85 * b[1] if key != "flush1" else pub < 1.15 * b[0]):
         return f"host-bound ({b[0]:.4g}..{b[1]:.4g})"
     return "OFF"
 
-print("| model | load | fio via nbdkit | filter CPU us/req | model, virtual time | published | "
-      "fio/published | model/published | verdict (this host's bracket) | source |\n"
-      "|---|---|---|---|---|---|---|---|---|---|")
+print("| model | load | fio via nbdkit | without the filter | filter CPU us/req | "
+      "model, virtual time | published | fio/published | model/published | "
+      "verdict (this host's bracket) | source |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|")
 cpu_lines = []
 verdicts = []
 for m in models:
     rows = {c[1]: c for c in calib if c[0] == m}
     usb = "usb" in m
-    got, fcost, flush_us = {}, {}, None
+    got, fcost, flush_us, ceiling, plain_cpu = {}, {}, None, {}, {}
     tot = {"n": 0, "cpu": 0, "proc": 0, "plain": 0, "late": 0}
     for key, (opts, srv, what) in LOADS.items():
         if key == "flush1":
@@ -191,6 +192,9 @@ for m in models:
             continue
         if srv == "wc0" and usb:
             continue  # a stick has no write cache to turn off
+        ceiling[key], fl, plain_cpu[key] = plain(m, key)
+        if key == "sync1":
+            ceiling["flush1"] = fl
         # a fresh drive for each load, as in the virtual-time column
         p, sock = start(m, f"{m}-{key}", ["dm_write_cache=0"] if srv == "wc0" else [])
         got[key], fl, c, n = measure(p, sock, key)
@@ -207,19 +211,21 @@ for m in models:
         tot["cpu"] += st["cpu"]
         tot["late"] += st["late"]
     fcost["flush1"] = fcost.get("sync1")
+    host = host_of(ceiling)
     for key, c in rows.items():
         unit, virt, pub, target, src = c[2], float(c[3]), float(c[4]), c[5] == "1", c[6]
-        g, fc = got.get(key), fcost.get(key)
+        g, fc, h = got.get(key), fcost.get(key), ceiling.get(key)
         gs = "-" if g is None else f"{g:.4g} {unit}"
+        hs = "-" if h is None else f"{h:.4g}"
         fcs = "-" if fc is None else f"{fc:.1f}"
         if pub:
             r1 = "-" if g is None else f"{g / pub:.2f}"
-            v = verdict(key, g, virt, pub, target, fc)
+            v = verdict(host, key, g, virt, pub, target, fc)
             verdicts.append(v.split(" ")[0] if v else "")
-            print(f"| {m} | {key} | {gs} | {fcs} | {virt:.4g} | {pub:.4g} | {r1} | "
+            print(f"| {m} | {key} | {gs} | {hs} | {fcs} | {virt:.4g} | {pub:.4g} | {r1} | "
                   f"{virt / pub:.2f}{'' if target else ' (not a target)'} | {v} | {src} |")
         else:
-            print(f"| {m} | {key} | {gs} | {fcs} | {virt:.4g} | | | | | |")
+            print(f"| {m} | {key} | {gs} | {hs} | {fcs} | {virt:.4g} | | | | | |")
     n = tot["n"] or 1
     cpu_lines.append(f"| {m} | {tot['n']} | {(tot['proc'] - tot['plain']) / n:.1f} | "
                      f"{tot['cpu'] / n / 1000:.2f} | {tot['proc'] / n:.1f} | "
