@@ -253,9 +253,11 @@ $(VM_GOLDEN): tests/golden/vm/print.c $(HOSTLIB) $(BUILD)/.flags
 	$(QUIET_LINK)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(HOST_LIBS)
 
 # the guest binaries too: exit-status.sh asks `image path`, whose key hashes them (a clean clone has none)
-golden: zbench guest/zbench-agent guest/zbench-engine $(BUILD)/zbench-engine-host $(VM_GOLDEN) $(GEN)
+golden: zbench guest/zbench-agent guest/zbench-engine $(BUILD)/zbench-engine-host $(VM_GOLDEN) $(GEN) $(DM_SO)
 	$(Q)VM_GOLDEN=$(VM_GOLDEN) tests/golden/run.sh
 	$(Q)ENGINE=$(BUILD)/zbench-engine-host tests/engine-fsync.sh
+	@# the disk-model filter's completion waits against fio, no VM (about 8 s)
+	$(Q)SO=$(CURDIR)/$(DM_SO) tests/diskmodel-filter.sh
 ifndef SANITIZE
 	@# our engine against fio per I/O (issue 31; 20-35 s under load); not sanitized: its floors are costs
 	$(Q)ENGINE=$(BUILD)/zbench-engine-host tests/engine-vs-fio-short.sh

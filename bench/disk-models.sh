@@ -4,11 +4,14 @@
 # build/zbench-diskmodel.so over a sparse 1 GiB image). Per model and load it prints what fio
 # measured, what the model gives in virtual time for the same load (tests/unit/test_dm_calib.c,
 # which holds the published figures and their sources and fails beyond 15%), the published
-# figure and the ratios; then per model the host CPU per request: the filter's own accounting
-# (the model and its lock, not the file I/O: its stats file's host_cpu_ns) and the whole nbdkit
-# process's (/proc/PID/stat), and how late the host answered against the model's deadlines.
-# First it runs the loads once through nbdkit without the filter: the host's ceiling (fio's NBD
-# engine, nbdkit and the file), above which no model can be measured here.
+# figure and the ratios, and the filter's host CPU per request: the nbdkit process's CPU
+# (utime + stime of its threads, /proc/PID/stat, over fio's run) per request fio completed, less
+# the same without the filter for the same load (issue 28 item 3: under 50 us). At the end per
+# model: the filter's own accounting (the model and its lock: its stats file's host_cpu_ns), the
+# whole process's, and how late the host answered against the model's deadlines.
+# Before each model's run of a load it runs the same load through nbdkit without the filter: the
+# host's ceiling (fio's NBD engine, nbdkit and the file), above which no model can be measured
+# here, and its CPU per request.
 # The loads: 4k random read/write at QD1 and QD32, 1M sequential read/write at QD1 over the
 # first 10% (the outer zone, where datasheets measure), 4k sequential writes with a FLUSH after
 # each (fio --fsync=1) with the drive's write cache on and off (dm_write_cache=0), the mean FLUSH
@@ -16,7 +19,8 @@
 #   bench/disk-models.sh        SECS=2 (per load)  MODELS="hdd-7200 usb2-stick" (default: all)
 # Per row a verdict: held (fio within 15% of the published figure), host-bound (the published
 # figure is beyond what this host's round trip lets fio see, and fio lies where the model's
-# time plus or overlapped with the host's round trip puts it) or OFF.
+# time plus or overlapped with the host's round trip and the filter's CPU puts it, the filter
+# within its 50 us) or OFF (with the filter's cost when that is over budget).
 # A busy host makes fio late (its own turnaround is part of each request): say the load average
 # beside the figures (printed at the start and the end); the virtual-time column does not move.
 set -u
@@ -67,19 +71,25 @@ def start(model, tag, extra):
     log = open(f"{tmp}/{tag}.log", "w")
     filt = [f"--filter={so}"] if model else []
     args = [f"dm_model={model}", f"dm_stats={tmp}/{tag}.stats"] + extra if model else []
-    p = subprocess.Popen(["nbdkit", "--foreground", "--unix", sock, "--threads", "64"] + filt +
+    p = subprocess.Popen(["nbdkit", "--foreground", "--unix", sock, "--pidfile",
+                          f"{tmp}/{tag}.nbdpid", "--threads", "64"] + filt +
                          ["file", f"file={img}"] + args, stdout=log, stderr=log)
     open(f"{tmp}/{tag}.pid", "w").write(str(p.pid))
     for _ in range(100):
-        if os.path.exists(sock):
-            time.sleep(0.1)  # the socket exists a moment before nbdkit accepts on it
+        # the socket exists a moment before nbdkit accepts on it; the pidfile once it does
+        if os.path.exists(f"{tmp}/{tag}.nbdpid"):
             return p, sock
         time.sleep(0.05)
     sys.exit(f"nbdkit for {model} did not start: {open(f'{tmp}/{tag}.log').read()}")
 
-def cpu_ticks(pid):
+hz = os.sysconf("SC_CLK_TCK")
+ncpu = os.cpu_count() or 1
+BUDGET_US = 50  # issue 28 item 3: the filter's host CPU per request
+
+def cpu_us(pid):
+    """the process's CPU (all its threads, the exited ones too), in us (tick resolution)"""
     f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return int(f[11]) + int(f[12])
+    return (int(f[11]) + int(f[12])) * 1e6 / hz
 
 def fio(sock, opts):
     out = f"{tmp}/fio.json"
@@ -89,102 +99,140 @@ def fio(sock, opts):
     return json.load(open(out))["jobs"][0]
 
 def measure(p, sock, key):
+    """fio's figure, its mean FLUSH latency (us) if it flushed, and nbdkit's CPU us and the
+    requests (reads, writes, FLUSHes) over the run"""
     opts, srv, what = LOADS[key]
+    c0 = cpu_us(p.pid)
     j = fio(sock, opts)
+    c1 = cpu_us(p.pid)
     side = j["read"] if "read" in opts.split()[0] else j["write"]
     v = side["iops"] if what == "iops" else side["bw_bytes"] / 1e6
     fl = j["sync"]["lat_ns"]["mean"] / 1000 if j["sync"]["total_ios"] else None
-    return v, fl
+    n = j["read"]["total_ios"] + j["write"]["total_ios"] + j["sync"]["total_ios"]
+    return v, fl, c1 - c0, n
 
-hz = os.sysconf("SC_CLK_TCK")
-ceiling = {}
-for key, (opts, srv, what) in LOADS.items():
-    if opts and srv == "d":
-        p, sock = start(None, f"plain-{key}", [])
-        ceiling[key], fl = measure(p, sock, key)
-        if key == "sync1":
-            ceiling["flush1"] = fl
-        p.terminate()
-        p.wait()
-print("host ceiling (nbdkit without the filter): " +
-      ", ".join(f"{k} {v:.4g}" for k, v in ceiling.items()) + "\n")
+def plain(m, key):
+    """the same load through nbdkit without the filter (the host's ceiling): its figure, its
+    FLUSH latency, its CPU per request; run just before the model's, so that both see the
+    same host (a ceiling measured once moves with the host's load)"""
+    p, sock = start(None, f"plain-{m}-{key}", [])
+    v, fl, c, n = measure(p, sock, "sync1" if key == "sync0" else key)
+    p.terminate()
+    p.wait()
+    return v, fl, c / max(n, 1)
+
 # What this host lets fio see of a model: the host's round trip (the ceiling) and the model's
 # service either add (nothing overlaps) or overlap fully (the file I/O inside the deadline), so
 # fio's figure lies in [1/(1/model + 1/host), min(model, host)] for rates, [max, sum] for the
 # flush latency. A sync write is a write and a FLUSH: the host's part is rw1's round trip and
 # rr1's (a request without data; the plain file plugin's own flush fsyncs the host's disk,
 # which the filter never does).
-host = dict(ceiling)
-host["sync1"] = host["sync0"] = 1 / (1 / ceiling["rw1"] + 1 / ceiling["rr1"])
-host["flush1"] = 1e6 / ceiling["rr1"]
+def host_of(ceiling):
+    host = dict(ceiling)
+    if "rw1" in ceiling and "rr1" in ceiling:
+        host["sync1"] = host["sync0"] = 1 / (1 / ceiling["rw1"] + 1 / ceiling["rr1"])
+        host["flush1"] = 1e6 / ceiling["rr1"]
+    return host
 
-def bracket(key, virt):
+# The filter's host CPU per request (fc, us) is part of what the host pays: at QD1 it adds to each
+# round trip; at QD32 the host is CPU-bound (fio and nbdkit on ncpu cores) and the filter's CPU
+# shares the cores. A 1M load's rate is in MB/s: a request is 1 MB. Only the bracket's far end
+# (the model's time and the host's added) carries it.
+QD = {"rr32": 32, "rw32": 32}
+
+def host_with_filter(host, key, fc):
     c = host.get(key)
+    if not c or fc is None or fc <= 0:
+        return c
+    if key == "flush1":
+        return c + fc
+    return 1 / (1 / c + fc / 1e6 / min(QD.get(key, 1), ncpu))
+
+def bracket(host, key, virt, fc):
+    """the filter's CPU can only lower what fio sees: it is in the bracket's far end"""
+    c, cf = host.get(key), host_with_filter(host, key, fc)
     if not c or not virt:
         return None
     if key == "flush1":
-        return max(virt, c), virt + c
-    return 1 / (1 / virt + 1 / c), min(virt, c)
+        return max(virt, c), virt + cf
+    return 1 / (1 / virt + 1 / cf), min(virt, c)
 
-def verdict(key, g, virt, pub, target):
+def verdict(host, key, g, virt, pub, target, fc):
     """held: within 15% of the published figure; host-bound: the published figure is beyond
-    what this host lets fio see of any model (the bracket's top), and fio lies in the
-    bracket (within 15%), so the filter added nothing but the host's round trip; off:
-    neither (the model or the filter is wrong here)."""
+    what this host lets fio see of any model (the bracket's top), fio lies in the bracket
+    (within 15%), and the filter's CPU per request is within its budget, so the filter added
+    nothing but the host's round trip and its budgeted CPU; OFF: neither (the model or the
+    filter is wrong here), with the filter's cost when it is over its budget."""
     if g is None or not target:
         return ""
     if abs(g / pub - 1) <= 0.15:
         return "held"
-    b = bracket(key, virt)
+    if fc is not None and fc > BUDGET_US:
+        return f"OFF (filter {fc:.0f} us/req)"
+    b = bracket(host, key, virt, fc)
     if b and 0.85 * b[0] <= g <= 1.15 * b[1] and \
        (pub > 0.85 * b[1] if key != "flush1" else pub < 1.15 * b[0]):
         return f"host-bound ({b[0]:.4g}..{b[1]:.4g})"
     return "OFF"
 
-print("| model | load | fio via nbdkit | model, virtual time | published | fio/published | "
-      "model/published | verdict (this host's bracket) | source |\n"
-      "|---|---|---|---|---|---|---|---|---|")
+print("| model | load | fio via nbdkit | without the filter | filter CPU us/req | "
+      "model, virtual time | published | fio/published | model/published | "
+      "verdict (this host's bracket) | source |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|")
 cpu_lines = []
 verdicts = []
 for m in models:
     rows = {c[1]: c for c in calib if c[0] == m}
     usb = "usb" in m
-    got, flush_us, tot = {}, None, {"n": 0, "cpu": 0, "ticks": 0, "late": 0}
+    got, fcost, flush_us, ceiling, plain_cpu = {}, {}, None, {}, {}
+    tot = {"n": 0, "cpu": 0, "proc": 0, "plain": 0, "late": 0}
     for key, (opts, srv, what) in LOADS.items():
         if key == "flush1":
             got[key] = flush_us
             continue
         if srv == "wc0" and usb:
             continue  # a stick has no write cache to turn off
+        ceiling[key], fl, plain_cpu[key] = plain(m, key)
+        if key == "sync1":
+            ceiling["flush1"] = fl
         # a fresh drive for each load, as in the virtual-time column
         p, sock = start(m, f"{m}-{key}", ["dm_write_cache=0"] if srv == "wc0" else [])
-        got[key], fl = measure(p, sock, key)
+        got[key], fl, c, n = measure(p, sock, key)
         if key == "sync1":
             flush_us = fl
+        # /proc's CPU has a clock tick's resolution: too coarse over a few hundred requests
+        fcost[key] = c / n - plain_cpu[key] if n * 5 >= 1e6 / hz else None
         st = stats(f"{tmp}/{m}-{key}.stats")
-        tot["ticks"] += cpu_ticks(p.pid)
         p.terminate()
         p.wait()
-        tot["n"] += st["reads"] + st["writes"] + st["flushes"] + st["trims"]
+        tot["n"] += n
+        tot["proc"] += c
+        tot["plain"] += plain_cpu[key] * n
         tot["cpu"] += st["cpu"]
         tot["late"] += st["late"]
+    fcost["flush1"] = fcost.get("sync1")
+    host = host_of(ceiling)
     for key, c in rows.items():
         unit, virt, pub, target, src = c[2], float(c[3]), float(c[4]), c[5] == "1", c[6]
-        g = got.get(key)
+        g, fc, h = got.get(key), fcost.get(key), ceiling.get(key)
         gs = "-" if g is None else f"{g:.4g} {unit}"
+        hs = "-" if h is None else f"{h:.4g}"
+        fcs = "-" if fc is None else f"{fc:.1f}"
         if pub:
             r1 = "-" if g is None else f"{g / pub:.2f}"
-            v = verdict(key, g, virt, pub, target)
+            v = verdict(host, key, g, virt, pub, target, fc)
             verdicts.append(v.split(" ")[0] if v else "")
-            print(f"| {m} | {key} | {gs} | {virt:.4g} | {pub:.4g} | {r1} | {virt / pub:.2f}"
-                  f"{'' if target else ' (not a target)'} | {v} | {src} |")
+            print(f"| {m} | {key} | {gs} | {hs} | {fcs} | {virt:.4g} | {pub:.4g} | {r1} | "
+                  f"{virt / pub:.2f}{'' if target else ' (not a target)'} | {v} | {src} |")
         else:
-            print(f"| {m} | {key} | {gs} | {virt:.4g} | | | | | |")
+            print(f"| {m} | {key} | {gs} | {hs} | {fcs} | {virt:.4g} | | | | | |")
     n = tot["n"] or 1
-    cpu_lines.append(f"| {m} | {tot['n']} | {tot['cpu'] / n / 1000:.2f} | "
-                     f"{tot['ticks'] / hz * 1e6 / n:.1f} | {tot['late'] / n / 1000:.1f} |")
-print("\n| model | requests | filter CPU us/request | nbdkit process CPU us/request | "
-      "late us/request |\n|---|---|---|---|---|")
+    cpu_lines.append(f"| {m} | {tot['n']} | {(tot['proc'] - tot['plain']) / n:.1f} | "
+                     f"{tot['cpu'] / n / 1000:.2f} | {tot['proc'] / n:.1f} | "
+                     f"{tot['plain'] / n:.1f} | {tot['late'] / n / 1000:.1f} |")
+print("\n| model | requests | filter CPU us/request | of it in the model and its lock | "
+      "nbdkit process CPU us/request | without the filter | late us/request |\n"
+      "|---|---|---|---|---|---|---|")
 print("\n".join(cpu_lines))
 print(f"\nrows with a published target: {verdicts.count('held')} held, "
       f"{verdicts.count('host-bound')} host-bound, {verdicts.count('OFF')} off")
