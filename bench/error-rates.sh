@@ -2,8 +2,7 @@
 # The gate's error rates on this machine (issue 29 item 3, docs/compare.md "Error rates").
 # Each trial is one fresh interleaved run of MATRIX (default bench/ab-planted.json) with three
 # sides (its "sides", docs/compare.md "Sides that differ"): A, B the same configuration as A, and
-# C with PLANT set in every cell (default: the matrix's side C, its disk's mechanics 1/0.9 as
-# slow). REPEATS repeats (default 6: the fewest pairs the permutation test can call different at
+# C with PLANT set in every cell (default: the matrix's side C, its disk throttled 10% lower). REPEATS repeats (default 6: the fewest pairs the permutation test can call different at
 # 0.05, 2/2^6 = 0.031), then two comparisons of the same run, each with GATE (default
 # 'write_iops < -5%', the timing tier) and COUNT_GATE (default 'disk_flushes > 5%', the count
 # tier; empty: none):
@@ -15,6 +14,7 @@
 #   TRIALS=40 vmslot bench/error-rates.sh [DIR]        (each trial boots 3 x REPEATS VMs)
 #   PLANT='{"disks[0].model_params.rpm": 6480}'        another plant for side C
 #   PLANT=none                                         A/A only (sides A and B)
+#   MAX_MINUTES=55                                     start no trial after 55 minutes
 set -u
 cd "$(dirname "$0")/.."
 dir=${1:-runs/error-rates-$(date -u +%Y%m%dT%H%M%S)}
@@ -36,9 +36,15 @@ esac >"$dir/matrix.json" || exit 2
 kinds="aa:AB"
 [ "$plant" = none ] || kinds="aa:AB planted:AC"
 : >"$dir/trials.tsv"
+start=$(date +%s)
 for t in $(seq 1 "$trials"); do
 	d="$dir/t$t"
 	t0=$(date +%s)
+	# MAX_MINUTES: no trial starts after that many minutes (a VM slot's budget)
+	if [ -n "${MAX_MINUTES:-}" ] && [ $((t0 - start)) -ge $((MAX_MINUTES * 60)) ]; then
+		echo "MAX_MINUTES=$MAX_MINUTES spent: $((t - 1)) trials"
+		break
+	fi
 	load0=$(cut -d' ' -f1 /proc/loadavg)
 	./zbench run -o "$d" "$dir/matrix.json" >/dev/null 2>"$d.log"
 	secs=$(($(date +%s) - t0))
