@@ -1,9 +1,9 @@
 #!/bin/sh
 # Integration test: a matrix's "sides" (docs/compare.md, "Sides that differ"). One cell on a
-# modelled disk, 1 repeat, three sides of the cached default image: A, B the same, C with the
-# disk's rpm 10% lower: 3 VMs. Every record keeps the matrix cell's id and names its side; C's
-# record carries its side_set and ran its own config (rpm 6480, and its disk server was given
-# it), A's and B's the matrix's; the manifest lists each side's set; a resume runs nothing;
+# throttled disk, 1 repeat, three sides of the cached default image: A, B the same, C with the
+# disk 10% slower (45 IOPS, not 50): 3 VMs. Every record keeps the matrix cell's id and names its
+# side; C's record carries its side_set and ran its own config (45 IOPS, and its QEMU was given
+# that), A's and B's the matrix's; the manifest lists each side's set; a resume runs nothing;
 # `zbench compare --sides AC` and `AB` pair the sides by id. -i given once per side but for the
 # wrong number of sides is refused before anything is created (no VM). Uses only the cached
 # image (never builds). Prints "sides: N passed, N failed".
@@ -32,14 +32,16 @@ order=$(jq -r '"\(.repeat)\(.side)"' "$cells" | tr '\n' ' ')
 check "sides in order: 0A 0B 0C ($order)" [ "$order" = "0A 0B 0C " ]
 check "only C's record has a side_set, and it is C's" \
 	[ "$(jq -c '[.side, .side_set]' "$cells" | tr '\n' ' ')" = \
-	  '["A",null] ["B",null] ["C",{"disks[0].model_params.rpm":6480}] ' ]
-check "each record's config is its side's (rpm 7200, 7200, 6480)" \
-	[ "$(jq -r '.config.disks[0].model_params.rpm' "$cells" | tr '\n' ' ')" = "7200 7200 6480 " ]
-check "C's disk server was given rpm 6480, A's 7200" \
-	grep -rqs 'dm_rpm=6480' "$out/run/cells/"*-C && grep -rqs 'dm_rpm=7200' "$out/run/cells/"*-A
+	  '["A",null] ["B",null] ["C",{"disks[0].throttle.iops":45}] ' ]
+check "each record's config is its side's (50, 50, 45 IOPS)" \
+	[ "$(jq -r '.config.disks[0].throttle.iops' "$cells" | tr '\n' ' ')" = "50 50 45 " ]
+check "C's QEMU was given 45 IOPS, A's and B's 50" \
+	grep -q '"iops-total":45}' "$out/run/cells/"*-C/qemu.cmdline && \
+	grep -q '"iops-total":50}' "$out/run/cells/"*-A/qemu.cmdline && \
+	grep -q '"iops-total":50}' "$out/run/cells/"*-B/qemu.cmdline
 check "the manifest lists each side's set" \
 	[ "$(jq -c '[.images[] | [.side, .set]]' "$out/run/manifest.json")" = \
-	  '[["A",null],["B",null],["C",{"disks[0].model_params.rpm":6480}]]' ]
+	  '[["A",null],["B",null],["C",{"disks[0].throttle.iops":45}]]' ]
 
 ./zbench run --resume "$out/run" >/dev/null 2>"$out/resume.log"
 check "a resume of the finished run runs nothing" \
@@ -51,7 +53,7 @@ for s in AC AB; do
 		[ $? -eq 0 ] && grep -q "1 cells in both" "$out/cmp-$s/compare.md"
 done
 check "the comparison of A and C shows what C set" \
-	grep -qF '| side sets | ? | {"disks[0].model_params.rpm":6480} |' "$out/cmp-AC/compare.md"
+	grep -qF '| side sets | ? | {"disks\[0\].throttle.iops":45} |' "$out/cmp-AC/compare.md"
 
 ./zbench run -o "$out/two" -i "$img" -i "./$img" tests/integration/sides.json >/dev/null \
 	2>"$out/two.log"
