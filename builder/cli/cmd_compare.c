@@ -24,7 +24,7 @@ struct compare_opts {
 	size_t n_gates;
 	char sides[2][2]; /* with one RUNDIR: the two sides compared ("A", "B" unless --sides) */
 	int sides_given;
-	char **runs;	  /* RUN_A RUN_B, or one RUNDIR */
+	char **runs; /* RUN_A RUN_B, or one RUNDIR */
 	int n_runs;
 };
 

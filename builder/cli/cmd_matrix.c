@@ -90,7 +90,8 @@ static void print_sides(const struct matrix *m)
 		if (!s->set)
 			printf("sets nothing");
 		json_object_foreach ((json_t *)s->set, key, v) {
-			char *d = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
+			char *d =
+			    json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
 
 			printf("%s%s=%s", sep, key, d ? d : "?");
 			sep = ", ";

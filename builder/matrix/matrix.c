@@ -158,10 +158,11 @@ static int check_set(struct loader *L, const char *at, const json_t *set, json_t
 	long long j;
 
 	if (json_object_size(set) > MATRIX_CASE_SET_MAX)
-		return matrix_report_at(L, at, JSON_POS_VALUE,
-					"more than %d paths in one %s (each of its cells sets every "
-					"one)",
-					MATRIX_CASE_SET_MAX, what);
+		return matrix_report_at(
+		    L, at, JSON_POS_VALUE,
+		    "more than %d paths in one %s (each of its cells sets every "
+		    "one)",
+		    MATRIX_CASE_SET_MAX, what);
 	json_object_foreach ((json_t *)set, key, v) {
 		bprintf(fp, sizeof(fp), "%s", at);
 		json_path_append_key(fp, sizeof(fp), key);

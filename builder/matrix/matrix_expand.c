@@ -293,8 +293,8 @@ int matrix_expand(struct loader *L, struct matrix *m, json_t *base, json_t *axes
 		m->n_cells = idx + 1;
 		if (build_cell(L, base, axes, n_cases ? cases : NULL, NULL, 0, ci, pick, cell,
 			       &cell_bytes) < 0 ||
-		    build_side_cells(L, m, base, axes, n_cases ? cases : NULL, sides, ci, pick,
-				     idx, &bytes, &values) < 0)
+		    build_side_cells(L, m, base, axes, n_cases ? cases : NULL, sides, ci, pick, idx,
+				     &bytes, &values) < 0)
 			goto out;
 		/* what the cells hold in all: checked as they are built, so the work done before a
 		 * refusal is bounded by the limit too */

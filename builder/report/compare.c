@@ -181,8 +181,8 @@ static void section_environment(struct report_doc *d, const struct compare *c)
 				if (rows[r].m2)
 					v = json_object_get(v, rows[r].m2);
 				if (json_is_object(v)) {
-					cells[1 + k] = json_dumps(
-					    v, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(15));
+					cells[1 + k] = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS |
+									 JSON_REAL_PRECISION(15));
 					continue;
 				}
 				s = json_string_value(v);

@@ -146,8 +146,9 @@ int schedule_check_interference(const struct matrix *m, const char *what, struct
 					return error_set(
 					    err, EINVAL,
 					    "%s: disk '%s' of cell %s is not throttled, so "
-					    "parallel cells would disturb each other's numbers; use "
-					    "a modelled disk, a throttle, or --allow-interference",
+					    "parallel cells would disturb each other's numbers; "
+					    "use a modelled disk, a throttle, or "
+					    "--allow-interference",
 					    what, json_string_value(json_object_get(d, "name")),
 					    cells[i].id);
 			}
@@ -174,8 +175,8 @@ static int check_disk_models(struct run_ctx *ctx, struct zb_error *err)
 					return error_set(
 					    err, ENOTSUP,
 					    "disk '%s' of cell %s is modelled (disk model '%s'): "
-					    "the %s backend does not attach modelled disks; use the "
-					    "qemu backend (docs/disks.md)",
+					    "the %s backend does not attach modelled disks; use "
+					    "the qemu backend (docs/disks.md)",
 					    json_string_value(json_object_get(d, "name")),
 					    cells[i].id,
 					    json_string_value(json_object_get(d, "model")),

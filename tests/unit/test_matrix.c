@@ -121,22 +121,20 @@ static const struct {
 	{ "\"axes\"", "\"sides\": [ {}, { \"set\": { \"vm.cpus\": 4 } } ], \"axes\"", NULL, 2 },
 	{ "\"axes\"", "\"sides\": [ {}, { \"set\": { \"vm.cpus\": true } } ], \"axes\"",
 	  "t.json:10:40: sides[1].set[\"vm.cpus\"]: expected an integer, got a boolean (in cell 0: "
-	  "ashift=9, side B)", 0 },
+	  "ashift=9, side B)",
+	  0 },
 	{ "\"axes\"", "\"sides\": [ {}, { \"set\": { \"vm.cpu\": 2 } } ], \"axes\"",
 	  "sides[1].set[\"vm.cpu\"]: ", 0 },
-	{ "\"axes\"",
-	  "\"sides\": [ {}, { \"set\": { \"pool.properties.ashift\": 9 } } ], \"axes\"",
+	{ "\"axes\"", "\"sides\": [ {}, { \"set\": { \"pool.properties.ashift\": 9 } } ], \"axes\"",
 	  "sides[1].set[\"pool.properties.ashift\"]: \"pool.properties.ashift\" overlaps axes[0]",
 	  0 },
 	{ "\"axes\"", "\"sides\": [ { \"set\": {} } ], \"axes\"",
 	  "sides: expected 2 to 8 sides, got 1", 0 },
-	{ "\"axes\"",
-	  "\"sides\": [ {}, {}, {}, {}, {}, {}, {}, {}, {} ], \"axes\"",
+	{ "\"axes\"", "\"sides\": [ {}, {}, {}, {}, {}, {}, {}, {}, {} ], \"axes\"",
 	  "sides: expected 2 to 8 sides, got 9", 0 },
 	{ "\"axes\"", "\"sides\": [ {}, { \"image\": \"/etc/x.json\" } ], \"axes\"",
 	  "sides[1].image: the image recipe '/etc/x.json' must be a relative path", 0 },
-	{ "\"axes\"",
-	  "\"images\": [\"a.json\", \"b.json\"], \"sides\": [ {}, {} ], \"axes\"",
+	{ "\"axes\"", "\"images\": [\"a.json\", \"b.json\"], \"sides\": [ {}, {} ], \"axes\"",
 	  "sides: \"sides\" and \"images\" both name the run's images", 0 },
 	/* a value valid at its path but not in the cell it makes: the cell and side say so */
 	{ "\"axes\"",
@@ -289,8 +287,8 @@ static void test_sides(void)
 			      "recordsize")),
 			  "8k");
 		/* the matrix's own cell is untouched, and the axis still varies the side's */
-		CHECK(json_integer_value(json_object_get(json_object_get(c->config, "vm"),
-							 "cpus")) != 4);
+		CHECK(json_integer_value(
+			  json_object_get(json_object_get(c->config, "vm"), "cpus")) != 4);
 		CHECK(json_integer_value(json_object_get(
 			  json_object_get(json_object_get(cfg, "pool"), "properties"), "ashift")) ==
 		      (i ? 12 : 9));
