@@ -144,6 +144,7 @@ generated: $(GEN_OUT) zbench
 	$(Q)$(foreach g,$(GENERATED),mkdir -p $(dir $(word 2,$(subst :, ,$(g)))) && cp $(BUILD)/gen/$(notdir $(word 2,$(subst :, ,$(g)))) $(word 2,$(subst :, ,$(g))) &&) true
 	$(Q)$(call splice,./zbench matrix keys,zbench matrix keys,docs/matrix.md)
 	$(Q)$(call splice,$(GEN) disks,zbench-gen disks,docs/disks.md)
+	$(Q)$(call splice,$(GEN) metrics,zbench-gen metrics,docs/reports.md)
 	$(Q)./zbench matrix ledger --markdown $(sort $(wildcard matrices/*.ledger.json)) >$(BUILD)/gen/seeds.md && \
 		cp $(BUILD)/gen/seeds.md docs/seeds.md
 

@@ -15,6 +15,7 @@
 #                                           SYNC_PAIRS=40 SYNC_RUNTIME=2 SYNC_RT=1
 #                                           THROTTLE_IOPS=2000 THROTTLE_PAIRS=4
 #                                           BEFORE=path/to/older/zbench-engine-host
+#                                           SIX=1: only issue 31's six jobs (below), full settings
 #
 # Columns: both tools' IOPS and their ratio (ours / fio: above 1.0, ours did more), then each
 # tool's CPU time per I/O and their ratio (fio's / ours: above 1.0, ours cost less per I/O). The
@@ -519,7 +520,7 @@ fi
 for j in "${JOBS[@]}"; do
 	IFS='|' read -r name target opts <<<"$j"
 	[ -n "$FILTER" ] && [[ "$name" != *"$FILTER"* ]] && continue
-	[ $SHORT = 1 ] && [[ "$SHORT_JOBS" != *"|$name|"* ]] && continue
+	[ $SHORT = 1 ] || [ "${SIX:-0}" = 1 ] && [[ "$SHORT_JOBS" != *"|$name|"* ]] && continue
 	if [ "$target" = loop ] && [ -z "$loopdev" ]; then
 		echo "$name: skipped (no loop device)"
 		continue

@@ -434,7 +434,7 @@ static void action_sleep(const json_t *phase)
 }
 
 static void (*const action_handlers[PHASE_ACTION_COUNT])(const json_t *phase) = {
-#define PHASE_ACTION_HANDLER_(id, name, handler) [PHASE_ACTION_##id] = handler,
+#define PHASE_ACTION_HANDLER_(id, name, handler, what) [PHASE_ACTION_##id] = handler,
 	PHASE_ACTION_LIST(PHASE_ACTION_HANDLER_)
 #undef PHASE_ACTION_HANDLER_
 };

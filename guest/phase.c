@@ -4,7 +4,7 @@
 #include <string.h>
 
 static const char *const action_names[PHASE_ACTION_COUNT] = { [PHASE_ACTION_NONE] = "",
-#define PHASE_ACTION_NAME_(id, name, handler) [PHASE_ACTION_##id] = name,
+#define PHASE_ACTION_NAME_(id, name, handler, what) [PHASE_ACTION_##id] = name,
 							      PHASE_ACTION_LIST(PHASE_ACTION_NAME_)
 #undef PHASE_ACTION_NAME_
 };

@@ -16,19 +16,20 @@
 
 #define PHASES_MAX 64 /* phases in one workload: a study needs a handful */
 
-/* Every action a phase may be instead of an engine run: X(ID, "name", the agent's handler). The
- * enum, the names, the schema's choices and the agent's dispatch (guest/agent_workload.c) come
- * from it: a new action is one row here and its handler in the agent. */
+/* Every action a phase may be instead of an engine run: X(ID, "name", the agent's handler, "what
+ * it does", for the schema's help). The enum, the names, the schema's choices and help and the
+ * agent's dispatch (guest/agent_workload.c) come from it: a new action is one row here and its
+ * handler in the agent. */
 #define PHASE_ACTION_LIST(X)                                                                       \
-	X(SYNC, "sync", action_sync) /* zpool sync: dirty data on the disks */                     \
-	X(EXPORT_IMPORT, "export_import",                                                          \
-	  action_export_import) /* zpool export + import: the ARC holds nothing of the pool */     \
-	X(DROP_CACHES, "drop_caches",                                                              \
-	  action_drop_caches) /* echo 3 > /proc/sys/vm/drop_caches (page cache, dentries) */       \
-	X(SLEEP, "sleep", action_sleep) /* wait `duration` */                                    \
-	X(WAIT, "wait", action_wait) /* wait until the state `until` names holds */
+	X(SYNC, "sync", action_sync, "zpool sync (dirty data to the disks)")                      \
+	X(EXPORT_IMPORT, "export_import", action_export_import,                                    \
+	  "pool export and import (an empty ARC)")                                                 \
+	X(DROP_CACHES, "drop_caches", action_drop_caches,                                          \
+	  "drop the page cache, dentries and inodes")                                              \
+	X(SLEEP, "sleep", action_sleep, "sleep for its duration")                                  \
+	X(WAIT, "wait", action_wait, "wait until the state its until names holds")
 
-#define PHASE_ACTION_ENUM_(id, name, handler) PHASE_ACTION_##id,
+#define PHASE_ACTION_ENUM_(id, name, handler, what) PHASE_ACTION_##id,
 enum phase_action {
 	PHASE_ACTION_NONE, /* an engine run */
 	PHASE_ACTION_LIST(PHASE_ACTION_ENUM_) PHASE_ACTION_COUNT
@@ -36,8 +37,11 @@ enum phase_action {
 #undef PHASE_ACTION_ENUM_
 
 /* "sync|export_import|drop_caches|sleep|wait": the schema's choices (a constant expression). */
-#define PHASE_ACTION_CHOICE_(id, name, handler) "|" name
-#define PHASE_ACTION_CHOICES			(PHASE_ACTION_LIST(PHASE_ACTION_CHOICE_) + 1)
+#define PHASE_ACTION_CHOICE_(id, name, handler, what) "|" name
+#define PHASE_ACTION_CHOICES			      (PHASE_ACTION_LIST(PHASE_ACTION_CHOICE_) + 1)
+/* "HEAD; sync: zpool sync (...); export_import: ...": the schema's help, a string literal. */
+#define PHASE_ACTION_HELP_(id, name, handler, what) "; " name ": " what
+#define PHASE_ACTION_HELP(head)			    head PHASE_ACTION_LIST(PHASE_ACTION_HELP_)
 
 /* A warm-up whose effect depends on the host's speed waits for a state instead of a time
  * (issue 33, item 5): a phase's "until": {"state": S, "timeout": T, ...}. On an engine phase

@@ -45,6 +45,8 @@ check "docs/matrix.md's key reference is 'zbench matrix keys'" \
 	spliced "zbench matrix keys" docs/matrix.md "$ZBENCH" matrix keys
 check "docs/disks.md's model table is '$GEN disks' (run 'make generated')" \
 	spliced "zbench-gen disks" docs/disks.md "$GEN" disks
+check "docs/reports.md's metric table is '$GEN metrics' (run 'make generated')" \
+	spliced "zbench-gen metrics" docs/reports.md "$GEN" metrics
 printf '\n<!-- BEGIN zbench-gen disks -->\n| `gone` | a row no table has |\n<!-- END zbench-gen disks -->\n' >"$tmp/stale.md"
 stale_fails() { ! spliced "zbench-gen disks" "$tmp/stale.md" "$GEN" disks >/dev/null; }
 check "a doc whose generated span differs fails" stale_fails

@@ -626,8 +626,6 @@ static int bisect_main(void *ctx, int argc, char **argv);
 
 const struct cli_command cmd_bisect_command = {
 	.name = "bisect",
-	.synopsis = "zbench bisect --repo DIR --good REF --bad REF --metric M --threshold T\n"
-		    "              [-i RECIPE] [-o DIR] [options] MATRIX",
 	.about =
 	    "Find the first commit between REF --good and REF --bad (the first-parent line of\n"
 	    "the OpenZFS git repository DIR) at which MATRIX's metric M changes beyond T (a\n"

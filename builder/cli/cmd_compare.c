@@ -122,11 +122,13 @@ static int set_fail_if(void *ctx, const char *arg)
 static const struct cli_option compare_options[] = {
 	CLI_OPT_STRING('o', "output", "DIR", struct compare_opts, outdir,
 		       "where to write the comparison"),
-	CLI_OPT_CALL(0, "fail-if", "'M < -5%'", set_fail_if,
-		     "fail (exit 3) when metric M (a timing metric of\ndocs/reports.md or a count "
-		     "of docs/compare.md) changed\nbeyond the threshold ('<' or '>'): a count by "
-		     "its\nmeans, a timing metric by the permutation test;\nrepeatable; undecided "
-		     "(exit 4) when no cell decides"),
+	{ CLI_ROW_CALL(
+	      0, "fail-if", "'M < -5%'", set_fail_if,
+	      "fail (exit 3) when metric M (a timing metric of\ndocs/reports.md or a count "
+	      "of docs/compare.md) changed\nbeyond the threshold ('<' or '>'): a count by "
+	      "its\nmeans, a timing metric by the permutation test;\nrepeatable; undecided "
+	      "(exit 4) when no cell decides"),
+	  .many = 1 },
 	CLI_OPT_FLAG(0, "json", struct compare_opts, json, "print the analysis as JSON on stdout"),
 	CLI_OPT_STRING(0, "junit", "FILE", struct compare_opts, junit,
 		       "JUnit XML: a testcase per gate and cell"),
@@ -149,23 +151,24 @@ static const struct cli_option compare_options[] = {
 	    "gates are undecided, a round at a\ntime, until every gated cell has a verdict "
 	    "or a budget\nruns out; alpha is split among the rounds' looks\n(alpha / "
 	    "(max-repeats - 1)); boots VMs"),
-	CLI_OPT_INT(0, "max-repeats", "N", 2, 1000000000, struct compare_opts, max_repeats,
-		    "the most repeats per cell and side (default 20)"),
-	CLI_OPT_CALL(0, "max-minutes", "M", set_max_minutes,
-		     "start no round after M minutes (default 60)"),
+	{ CLI_ROW_INT(0, "max-repeats", "N", 2, 1000000000, struct compare_opts, max_repeats,
+		      "the most repeats per cell and side (default 20)"),
+	  .with = "adaptive" },
+	{ CLI_ROW_CALL(0, "max-minutes", "M", set_max_minutes,
+		       "start no round after M minutes (default 60)"),
+	  .with = "adaptive" },
+};
+
+/* `zbench compare RUN_A RUN_B` is the command's own; one RUNDIR is a run of two images. */
+static const struct cli_form compare_forms[] = {
+	{ .option = "adaptive", .args = "RUNDIR", .min_args = 1, .max_args = 1 },
+	{ .args = "RUNDIR", .min_args = 1, .max_args = 1 },
 };
 
 static int compare_main(void *ctx, int argc, char **argv);
 
 const struct cli_command cmd_compare_command = {
 	.name = "compare",
-	.synopsis = "zbench compare [-o DIR] [--fail-if 'METRIC < -N%']... [--json]\n"
-		    "               [--junit FILE] [--summary FILE] [--phase NAME]\n"
-		    "               [--alpha P] [--noise N%] [--tolerance N%] [--seed N]\n"
-		    "               RUN_A RUN_B\n"
-		    "zbench compare --adaptive [--max-repeats N] [--max-minutes M] [OPTIONS]\n"
-		    "               RUNDIR\n"
-		    "zbench compare [OPTIONS] RUNDIR",
 	.about = "Match the cells of two run directories by their configuration (the image left\n"
 		 "out), and write DIR/compare.md and DIR/compare.html: per cell and metric the\n"
 		 "change from A to B in %, Welch's t-test over the repeats, the repeats paired\n"
@@ -178,7 +181,8 @@ const struct cli_command cmd_compare_command = {
 	.epilog = "Exit status: 0 on success (every gate passed), 3 when a gate failed, 4 when no\n"
 		  "gate failed but one is undecided, 2 on errors (including two runs with no cell\n"
 		  "in common). See docs/compare.md.",
-	CLI_ARGS("RUN_A RUN_B or RUNDIR", 1, 2),
+	CLI_ARGS("RUN_A RUN_B", 2, 2),
+	CLI_FORMS(compare_forms),
 	.run = compare_main,
 };
 
@@ -197,12 +201,13 @@ static int adaptive_setup(struct compare_opts *o)
 	if (o->adaptive) {
 		o->v.alpha /= (double)(o->max_repeats - 1);
 		if (perm_min_pairs(o->v.alpha) > (size_t)o->max_repeats)
-			fprintf(stderr,
-				"zbench: compare: --adaptive: at p < %.2g a look (alpha split among "
-				"%d looks) the permutation test needs %zu pairs, more than "
-				"--max-repeats %d: a timing gate can only end undecided\n",
-				o->v.alpha, o->max_repeats - 1, perm_min_pairs(o->v.alpha),
-				o->max_repeats);
+			fprintf(
+			    stderr,
+			    "zbench: compare: --adaptive: at p < %.2g a look (alpha split among "
+			    "%d looks) the permutation test needs %zu pairs, more than "
+			    "--max-repeats %d: a timing gate can only end undecided\n",
+			    o->v.alpha, o->max_repeats - 1, perm_min_pairs(o->v.alpha),
+			    o->max_repeats);
 	}
 	return 0;
 }

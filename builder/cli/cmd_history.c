@@ -98,8 +98,6 @@ static const struct cli_option history_options[] = {
 
 const struct cli_command cmd_history_command = {
 	.name = "history",
-	.synopsis = "zbench history add [--db FILE] RUNDIR...\n"
-		    "zbench history show [--db FILE] --metric M [--cell ID] [-o DIR]",
 	.about = "A results history in an SQLite file (default " HISTORY_DEFAULT_DB ").",
 	CLI_SUBS(history_subs),
 	CLI_OPTIONS(history_options),

@@ -253,10 +253,6 @@ static const struct cli_option image_options[] = {
 
 const struct cli_command cmd_image_command = {
 	.name = "image",
-	.synopsis = "zbench image build RECIPE [--cache-dir DIR] [--rebuild] [--rebuild-root]\n"
-		    "zbench image import FILE.qcow2 [--cache-dir DIR] [--overlay] [--rebuild]\n"
-		    "zbench image path RECIPE|FILE.qcow2 [--cache-dir DIR]\n"
-		    "zbench image list [--cache-dir DIR] [--json]",
 	CLI_SUBS(image_subs),
 	CLI_OPTIONS(image_options),
 	.epilog =

@@ -314,10 +314,6 @@ static const struct cli_option matrix_options[] = {
 
 const struct cli_command cmd_matrix_command = {
 	.name = "matrix",
-	.synopsis = "zbench matrix check [--controls|--estimate] FILE\n"
-		    "zbench matrix expand FILE\n"
-		    "zbench matrix keys\n"
-		    "zbench matrix ledger [--markdown] LEDGER...",
 	.about = "A fio job file (FILE.fio or FILE.job) is checked as the workload of a small\n"
 		 "matrix of its own (docs/matrix.md, \"fio job files\").",
 	CLI_SUBS(matrix_subs),

@@ -97,15 +97,13 @@ static int set_no_report(void *ctx, const char *arg)
 static const struct cli_option run_options[] = {
 	CLI_OPT_STRING('o', "output", "DIR", struct run_cli, o.out_dir,
 		       "run directory (default runs/<matrix name>-<UTC time>)"),
-	CLI_OPT_CALL(
-	    'i', "image", "RECIPE", set_image,
-	    "image recipe (default: the matrix's \"image\", else\n" RUN_DEFAULT_RECIPE
-	    "); built if not cached. Given twice\nor more (-i A -i B; or the matrix's "
-	    "\"images\"): "
-	    "every\ncell runs on each image, back to back, A B then B A in\nthe next repeat; "
-	    "records "
-	    "name their image and side;\n`zbench compare RUNDIR` compares A with "
-	    "B\n(docs/compare.md)"),
+	{ CLI_ROW_CALL('i', "image", "RECIPE", set_image,
+		       "image recipe (default: the matrix's \"image\", else\n" RUN_DEFAULT_RECIPE
+		       "); built if not cached. Given twice\nor more (-i A -i B; or the matrix's "
+		       "\"images\"): every\ncell runs on each image, back to back, A B then B A "
+		       "in\nthe next repeat; records name their image and side;\n`zbench compare "
+		       "RUNDIR` compares A with B\n(docs/compare.md)"),
+	  .many = 1 },
 	CLI_OPT_STRING(0, "cache-dir", "DIR", struct run_cli, o.cache_dir,
 		       "image cache (default $ZBENCH_CACHE_DIR, else\n$XDG_CACHE_HOME/zbench, else "
 		       "~/.cache/zbench)"),
@@ -150,12 +148,11 @@ static const struct cli_option run_options[] = {
 	    "before\nthe first "
 	    "phase that is not an unmeasured prefill (qemu\nbackend, one cell at a time; "
 	    "docs/disks.md)"),
-	CLI_OPT_CALL(
-	    0, "allow-device", "PATH", set_allow_device,
-	    "let disks[].device use this host block device\n(repeatable); its contents are "
-	    "destroyed. Devices that\nare mounted, held, open or in a host pool are "
-	    "refused\nanyway "
-	    "(docs/disks.md)"),
+	{ CLI_ROW_CALL(0, "allow-device", "PATH", set_allow_device,
+		       "let disks[].device use this host block device\n(repeatable); its contents "
+		       "are destroyed. Devices that\nare mounted, held, open or in a host pool are "
+		       "refused\nanyway (docs/disks.md)"),
+	  .many = 1 },
 	CLI_OPT_INT('j', "jobs", "N", 1, 64, struct run_cli, o.jobs,
 		    "run N cells at once, each VM pinned to its own host cores;\nrefused if a disk "
 		    "is not throttled (the cells would\ndisturb each other) unless "
@@ -186,11 +183,15 @@ static const struct cli_option run_options[] = {
 	    "and at the report's top, whatever the option)"),
 };
 
+/* `zbench run --resume RUNDIR` takes no MATRIX: the run directory has it. */
+static const struct cli_form run_forms[] = {
+	{ .option = "resume" },
+};
+
 static int run_main(void *ctx, int argc, char **argv);
 
 const struct cli_command cmd_run_command = {
 	.name = "run",
-	.synopsis = "zbench run [options] MATRIX\nzbench run --resume RUNDIR",
 	.about = "Run every cell of MATRIX (repeats included) in a fresh VM with fresh disks and\n"
 		 "write the results to a new run directory (printed on stdout at the end).\n"
 		 "MATRIX may be a fio job file (FILE.fio or FILE.job): it runs in a matrix of\n"
@@ -202,7 +203,8 @@ const struct cli_command cmd_run_command = {
 		  "exit status: 0 all cells ok, 1 some cell failed (see cells.jsonl) or, with\n"
 		  "             --strict, some phase did not measure the disks,\n"
 		  "             2 usage or input error, 130 interrupted",
-	CLI_ARGS("MATRIX", 0, 1),
+	CLI_ARGS("MATRIX", 1, 1),
+	CLI_FORMS(run_forms),
 	.run = run_main,
 };
 
@@ -213,10 +215,6 @@ static int run_main(void *ctx, int argc, char **argv)
 	char *dir = NULL;
 	int rc;
 
-	if (c->o.resume_dir ? argc != 0 : argc != 1) {
-		cli_usage(&cmd_run_command, stderr);
-		return 2;
-	}
 	if (!c->o.resume_dir)
 		c->o.matrix_path = argv[0];
 	c->o.dir_out = &dir;

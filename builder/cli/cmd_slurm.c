@@ -447,7 +447,6 @@ static int slurm_main(void *ctx, int argc, char **argv);
 
 const struct cli_command cmd_slurm_command = {
 	.name = "slurm",
-	.synopsis = "zbench slurm -n N [options] MATRIX",
 	.about =
 	    "Run MATRIX on a Slurm cluster as an array of N tasks, task I running shard\n"
 	    "I/N (zbench run --shard I/N -o RUNS/shard-I). Writes RUNS/slurm/job.sh and\n"

@@ -3,16 +3,17 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/log.h"
 #include "core/util.h"
 
-#define HELP_COLUMN 24	/* where an option's help starts in usage */
+#define HELP_COLUMN    24  /* where an option's help starts in usage */
 #define SUB_COLUMN     10  /* where a subcommand's help starts */
 #define SYNOPSIS_WIDTH 80  /* a generated synopsis wraps before this column */
-#define LONG_ONLY   256 /* getopt's value for row k without a letter: LONG_ONLY + k */
+#define LONG_ONLY      256 /* getopt's value for row k without a letter: LONG_ONLY + k */
 
 /* HEAD, then HELP's lines from COLUMN on (on the next line when HEAD reaches it). */
 static void usage_entry(FILE *f, const char *head, const char *help, int column)
@@ -33,49 +34,125 @@ static void usage_entry(FILE *f, const char *head, const char *help, int column)
 	}
 }
 
-/* The synopsis from the table: "usage: zbench NAME [-o DIR] -f fio|csv RUNDIR" (an option's
- * choices in place of its value's name), wrapped. */
+/* A synopsis line being written: where its words wrap to, and the column reached. */
+struct synopsis_line {
+	FILE *f;
+	int indent, col;
+};
+
+static void synopsis_word(struct synopsis_line *l, const char *word)
+{
+	int n = (int)strlen(word);
+
+	if (l->col + 1 + n > SYNOPSIS_WIDTH)
+		l->col = fprintf(l->f, "\n%*s", l->indent, "") - 1;
+	l->col += fprintf(l->f, " %s", word);
+}
+
+/* Option `o` as a synopsis word: "[-o DIR]", "--repo DIR" if required, its choices for its
+ * value ("-f fio|csv"), "..." after it if it may be given again; bare: without the brackets (a
+ * form's selecting option). */
+static void synopsis_option(struct synopsis_line *l, const struct cli_option *o, int bare)
+{
+	const char *arg = o->choices ? o->choices : o->arg;
+	int open = !o->required && !bare;
+	char word[128];
+
+	if (o->letter)
+		snprintf(word, sizeof(word), "%s-%c%s%s%s%s", open ? "[" : "", o->letter,
+			 arg ? " " : "", arg ? arg : "", open ? "]" : "", o->many ? "..." : "");
+	else
+		snprintf(word, sizeof(word), "%s--%s%s%s%s%s", open ? "[" : "", o->name,
+			 arg ? " " : "", arg ? arg : "", open ? "]" : "", o->many ? "..." : "");
+	synopsis_word(l, word);
+}
+
+static void synopsis_args(struct synopsis_line *l, const char *args, int min_args)
+{
+	char word[128];
+
+	if (!args)
+		return;
+	snprintf(word, sizeof(word), min_args ? "%s" : "[%s]", args);
+	synopsis_word(l, word);
+}
+
+/* The row named `name` in c's table, or NULL. */
+static const struct cli_option *option_named(const struct cli_command *c, const char *name)
+{
+	for (size_t k = 0; name && k < c->n_options; k++)
+		if (!strcmp(c->options[k].name, name))
+			return &c->options[k];
+	return NULL;
+}
+
+/* Does a form select option `o`? */
+static int selects_form(const struct cli_command *c, const struct cli_option *o)
+{
+	for (size_t k = 0; k < c->n_forms; k++)
+		if (c->forms[k].option && !strcmp(c->forms[k].option, o->name))
+			return 1;
+	return 0;
+}
+
+/* Does the synopsis line of subcommand `s` or form `fm` (both NULL: the command's own) list
+ * option `o`? A form's line lists the options that go with its option only. */
+static int line_lists(const struct cli_command *c, const struct cli_sub *s,
+		      const struct cli_form *fm, const struct cli_option *o)
+{
+	if (s)
+		return !o->subs || cli_choice_index(o->subs, s->name) >= 0;
+	if (fm)
+		return fm->option && o->with && !strcmp(o->with, fm->option);
+	return !o->with && !selects_form(c, o);
+}
+
+/* One line of the synopsis ("usage: " before the first, as many blanks before the others). */
+static void synopsis_one(const struct cli_command *c, const struct cli_sub *s,
+			 const struct cli_form *fm, int first, FILE *f)
+{
+	struct synopsis_line l = { .f = f };
+	const struct cli_option *sel = fm ? option_named(c, fm->option) : NULL;
+	int rest = 0;
+
+	l.indent = l.col = fprintf(f, "%szbench %s", first ? "usage: " : "       ", c->name);
+	if (s) { /* continuation lines start under the subcommand's first option */
+		synopsis_word(&l, s->name);
+		l.indent = l.col;
+	}
+	if (sel)
+		synopsis_option(&l, sel, 1);
+	for (size_t k = 0; k < c->n_options; k++) {
+		if (line_lists(c, s, fm, &c->options[k]))
+			synopsis_option(&l, &c->options[k], 0);
+		else
+			rest |= fm && &c->options[k] != sel;
+	}
+	if (rest)
+		synopsis_word(&l, "[options]");
+	if (s)
+		synopsis_args(&l, s->args, s->min_args);
+	else if (fm)
+		synopsis_args(&l, fm->args, fm->min_args);
+	else
+		synopsis_args(&l, c->args, c->min_args);
+	fputc('\n', f);
+}
+
+/* The synopsis from the tables (options.h, struct cli_command). */
 static void usage_synopsis(const struct cli_command *c, FILE *f)
 {
-	int indent = fprintf(f, "usage: zbench %s", c->name), col = indent;
-
-	for (size_t k = 0; k <= c->n_options; k++) {
-		const struct cli_option *o = k < c->n_options ? &c->options[k] : NULL;
-		const char *arg = o && o->choices ? o->choices : o ? o->arg : NULL;
-		char word[128];
-		int n;
-
-		if (o && o->letter)
-			n = snprintf(word, sizeof(word), "%s-%c%s%s%s", o->required ? "" : "[",
-				     o->letter, arg ? " " : "", arg ? arg : "",
-				     o->required ? "" : "]");
-		else if (o)
-			n = snprintf(word, sizeof(word), "%s--%s%s%s%s", o->required ? "" : "[",
-				     o->name, arg ? " " : "", arg ? arg : "",
-				     o->required ? "" : "]");
-		else if (c->args)
-			n = snprintf(word, sizeof(word), c->min_args ? "%s" : "[%s]", c->args);
-		else
-			break;
-		if (col + 1 + n > SYNOPSIS_WIDTH)
-			col = fprintf(f, "\n%*s", indent, "") - 1;
-		col += fprintf(f, " %s", word);
-	}
-	fputc('\n', f);
+	for (size_t k = 0; k < c->n_subs; k++)
+		synopsis_one(c, &c->subs[k], NULL, k == 0, f);
+	if (!c->n_subs)
+		synopsis_one(c, NULL, NULL, 1, f);
+	for (size_t k = 0; !c->n_subs && k < c->n_forms; k++)
+		synopsis_one(c, NULL, &c->forms[k], 0, f);
 }
 
 void cli_usage(const struct cli_command *c, FILE *f)
 {
-	const char *p = c->synopsis;
-
-	if (!p)
-		usage_synopsis(c, f);
-	for (int first = 1; p && *p; first = 0) {
-		size_t n = strcspn(p, "\n");
-
-		fprintf(f, "%s%.*s\n", first ? "usage: " : "       ", (int)n, p);
-		p += n + (p[n] == '\n');
-	}
+	usage_synopsis(c, f);
 	if (c->about)
 		fprintf(f, "\n%s\n", c->about);
 	if (c->n_subs)
@@ -195,6 +272,80 @@ static const struct cli_option *row_of(const struct cli_command *c, int v)
 	return NULL;
 }
 
+/* The positional arguments argv[0..nargs) against the ranges `lo`, `hi` (hi -1: no limit) of
+ * the n ways to call the command that apply: 0, or 2 (said, naming `args`, the ways' argument
+ * names). */
+static int check_args(const struct cli_command *c, const char *who, const char **args,
+		      const int *lo, const int *hi, size_t n, int nargs, char **argv)
+{
+	int least = INT_MAX, over = 0, said = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		if (nargs >= lo[k] && (hi[k] < 0 || nargs <= hi[k]))
+			return 0;
+		least = lo[k] < least ? lo[k] : least;
+		over = hi[k] >= 0 && hi[k] < nargs && hi[k] > over ? hi[k] : over;
+	}
+	if (nargs >= least) {
+		fprintf(stderr, "zbench %s: unexpected argument '%s'\n", who, argv[over]);
+		return usage_error(c);
+	}
+	fprintf(stderr, "zbench %s: ", who);
+	for (size_t k = 0; k < n; k++)
+		if (args[k])
+			fprintf(stderr, "%s%s", said++ ? " or " : "", args[k]);
+	fputs(said ? " is required\n" : "an argument is missing\n", stderr);
+	return usage_error(c);
+}
+
+/* After the options of argv (seen[k]: row k was given): the required ones are there, each
+ * option's .with too, and the positional arguments fit the subcommand `s`, the form an option
+ * selects, or the command or a form no option selects. 0, or 2 (said). */
+static int check_parsed(const struct cli_command *c, const struct cli_sub *s, const char *who,
+			const char *seen, int nargs, char **argv)
+{
+	size_t n = 1, cap = 1 + (s ? 0 : c->n_forms);
+	const char **args = xcalloc(cap, sizeof(*args));
+	int *lo = xcalloc(cap, sizeof(int)), *hi = xcalloc(cap, sizeof(int)), rc = 0;
+
+	args[0] = s ? s->args : c->args;
+	lo[0] = s ? s->min_args : c->min_args;
+	hi[0] = s ? s->max_args : c->max_args;
+	for (size_t k = 0; rc == 0 && k < c->n_options; k++) {
+		const struct cli_option *o = &c->options[k], *w = option_named(c, o->with);
+
+		if (o->required && takes(o, s) && !seen[k]) {
+			if (o->letter)
+				fprintf(stderr, "zbench %s: --%s (-%c) is required\n", who, o->name,
+					o->letter);
+			else
+				fprintf(stderr, "zbench %s: --%s is required\n", who, o->name);
+			rc = usage_error(c);
+		} else if (seen[k] && w && !seen[w - c->options]) {
+			fprintf(stderr, "zbench %s: --%s goes with --%s\n", who, o->name, w->name);
+			rc = usage_error(c);
+		}
+	}
+	for (size_t k = 0; !s && k < c->n_forms; k++) {
+		const struct cli_form *fm = &c->forms[k];
+		const struct cli_option *sel = option_named(c, fm->option);
+
+		if (sel && seen[sel - c->options]) { /* this form, and no other */
+			args[0] = fm->args, lo[0] = fm->min_args, hi[0] = fm->max_args;
+			n = 1;
+			break;
+		}
+		if (!fm->option)
+			args[n] = fm->args, lo[n] = fm->min_args, hi[n++] = fm->max_args;
+	}
+	if (rc == 0)
+		rc = check_args(c, who, args, lo, hi, n, nargs, argv);
+	free(args);
+	free(lo);
+	free(hi);
+	return rc;
+}
+
 /* The options and positional arguments of argv (argv[0] the command or subcommand `s`). */
 static int parse_options(const struct cli_command *c, const struct cli_sub *s, const char *who,
 			 int argc, char **argv, void *ctx, int *first)
@@ -202,9 +353,7 @@ static int parse_options(const struct cli_command *c, const struct cli_sub *s, c
 	struct option *longopts = xcalloc(c->n_options + 2, sizeof(*longopts));
 	char *shortopts = xcalloc(2 * c->n_options + 4, 1), *seen = xcalloc(c->n_options + 1, 1);
 	size_t ns = 0, nl = 0;
-	int v, rc = 0, nargs, lo = s ? s->min_args : c->min_args,
-	       hi = s ? s->max_args : c->max_args;
-	const char *args = s ? s->args : c->args;
+	int v, rc = 0;
 
 	shortopts[ns++] = ':'; /* a missing value is ':', an unknown option '?' */
 	shortopts[ns++] = 'h';
@@ -253,26 +402,8 @@ static int parse_options(const struct cli_command *c, const struct cli_sub *s, c
 			rc = apply(o, optarg, ctx, who);
 		}
 	}
-	for (size_t k = 0; rc == 0 && k < c->n_options; k++) {
-		if (c->options[k].required && takes(&c->options[k], s) && !seen[k]) {
-			if (c->options[k].letter)
-				fprintf(stderr, "zbench %s: --%s (-%c) is required\n", who,
-					c->options[k].name, c->options[k].letter);
-			else
-				fprintf(stderr, "zbench %s: --%s is required\n", who,
-					c->options[k].name);
-			rc = usage_error(c);
-		}
-	}
-	nargs = argc - optind;
-	if (rc == 0 && nargs < lo) {
-		fprintf(stderr, "zbench %s: %s %s\n", who, args ? args : "an argument",
-			args ? "is required" : "is missing");
-		rc = usage_error(c);
-	} else if (rc == 0 && hi >= 0 && nargs > hi) {
-		fprintf(stderr, "zbench %s: unexpected argument '%s'\n", who, argv[optind + hi]);
-		rc = usage_error(c);
-	}
+	if (rc == 0)
+		rc = check_parsed(c, s, who, seen, argc - optind, argv + optind);
 	*first = optind;
 	free(longopts);
 	free(shortopts);

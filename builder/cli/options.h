@@ -28,7 +28,11 @@ struct cli_option {
 	    offset;   /* CLI_STRING, CLI_FLAG, CLI_INT: offsetof(the context's struct, its field) */
 	int min, max; /* CLI_INT: the values it takes */
 	int required; /* the command (or its subcommand) refuses to run without it */
+	int many;     /* may be given more than once ("[-i RECIPE]..." in the synopsis) */
 	const char *subs; /* "build|import": the subcommands that take it; NULL: every one */
+	/* "adaptive": taken only with that option, whose form (struct cli_form) lists it in
+	 * usage; NULL: taken with any */
+	const char *with;
 	/* CLI_CALL: apply the option to ctx: 0, or -1 after saying why on stderr. */
 	int (*set)(void *ctx, const char *arg);
 };
@@ -81,13 +85,24 @@ struct cli_sub {
 	int (*run)(void *ctx, int argc, char **argv);
 };
 
+/* Another way to call a command without subcommands, and its line of the synopsis: the option
+ * that selects it (`zbench run --resume RUNDIR`; NULL: none does, `zbench compare RUNDIR`) and
+ * the positional arguments it takes. With that option given, argv must fit the form's
+ * arguments; without, the command's own or those of a form that no option selects. */
+struct cli_form {
+	const char *option; /* the selecting option's long name, or NULL */
+	const char *args;   /* the positional arguments' name, or NULL */
+	int min_args, max_args;
+};
+
 struct cli_command {
 	const char *name; /* "report": the command's name after "zbench" */
-	/* What follows "usage: ", lines separated by '\n'; NULL: "zbench NAME", then each option
-	 * in table order ("[-o DIR]"; without brackets if required; its choices, if any, for its
-	 * value) and the positional arguments. */
-	const char *synopsis;
-	const char *about;    /* the paragraph(s) between the synopsis and the options, or NULL */
+	/* The synopsis ("usage: ") is made from the tables, a line per subcommand, else one for
+	 * the command and one per form: "zbench NAME", the subcommand or the form's option, each
+	 * option the line takes in table order ("[-o DIR]"; without brackets if required; its
+	 * choices, if any, for its value; a form's line: the options .with its option, then
+	 * "[options]" for the rest), the positional arguments. */
+	const char *about; /* the paragraph(s) between the synopsis and the options, or NULL */
 	const struct cli_sub *subs; /* the subcommands, or NULL */
 	size_t n_subs;
 	const struct cli_option *options;
@@ -95,12 +110,15 @@ struct cli_command {
 	const char *epilog;	/* after the options: exit status, where the docs are */
 	const char *args;	/* the positional arguments' name in messages ("MATRIX") */
 	int min_args, max_args; /* positional arguments; max_args -1: no limit (not with subs) */
+	const struct cli_form *forms; /* the other ways to call it (not with subs), or NULL */
+	size_t n_forms;
 	/* Without subcommands: what runs the command (cli_run), ctx its options applied and argv
 	 * its positional arguments; returns the exit status. */
 	int (*run)(void *ctx, int argc, char **argv);
 };
 #define CLI_OPTIONS(rows) .options = rows, .n_options = sizeof(rows) / sizeof(rows[0])
 #define CLI_SUBS(rows)	  .subs = rows, .n_subs = sizeof(rows) / sizeof(rows[0])
+#define CLI_FORMS(rows)	  .forms = rows, .n_forms = sizeof(rows) / sizeof(rows[0])
 /* The positional arguments of a command or subcommand: their name, how many (hi -1: no limit). */
 #define CLI_ARGS(name, lo, hi) .args = name, .min_args = lo, .max_args = hi
 

@@ -196,10 +196,25 @@ static void path_restore(struct scanner *sc, size_t keep, int truncated)
 	sc->truncated = truncated;
 }
 
+/* After a member or element: restore the path, then 1 past a ',' (another follows), 0 past
+ * the closing `close`, -1 at anything else. */
+static int scan_next(struct scanner *sc, int close, size_t keep, int truncated)
+{
+	int c;
+
+	path_restore(sc, keep, truncated);
+	skip_ws(sc);
+	c = peek(sc);
+	if (c != ',' && c != close)
+		return -1;
+	advance(sc);
+	return c == ',';
+}
+
 static int scan_object(struct scanner *sc, int depth)
 {
 	size_t keep = strlen(sc->path);
-	int was_truncated = sc->truncated;
+	int was_truncated = sc->truncated, next;
 	char key[256];
 
 	advance(sc); /* '{' */
@@ -226,24 +241,16 @@ static int scan_object(struct scanner *sc, int depth)
 		advance(sc);
 		if (scan_value(sc, depth + 1) < 0)
 			return -1;
-		path_restore(sc, keep, was_truncated);
-		skip_ws(sc);
-		if (peek(sc) == ',') {
-			advance(sc);
-			continue;
-		}
-		if (peek(sc) == '}') {
-			advance(sc);
-			return 0;
-		}
-		return -1;
+		next = scan_next(sc, '}', keep, was_truncated);
+		if (next <= 0)
+			return next;
 	}
 }
 
 static int scan_array(struct scanner *sc, int depth)
 {
 	size_t keep = strlen(sc->path);
-	int was_truncated = sc->truncated;
+	int was_truncated = sc->truncated, next;
 
 	advance(sc); /* '[' */
 	skip_ws(sc);
@@ -256,17 +263,9 @@ static int scan_array(struct scanner *sc, int depth)
 			sc->truncated = 1;
 		if (scan_value(sc, depth + 1) < 0)
 			return -1;
-		path_restore(sc, keep, was_truncated);
-		skip_ws(sc);
-		if (peek(sc) == ',') {
-			advance(sc);
-			continue;
-		}
-		if (peek(sc) == ']') {
-			advance(sc);
-			return 0;
-		}
-		return -1;
+		next = scan_next(sc, ']', keep, was_truncated);
+		if (next <= 0)
+			return next;
 	}
 }
 

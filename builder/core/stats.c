@@ -201,44 +201,8 @@ int stats_paired_log(const double *a, const double *b, size_t n, struct stats_pa
 	return 0;
 }
 
-struct p_index {
-	double p;
-	size_t i;
-};
-
-static int p_index_cmp(const void *pa, const void *pb)
-{
-	const struct p_index *a = pa, *b = pb;
-
-	if (a->p != b->p)
-		return a->p < b->p ? -1 : 1;
-	return a->i < b->i ? -1 : a->i > b->i;
-}
-
-void stats_holm(const double *p, size_t n, double *adj)
-{
-	struct p_index *r = xcalloc(n + 1, sizeof(*r));
-	size_t m = 0;
-	double run = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		adj[i] = NAN;
-		if (!isnan(p[i]))
-			r[m++] = (struct p_index){ p[i], i };
-	}
-	qsort(r, m, sizeof(*r), p_index_cmp);
-	for (size_t k = 0; k < m; k++) {
-		double v = (double)(m - k) * r[k].p;
-
-		if (v > 1)
-			v = 1;
-		if (v > run)
-			run = v;
-		adj[r[k].i] = run;
-	}
-	free(r);
-}
-
+/* A value and where it stood, sorted by value and then by place (stable, so ties keep their
+ * order and ranks and adjusted p-values are deterministic). */
 struct ranked {
 	double v;
 	size_t i;
@@ -250,7 +214,31 @@ static int ranked_cmp(const void *pa, const void *pb)
 
 	if (a->v != b->v)
 		return a->v < b->v ? -1 : 1;
-	return a->i < b->i ? -1 : a->i > b->i; /* stable, so ranks are deterministic */
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+void stats_holm(const double *p, size_t n, double *adj)
+{
+	struct ranked *r = xcalloc(n + 1, sizeof(*r));
+	size_t m = 0;
+	double run = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!isnan(p[i]))
+			r[m++] = (struct ranked){ .v = p[i], .i = i };
+		adj[i] = NAN; /* after reading p[i]: adj may be p */
+	}
+	qsort(r, m, sizeof(*r), ranked_cmp);
+	for (size_t k = 0; k < m; k++) {
+		double v = (double)(m - k) * r[k].v;
+
+		if (v > 1)
+			v = 1;
+		if (v > run)
+			run = v;
+		adj[r[k].i] = run;
+	}
+	free(r);
 }
 
 /* ranks[i] = the 1-based rank of x[i], ties sharing the average of their ranks */

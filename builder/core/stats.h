@@ -62,7 +62,7 @@ int stats_paired_log(const double *a, const double *b, size_t n, struct stats_pa
 
 /* Holm's step-down adjustment of the p-values p[0..n-1] for n tests (family-wise error rate):
  * adj[i] = max over the j ranked at or before i of min(1, (n - rank_j) p_j). NAN p-values are
- * not tests: they stay NAN and do not count in n. */
+ * not tests: they stay NAN and do not count in n. adj may be p (adjusted in place). */
 void stats_holm(const double *p, size_t n, double *adj);
 
 /* Spearman's rank correlation of the pairs (x[i], y[i]); ties get their average rank. NAN when

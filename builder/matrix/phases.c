@@ -508,9 +508,10 @@ static double fio_writes(const json_t *fio)
 	return sum;
 }
 
-/* Cache flushes the cell's disks did over the summary's interval (each a device's; a ZIL
- * commit flushes every device it wrote, a txg sync every vdev); -1 if the summary cannot say. */
-static double disk_flushes(const json_t *summary)
+/* The sum over the cell's disks of a per-second figure of the summary (`flush_per_s`, or a
+ * kB/s one), times the summary's interval: how many flushes or kB over it; -1 if the summary
+ * cannot say. A ZIL commit flushes every device it wrote, a txg sync every vdev. */
+static double disk_total(const json_t *summary, const char *per_s)
 {
 	const json_t *iv = json_object_get(summary, "interval"), *d;
 	const char *k;
@@ -519,22 +520,8 @@ static double disk_flushes(const json_t *summary)
 	if (!json_is_number(iv))
 		return -1;
 	json_object_foreach ((json_t *)json_object_get(summary, "disks"), k, d)
-		sum += json_number_value(json_object_get(d, "flush_per_s"));
+		sum += json_number_value(json_object_get(d, per_s));
 	return sum * json_number_value(iv);
-}
-
-/* Bytes the cell's disks moved over the summary's interval (kB/s figures: 1024 bytes). */
-static double disk_bytes(const json_t *summary, const char *kbps)
-{
-	const json_t *iv = json_object_get(summary, "interval"), *d;
-	const char *k;
-	double sum = 0;
-
-	if (!json_is_number(iv))
-		return -1;
-	json_object_foreach ((json_t *)json_object_get(summary, "disks"), k, d)
-		sum += json_number_value(json_object_get(d, kbps));
-	return sum * json_number_value(iv) * 1024;
 }
 
 void phases_set_ratio(json_t *o, const char *key, double num, double den)
@@ -554,8 +541,8 @@ json_t *phases_measured(const json_t *fio, const json_t *summary, const json_t *
 {
 	json_t *o = json_object();
 	double er = fio_bytes(fio, "read"), ew = fio_bytes(fio, "write");
-	double dr = summary ? disk_bytes(summary, "r_kbps") : -1;
-	double dw = summary ? disk_bytes(summary, "w_kbps") : -1;
+	double dr = summary ? 1024 * disk_total(summary, "r_kbps") : -1; /* kB: 1024 bytes */
+	double dw = summary ? 1024 * disk_total(summary, "w_kbps") : -1;
 	const json_t *arc = json_object_get(summary, "arc");
 	double hits = num_or(arc, "hits"), misses = num_or(arc, "misses");
 
@@ -569,7 +556,8 @@ json_t *phases_measured(const json_t *fio, const json_t *summary, const json_t *
 	if (l2h >= 0 && l2m >= 0)
 		phases_set_ratio(o, "l2arc_hit_ratio", l2h, l2h + l2m);
 	if (summary)
-		phases_set_ratio(o, "flushes_per_write", disk_flushes(summary), fio_writes(fio));
+		phases_set_ratio(o, "flushes_per_write", disk_total(summary, "flush_per_s"),
+				 fio_writes(fio));
 	/* zfs's own ratio when it gave one; logical over physical otherwise */
 	if (num_or(target, "compressratio") > 0)
 		json_object_set_new(o, "compress_ratio",

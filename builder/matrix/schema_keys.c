@@ -82,8 +82,7 @@ static const struct schema_key matrix_keys[] = {
 	  .type = SCHEMA_ENUM,
 	  .choices = VM_BACKEND_CHOICES,
 	  .def = "\"" VM_BACKEND_DEFAULT "\"",
-	  .help = "VM backend for `zbench run` without --backend: qemu starts QEMU itself, "
-		  "libvirt goes through libvirt (docs/libvirt.md)" },
+	  .help = VM_BACKEND_HELP("VM backend for `zbench run` without --backend") },
 	{ .path = "libvirt_uri",
 	  .type = SCHEMA_STRING,
 	  .check = schema_check_libvirt_uri,
@@ -619,8 +618,7 @@ static const struct schema_key config_keys[] = {
 	{ .path = "workload.phases[].action",
 	  .type = SCHEMA_ENUM,
 	  .choices = PHASE_ACTION_CHOICES,
-	  .help = "instead of an engine run: zpool sync, pool export and import (an empty ARC), "
-		  "drop the page cache, sleep" },
+	  .help = PHASE_ACTION_HELP("instead of an engine run") },
 	{ .path = "workload.phases[].duration",
 	  .type = SCHEMA_DURATION,
 	  .help = "how long the sleep action waits" },

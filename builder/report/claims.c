@@ -493,6 +493,24 @@ void report_claim_eval_release(struct claim_eval *e)
 	free(e->detail);
 }
 
+/* Is v within the bounds lo and hi (NAN: no bound on that side)? */
+static int within(double v, double lo, double hi)
+{
+	return (isnan(lo) || v >= lo) && (isnan(hi) || v <= hi);
+}
+
+/* " (needed 1..2x)", " (needed at least 1x)" or " (needed at most 2x)": the bounds a ratio
+ * ("x") or a value ("") had to keep. */
+static void fmt_needed(FILE *f, double lo, double hi, const char *unit)
+{
+	if (!isnan(lo) && !isnan(hi))
+		fprintf(f, " (needed %g..%g%s)", lo, hi, unit);
+	else if (!isnan(lo))
+		fprintf(f, " (needed at least %g%s)", lo, unit);
+	else
+		fprintf(f, " (needed at most %g%s)", hi, unit);
+}
+
 /* "case=hdd-slog 94.0 (n=1)" */
 static void fmt_side(FILE *f, const struct report_cell *c, const struct stats_summary *s)
 {
@@ -587,17 +605,12 @@ static void claim_eval_pairs(const struct report_run *run, const json_t *claim, 
 				fprintf(f, " (needed %s%g%%)", !strcmp(op, "<") ? "-" : "+",
 					margin);
 		} else {
-			ok = (isnan(lo) || r >= lo) && (isnan(hi) || r <= hi);
+			ok = within(r, lo, hi);
 			fmt_side(f, a, &sa);
 			fputs(" / ", f);
 			fmt_side(f, b, &sb);
-			fprintf(f, " = %.3gx (needed ", r);
-			if (!isnan(lo) && !isnan(hi))
-				fprintf(f, "%g..%gx)", lo, hi);
-			else if (!isnan(lo))
-				fprintf(f, "at least %gx)", lo);
-			else
-				fprintf(f, "at most %gx)", hi);
+			fprintf(f, " = %.3gx", r);
+			fmt_needed(f, lo, hi, "x");
 		}
 		if (stats_welch(va, sa.n, vb, sb.n, &w) == 0)
 			fprintf(f, ", Welch p=%.3g, %s", w.p,
@@ -639,15 +652,10 @@ static void claim_eval_threshold(const struct report_run *run, const json_t *cla
 			fprintf(f, "%s: no %s", c->summary, metric);
 			continue;
 		}
-		if (!((isnan(lo) || s.mean >= lo) && (isnan(hi) || s.mean <= hi)))
+		if (!within(s.mean, lo, hi))
 			(*failed)++;
 		fmt_side(f, c, &s);
-		if (!isnan(lo) && !isnan(hi))
-			fprintf(f, " (needed %g..%g)", lo, hi);
-		else if (!isnan(lo))
-			fprintf(f, " (needed at least %g)", lo);
-		else
-			fprintf(f, " (needed at most %g)", hi);
+		fmt_needed(f, lo, hi, "");
 	}
 }
 

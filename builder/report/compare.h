@@ -108,6 +108,8 @@ int compare_gate_parse(const char *s, struct compare_gate *g, struct zb_error *e
 void compare_gate_release(struct compare_gate *g);
 /* The gate's metric name ("write_iops", "disk_flushes"). */
 const char *compare_gate_key(const struct compare_gate *g);
+/* The index of the first of the n gates on metric m (a row of metric_table), or -1. */
+int compare_gate_find(const struct compare_gate *gates, size_t n, size_t m);
 
 /* Pair the repeats of every matched cell and test each timing metric (the report's, and the
  * gated ones; counts have no test), Holm-adjust within the families and judge the gates (borrowed:
@@ -120,10 +122,6 @@ int compare_gates_passed(const struct compare *c);
 
 /* The analysis for machines (zbench compare --json): malloc'd JSON text. */
 char *compare_json(const struct compare *c);
-/* JUnit XML: a testcase per gate and cell (and one per gate judged nowhere). malloc'd. */
-char *compare_junit(const struct compare *c, size_t *len);
-/* A short Markdown summary for a CI job (GitHub's $GITHUB_STEP_SUMMARY): the verdict, the gated
- * and the significant changes. malloc'd. */
-char *compare_summary(const struct compare *c, size_t *len);
+/* JUnit XML and the CI job's Markdown summary: compare_tiers_junit(), compare_tiers_summary(). */
 
 #endif

@@ -1,7 +1,7 @@
 /* `zbench compare`: the paired analysis of two runs and its gates (builder/report/compare.h,
  * docs/compare.md "Paired statistics and gates"): the repeats of a matched cell paired by repeat
  * number, a paired t-test on the log ratios per metric, Holm's correction within a family, and
- * the --fail-if verdict with its JSON, JUnit and Markdown forms. */
+ * the --fail-if verdict with its JSON form (JUnit and the Markdown summary: compare_verdict.c). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -79,41 +79,17 @@ static int gate_fails(const struct compare_gate *g, const struct compare_test *t
 
 /* --- the analysis ------------------------------------------------------------------------ */
 
-/* Metric m of the ok, final attempt of repeat r in cell c: 0 and *v, or -1. */
-static int repeat_value(const struct report_cell *c, int r, size_t m, double *v)
-{
-	for (size_t i = 0; i < c->n_attempts; i++) {
-		const struct report_attempt *a = &c->attempts[i];
-
-		if (a->superseded || a->repeat != r || strcmp(a->outcome, "ok"))
-			continue;
-		return metric_read(a->rec, (enum metric_id)m, v);
-	}
-	return -1;
-}
-
 static void test_pair(const struct compare_pair *p, size_t m, struct stats_paired *st)
 {
-	size_t n = p->a->n_attempts;
-	double *a = xcalloc(n + 1, sizeof(double)), *b = xcalloc(n + 1, sizeof(double));
-	size_t k = 0;
+	double *a, *b;
+	size_t k = compare_paired_values(p, m, &a, &b);
 
-	for (size_t i = 0; i < n; i++) {
-		const struct report_attempt *at = &p->a->attempts[i];
-		double va, vb;
-
-		if (at->superseded || repeat_value(p->a, at->repeat, m, &va) < 0 ||
-		    repeat_value(p->b, at->repeat, m, &vb) < 0)
-			continue;
-		a[k] = va;
-		b[k++] = vb;
-	}
 	stats_paired_log(a, b, k, st);
 	free(a);
 	free(b);
 }
 
-static int metric_gated(const struct compare_gate *gates, size_t n, size_t m)
+int compare_gate_find(const struct compare_gate *gates, size_t n, size_t m)
 {
 	for (size_t i = 0; i < n; i++)
 		if (gates[i].metric == &metric_table[m])
@@ -125,20 +101,18 @@ static int metric_gated(const struct compare_gate *gates, size_t n, size_t m)
 static void adjust_family(struct compare_analysis *an, int fam)
 {
 	double *p = xcalloc(an->n_tests + 1, sizeof(double));
-	double *adj = xcalloc(an->n_tests + 1, sizeof(double));
 
 	for (size_t i = 0; i < an->n_tests; i++) {
 		p[i] = an->tests[i].in_gate == fam ? an->tests[i].st.p : NAN;
 		an->n_family[fam] += !isnan(p[i]);
 	}
-	stats_holm(p, an->n_tests, adj);
+	stats_holm(p, an->n_tests, p);
 	for (size_t i = 0; i < an->n_tests; i++)
 		if (an->tests[i].in_gate == fam) {
-			an->tests[i].p_adj = adj[i];
-			an->tests[i].significant = adj[i] < COMPARE_ALPHA;
+			an->tests[i].p_adj = p[i];
+			an->tests[i].significant = p[i] < COMPARE_ALPHA;
 		}
 	free(p);
-	free(adj);
 }
 
 static void judge_gates(struct compare_analysis *an)
@@ -184,7 +158,7 @@ void compare_analyse(struct compare *c, const struct compare_gate *gates, size_t
 	for (size_t i = 0; i < c->n_pairs; i++)
 		for (size_t m = 0; m < METRIC_COUNT; m++) {
 			struct compare_test *t = &an->tests[an->n_tests];
-			int g = metric_gated(gates, n_gates, m);
+			int g = compare_gate_find(gates, n_gates, m);
 
 			/* a count has no test: compare_verdict.c judges it against a tolerance */
 			if ((m >= RM_COUNT && g < 0) || metric_table[m].is_count)
@@ -286,152 +260,4 @@ char *compare_json(const struct compare *c)
 	s = json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(doc);
 	return s;
-}
-
-/* --- JUnit ------------------------------------------------------------------------------- */
-
-static void junit_case(FILE *f, const struct compare_gate *g, const char *name, const char *type,
-		       const char *msg)
-{
-	fputs("    <testcase classname=\"zbench.compare.", f);
-	xml_escape(f, compare_gate_key(g));
-	fputs("\" name=\"", f);
-	xml_escape(f, name);
-	fputs("\">\n", f);
-	if (type) {
-		fprintf(f, "      <failure type=\"%s\" message=\"", type);
-		xml_escape(f, msg);
-		fputs("\"/>\n", f);
-	}
-	fputs("    </testcase>\n", f);
-}
-
-static void junit_gate(FILE *f, const struct compare *c, const struct compare_gate *g, size_t *n,
-		       size_t *failed)
-{
-	size_t judged = 0;
-
-	for (size_t i = 0; i < c->an.n_tests; i++) {
-		const struct compare_test *t = &c->an.tests[i];
-		const struct report_cell *cell = c->pairs[t->pair].a;
-		char *name, *msg;
-		int fails;
-
-		if (&metric_table[t->metric] != g->metric || isnan(t->st.p))
-			continue;
-		judged++;
-		fails = gate_fails(g, t);
-		name =
-		    xasprintf("%s: %s (%s)", g->text, cell->id, cell->summary ? cell->summary : "");
-		msg = xasprintf(
-		    "%+.1f%% (95%% CI %+.1f%% to %+.1f%%), adjusted p %.4g over %zu pairs",
-		    change_pct(t), 100 * (t->st.ci_lo - 1), 100 * (t->st.ci_hi - 1), t->p_adj,
-		    t->st.n);
-		junit_case(f, g, name, fails ? "regression" : NULL, msg);
-		(*n)++;
-		*failed += fails;
-		free(name);
-		free(msg);
-	}
-	if (judged == 0) {
-		char *name = xasprintf("%s: no cell", g->text);
-
-		junit_case(f, g, name, "no-data",
-			   "no cell has two or more paired ok repeats with this metric");
-		(*n)++;
-		(*failed)++;
-		free(name);
-	}
-}
-
-char *compare_junit(const struct compare *c, size_t *len)
-{
-	char *body = NULL, *doc = NULL;
-	size_t blen = 0, n = 0, failed = 0;
-	FILE *f = open_memstream(&body, &blen);
-
-	for (size_t g = 0; g < c->an.n_gates; g++)
-		junit_gate(f, c, &c->an.gates[g], &n, &failed);
-	fclose(f);
-	f = open_memstream(&doc, len);
-	fprintf(f,
-		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite "
-		"name=\"zbench.compare\" tests=\"%zu\" failures=\"%zu\">\n%s  </testsuite>\n"
-		"</testsuites>\n",
-		n, failed, body ? body : "");
-	fclose(f);
-	free(body);
-	return doc;
-}
-
-/* --- the Markdown summary ---------------------------------------------------------------- */
-
-/* Text from a record in a Markdown table cell: printable, '|' escaped. */
-static void md_cell(FILE *f, const char *s)
-{
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '|' || ch == '\\' || ch == '`' || ch == '<' || ch == '*' || ch == '_')
-			fputc('\\', f);
-		fputc(ch < 0x20 || ch == 0x7f ? ' ' : ch, f);
-	}
-}
-
-static void summary_row(FILE *f, const struct compare *c, const struct compare_test *t)
-{
-	const struct report_cell *cell = c->pairs[t->pair].a;
-
-	fputs("| ", f);
-	md_cell(f, cell->id);
-	fputs(" | ", f);
-	md_cell(f, cell->summary);
-	fprintf(f, " | %s | %zu | %+.1f%% | %+.1f%% to %+.1f%% | %.4g | %s |\n",
-		metric_table[t->metric].key, t->st.n, change_pct(t), 100 * (t->st.ci_lo - 1),
-		100 * (t->st.ci_hi - 1), t->p_adj,
-		t->gate_failed ? "**FAIL**" : (t->significant ? "significant" : "no change"));
-}
-
-char *compare_summary(const struct compare *c, size_t *len)
-{
-	char *doc = NULL;
-	FILE *f = open_memstream(&doc, len);
-	int gated = c->an.n_gates > 0;
-	size_t rows = 0;
-
-	fprintf(f, "### zbench compare: %s\n\n",
-		!gated ? "no gate" : (compare_gates_passed(c) ? "passed" : "FAILED"));
-	fprintf(f,
-		"%zu cells in both runs; paired t-test on the log ratio B/A of each repeat, Holm "
-		"over %zu %stests, significant when the adjusted p < %.2f.%s\n\n",
-		c->n_pairs, c->an.n_family[gated], gated ? "gated " : "", COMPARE_ALPHA,
-		c->an.same_image ? " Both runs used the same image (A/A): every significant "
-				   "change is a false positive."
-				 : "");
-	for (size_t g = 0; g < c->an.n_gates; g++) {
-		/* a code span: no escapes inside, only a backtick could end it */
-		fputs("- gate `", f);
-		for (const char *s = c->an.gates[g].text; *s; s++)
-			fputc(*s == '`' ? '\'' : *s, f);
-		fputs("`\n", f);
-	}
-	if (c->an.n_gate_untested)
-		fprintf(f,
-			"\n%zu gate(s) could not be judged: no cell had two paired ok repeats.\n",
-			c->an.n_gate_untested);
-	fputs("\n| cell | summary | metric | pairs | change | 95% CI | adjusted p | verdict |\n"
-	      "|---|---|---|---|---|---|---|---|\n",
-	      f);
-	for (size_t i = 0; i < c->an.n_tests; i++) {
-		const struct compare_test *t = &c->an.tests[i];
-
-		if (isnan(t->st.p) || (gated ? !t->in_gate : !t->significant))
-			continue;
-		summary_row(f, c, t);
-		rows++;
-	}
-	if (!rows)
-		fputs("| | | | | | | | no significant change |\n", f);
-	fclose(f);
-	return doc;
 }

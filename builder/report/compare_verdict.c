@@ -109,25 +109,31 @@ static size_t cell_repeats(const struct report_cell *c, int *out)
 	return n;
 }
 
+size_t compare_paired_values(const struct compare_pair *p, size_t m, double **a, double **b)
+{
+	int *reps = xcalloc(p->a->n_attempts + 1, sizeof(int));
+	size_t nr = cell_repeats(p->a, reps), k = 0;
+
+	*a = xcalloc(nr + 1, sizeof(double));
+	*b = xcalloc(nr + 1, sizeof(double));
+	for (size_t i = 0; i < nr; i++)
+		if (row_value(repeat_record(p->a, reps[i]), m, &(*a)[k]) == 0 &&
+		    row_value(repeat_record(p->b, reps[i]), m, &(*b)[k]) == 0)
+			k++;
+	free(reps);
+	return k;
+}
+
 /* A timing row: the repeats of A and B paired by number. */
 static void timing_row(const struct compare_pair *p, struct verdict_row *row,
 		       const struct verdict_opts *o)
 {
-	int *reps = xcalloc(p->a->n_attempts + 1, sizeof(int));
-	size_t nr = cell_repeats(p->a, reps), k = 0;
-	double *a = xcalloc(nr + 1, sizeof(double)), *b = xcalloc(nr + 1, sizeof(double));
-	double sa = 0, sb = 0;
+	double *a, *b, sa = 0, sb = 0;
+	size_t k = compare_paired_values(p, row->metric, &a, &b);
 
-	for (size_t i = 0; i < nr; i++) {
-		double va, vb;
-
-		if (row_value(repeat_record(p->a, reps[i]), row->metric, &va) < 0 ||
-		    row_value(repeat_record(p->b, reps[i]), row->metric, &vb) < 0)
-			continue;
-		a[k] = va;
-		b[k++] = vb;
-		sa += va;
-		sb += vb;
+	for (size_t i = 0; i < k; i++) {
+		sa += a[i];
+		sb += b[i];
 	}
 	row->n_a = row->n_b = k;
 	row->mean_a = k ? sa / (double)k : NAN;
@@ -136,7 +142,6 @@ static void timing_row(const struct compare_pair *p, struct verdict_row *row,
 	row->change_pct = 100 * (row->perm.ratio - 1);
 	row->mde_pct = 100 * row->perm.mde;
 	row->need_pairs = perm_min_pairs(o->alpha);
-	free(reps);
 	free(a);
 	free(b);
 }
@@ -158,31 +163,23 @@ static double count_mean(const struct report_cell *c, size_t m, size_t *n)
 
 /* --- the analysis ------------------------------------------------------------------------ */
 
-static int gate_for(const struct compare_gate *gates, size_t n, size_t m)
+static int in_family(const struct verdict_row *r, int gated)
 {
-	for (size_t i = 0; i < n; i++)
-		if (gates[i].metric == &metric_table[m])
-			return (int)i;
-	return -1;
+	return !r->is_count && (r->gate >= 0) == gated;
 }
 
 /* Holm over the timing rows of one family (gated or not). */
 static void holm_family(struct compare_tiers *t, int gated)
 {
 	double *p = xcalloc(t->n_rows + 1, sizeof(double));
-	double *adj = xcalloc(t->n_rows + 1, sizeof(double));
 
-	for (size_t i = 0; i < t->n_rows; i++) {
-		const struct verdict_row *r = &t->rows[i];
-
-		p[i] = !r->is_count && (r->gate >= 0) == gated ? r->perm.p : NAN;
-	}
-	stats_holm(p, t->n_rows, adj);
 	for (size_t i = 0; i < t->n_rows; i++)
-		if (!t->rows[i].is_count && (t->rows[i].gate >= 0) == gated)
-			t->rows[i].p_adj = adj[i];
+		p[i] = in_family(&t->rows[i], gated) ? t->rows[i].perm.p : NAN;
+	stats_holm(p, t->n_rows, p);
+	for (size_t i = 0; i < t->n_rows; i++)
+		if (in_family(&t->rows[i], gated))
+			t->rows[i].p_adj = p[i];
 	free(p);
-	free(adj);
 }
 
 /* The rows of pair i: every metric of the report's the pair has, and every gated one; a count
@@ -193,7 +190,7 @@ static void add_rows(const struct compare *c, struct compare_tiers *t, size_t i)
 
 	for (size_t m = 0; m < METRIC_COUNT; m++) {
 		struct verdict_row *r = &t->rows[t->n_rows];
-		int g = gate_for(t->gates, t->n_gates, m);
+		int g = compare_gate_find(t->gates, t->n_gates, m);
 
 		if (m >= RM_COUNT && g < 0)
 			continue;

@@ -83,6 +83,12 @@ int compare_tiers_status(const struct compare_tiers *t);
 /* Whether gated row i still needs pairs (undecided); the cells a further round should run. */
 int compare_tiers_cell_undecided(const struct compare_tiers *t, size_t pair);
 
+/* Metric m of pair p's cells, the ok final repeats of A and B paired by repeat number (the
+ * repeats A has, in its order; a repeat missing or not finite on either side left out): how many
+ * pairs, in *a and *b (allocated; the caller frees both). The gates' t-test (compare_gate.c) and
+ * the permutation test of a timing row read the same pairs. */
+size_t compare_paired_values(const struct compare_pair *p, size_t m, double **a, double **b);
+
 /* Decide one timing row (perm filled) or one count row (means filled) against its threshold:
  * pure, for the unit tests. `below` +1: a gate 'M < pct'; -1: 'M > pct'; 0 two-sided with
  * threshold |pct|. `p` is the (adjusted) p-value of a timing row. */
@@ -91,8 +97,7 @@ enum verdict verdict_timing(const struct perm_result *r, double p, double alpha,
 enum verdict verdict_count(double mean_a, double mean_b, double pct, int below);
 
 /* The tiers into a document (compare.md's "Verdicts"), as JSON (compare --json's "verdicts"),
- * JUnit XML and a Markdown job summary (malloc'd; they replace compare_junit() and
- * compare_summary() for `zbench compare`). */
+ * JUnit XML and a Markdown job summary (malloc'd). */
 struct report_doc;
 void compare_tiers_render(struct report_doc *d, const struct compare *c,
 			  const struct compare_tiers *t);

@@ -131,54 +131,50 @@ static char *fio_group_dir(struct exporter *X, const struct unit *u)
 static int fio_logs(const struct outdir *d, const char *stem, const struct unit *u,
 		    const json_t *opts, struct zb_error *err)
 {
+	static const char *const keys[2][2] = { { "read_ios", "read_bytes" },
+						{ "write_ios", "write_bytes" } };
 	char *iops = NULL, *bw = NULL, *name;
 	size_t ni = 0, nb = 0, i;
 	FILE *fi = open_memstream(&iops, &ni), *fb = open_memstream(&bw, &nb);
-	double t0 = -1, pt = 0, pr = 0, pw = 0, prb = 0, pwb = 0;
+	double t0 = -1, pt = 0, prev[2][2] = { { 0 } }; /* [read, write][ios, bytes] */
 	struct engine_option_value ov;
 	uint64_t bs = 4096;
-	int rc = 0, did_r = 0, did_w = 0;
+	int rc = 0, did[2] = { 0 };
 	json_t *s;
 
 	if (engine_option_parse("bs", json_object_get(opts, "bs"), &ov) == 0 &&
 	    ov.kind == ENGINE_OPTION_SIZE)
 		bs = ov.u;
 	/* as fio, a direction only when the job did I/O in it */
+	json_array_foreach (u->samples, i, s)
+		for (int dir = 0; dir < 2 && !strcmp(str(s, "phase"), "run"); dir++)
+			did[dir] |= json_number_value(json_object_get(s, keys[dir][0])) > 0;
 	json_array_foreach (u->samples, i, s) {
-		if (strcmp(str(s, "phase"), "run"))
-			continue;
-		did_r |= json_number_value(json_object_get(s, "read_ios")) > 0;
-		did_w |= json_number_value(json_object_get(s, "write_ios")) > 0;
-	}
-	json_array_foreach (u->samples, i, s) {
-		double t = json_number_value(json_object_get(s, "t"));
-		double r = json_number_value(json_object_get(s, "read_ios"));
-		double w = json_number_value(json_object_get(s, "write_ios"));
-		double rb = json_number_value(json_object_get(s, "read_bytes"));
-		double wb = json_number_value(json_object_get(s, "write_bytes"));
+		double t = json_number_value(json_object_get(s, "t")), v[2][2];
+		int finite = isfinite(t);
 
-		if (strcmp(str(s, "phase"), "run") || !isfinite(t) || !isfinite(r + w + rb + wb))
+		for (int dir = 0; dir < 2; dir++)
+			for (int k = 0; k < 2; k++) {
+				v[dir][k] = json_number_value(json_object_get(s, keys[dir][k]));
+				finite &= isfinite(v[dir][k]);
+			}
+		if (strcmp(str(s, "phase"), "run") || !finite)
 			continue;
-		if (t0 >= 0 && t > pt) {
+		for (int dir = 0; dir < 2 && t0 >= 0 && t > pt; dir++) {
 			double dt = t - pt;
 			long long ms = llround((t - t0) * 1000);
 
-			if (did_r) {
-				fprintf(fi, "%lld, %.0f, 0, %" PRIu64 "\n", ms,
-					fmax(0, (r - pr) / dt), bs);
-				fprintf(fb, "%lld, %.0f, 0, %" PRIu64 "\n", ms,
-					fmax(0, (rb - prb) / dt / 1024), bs);
-			}
-			if (did_w) {
-				fprintf(fi, "%lld, %.0f, 1, %" PRIu64 "\n", ms,
-					fmax(0, (w - pw) / dt), bs);
-				fprintf(fb, "%lld, %.0f, 1, %" PRIu64 "\n", ms,
-					fmax(0, (wb - pwb) / dt / 1024), bs);
-			}
+			if (!did[dir])
+				continue;
+			fprintf(fi, "%lld, %.0f, %d, %" PRIu64 "\n", ms,
+				fmax(0, (v[dir][0] - prev[dir][0]) / dt), dir, bs);
+			fprintf(fb, "%lld, %.0f, %d, %" PRIu64 "\n", ms,
+				fmax(0, (v[dir][1] - prev[dir][1]) / dt / 1024), dir, bs);
 		}
 		if (t0 < 0)
 			t0 = t;
-		pt = t, pr = r, pw = w, prb = rb, pwb = wb;
+		pt = t;
+		memcpy(prev, v, sizeof(prev));
 	}
 	fclose(fi);
 	fclose(fb);

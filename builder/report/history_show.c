@@ -12,6 +12,7 @@
 #include "core/util.h"
 #include "history.h"
 #include "matrix/metrics.h"
+#include "perm.h"
 
 #define CP_ALPHA 0.01
 #define CP_PERMS 999
@@ -42,15 +43,6 @@ static double best_split(const double *x, size_t n, size_t min_seg, size_t *at)
 	return best;
 }
 
-static uint64_t splitmix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 size_t history_change_point(const double *x, size_t n, size_t min_seg, double alpha, unsigned perms,
 			    double *p)
 {
@@ -70,7 +62,7 @@ size_t history_change_point(const double *x, size_t n, size_t min_seg, double al
 	memcpy(y, x, n * sizeof(double));
 	for (unsigned r = 0; r < perms; r++) {
 		for (size_t i = n - 1; i > 0; i--) {
-			size_t j = (size_t)(splitmix(&seed) % (i + 1));
+			size_t j = (size_t)(perm_splitmix(&seed) % (i + 1));
 			double t = y[i];
 
 			y[i] = y[j];

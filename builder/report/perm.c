@@ -17,8 +17,7 @@ size_t perm_min_pairs(double alpha)
 	return n;
 }
 
-/* splitmix64: a seeded, portable generator (the same draws on every libc). */
-static uint64_t splitmix(uint64_t *s)
+uint64_t perm_splitmix(uint64_t *s)
 {
 	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
 
@@ -49,7 +48,7 @@ static void flips_make(const double *x, size_t n, uint64_t seed, struct flips *f
 
 		if (!exact && k > 0) {
 			st = seed ^ (0x5851f42d4c957f2dULL * (uint64_t)k);
-			bits = splitmix(&st);
+			bits = perm_splitmix(&st);
 		} else if (exact) {
 			bits = (uint64_t)k;
 		}
@@ -57,7 +56,7 @@ static void flips_make(const double *x, size_t n, uint64_t seed, struct flips *f
 			uint64_t b;
 
 			if (!exact && k > 0 && i > 0 && i % 64 == 0)
-				bits = splitmix(&st);
+				bits = perm_splitmix(&st);
 			b = exact ? (bits >> i) & 1 : (bits >> (i % 64)) & 1;
 			sx += b ? -x[i] : x[i];
 			ss += b ? -1 : 1;

@@ -34,6 +34,10 @@ struct perm_result {
 /* The fewest pairs whose smallest two-sided p (2 / 2^n) is at or below alpha. */
 size_t perm_min_pairs(double alpha);
 
+/* splitmix64: a seeded, portable generator (the same draws on every libc), the next draw from
+ * state *s; the sign flips here and history's permutations (history_show.c) draw from it. */
+uint64_t perm_splitmix(uint64_t *s);
+
 /* Test the pairs (a[i], b[i]) at level alpha (for the interval and the MDE) with the seed for
  * drawn sign vectors. Returns < 0 (fields NAN but n) with fewer than two usable pairs. */
 int perm_paired_log(const double *a, const double *b, size_t n, double alpha, uint64_t seed,

@@ -15,7 +15,7 @@ static const struct {
 	const struct vm_ops *ops;
 	const char *name;
 } vm_backends[] = {
-#define VM_BACKEND_ROW_(ops, name) { &ops, name },
+#define VM_BACKEND_ROW_(ops, name, what) { &ops, name },
 	VM_BACKEND_LIST(VM_BACKEND_ROW_)
 #undef VM_BACKEND_ROW_
 };

@@ -167,14 +167,15 @@ int vm_qemu_cmdline(const struct vm_spec *s, const struct vm_qemu_user *user, ch
 int vm_libvirt_domain_xml(const struct vm_spec *s, const char *name, const unsigned char uuid[16],
 			  char **paths, int remote, char **xml, struct zb_error *err);
 
-/* Every backend, in one list: X(ops table, "name"), its table's name. vm_backends[] (vm.c), the
- * schema's choices for "backend" and --backend's come from it; the first row is the default. A
- * new backend is its ops table and one row here. */
+/* Every backend, in one list: X(ops table, "name", "what it does"), its table's name and a line
+ * for the schema's help. vm_backends[] (vm.c), the schema's choices and help for "backend" and
+ * --backend's choices come from it; the first row is the default. A new backend is its ops table
+ * and one row here. */
 #define VM_BACKEND_LIST(X)                                                                         \
-	X(vm_qemu_ops, "qemu")                                                                     \
-	X(vm_libvirt_ops, "libvirt")
+	X(vm_qemu_ops, "qemu", "starts QEMU itself")                                               \
+	X(vm_libvirt_ops, "libvirt", "goes through libvirt (docs/libvirt.md)")
 
-#define VM_BACKEND_DECL_(ops, name) extern const struct vm_ops ops;
+#define VM_BACKEND_DECL_(ops, name, what) extern const struct vm_ops ops;
 VM_BACKEND_LIST(VM_BACKEND_DECL_)
 #undef VM_BACKEND_DECL_
 
@@ -182,8 +183,11 @@ VM_BACKEND_LIST(VM_BACKEND_DECL_)
 #define VM_BACKEND_DEFAULT "qemu"
 
 /* "qemu|libvirt": the schema's choices for "backend" (a constant expression). */
-#define VM_BACKEND_CHOICE_(ops, name) "|" name
-#define VM_BACKEND_CHOICES	      (VM_BACKEND_LIST(VM_BACKEND_CHOICE_) + 1)
+#define VM_BACKEND_CHOICE_(ops, name, what) "|" name
+#define VM_BACKEND_CHOICES		    (VM_BACKEND_LIST(VM_BACKEND_CHOICE_) + 1)
+/* "HEAD; qemu: starts QEMU itself; libvirt: ...": the schema's help, a string literal. */
+#define VM_BACKEND_HELP_(ops, name, what) "; " name ": " what
+#define VM_BACKEND_HELP(head)		  head VM_BACKEND_LIST(VM_BACKEND_HELP_)
 
 /* The backend named `name`, or NULL. Only tables that pass vm_ops_check() and carry their row's
  * name are returned (each is checked once, on first use). */

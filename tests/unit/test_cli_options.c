@@ -42,6 +42,11 @@ static int run_flat(void *ctx, int argc, char **argv)
 	return demo_run(ctx, argc, argv, "flat");
 }
 
+static int run_form(void *ctx, int argc, char **argv)
+{
+	return demo_run(ctx, argc, argv, "form");
+}
+
 static const struct cli_sub demo_subs[] = {
 	{ .name = "build",
 	  .args = "RECIPE",
@@ -72,7 +77,7 @@ static const struct cli_option demo_options[] = {
 };
 
 static const struct cli_command demo_command = {
-	.synopsis = "zbench demo build RECIPE\nzbench demo show --metric M",
+	.name = "demo",
 	CLI_SUBS(demo_subs),
 	CLI_OPTIONS(demo_options),
 };
@@ -88,6 +93,29 @@ static const struct cli_command flat_command = {
 	.min_args = 1,
 	.max_args = 1,
 	.run = run_flat,
+};
+
+/* Forms: `form A B` (the command's own), `form --resume D`, `form --adaptive [--max N] A`,
+ * `form A` (a form no option selects); --max only with --adaptive. */
+static const struct cli_option form_options[] = {
+	{ CLI_ROW_STRING('o', "output", "DIR", struct demo, out, "where"), .many = 1 },
+	CLI_OPT_STRING(0, "resume", "RUNDIR", struct demo, mode, "again"),
+	CLI_OPT_FLAG(0, "adaptive", struct demo, rebuild, "more"),
+	{ CLI_ROW_INT(0, "max", "N", 1, 9, struct demo, count, "at most"), .with = "adaptive" },
+};
+
+static const struct cli_form form_forms[] = {
+	{ .option = "resume" },
+	{ .option = "adaptive", .args = "RUNDIR", .min_args = 1, .max_args = 1 },
+	{ .args = "RUNDIR", .min_args = 1, .max_args = 1 },
+};
+
+static const struct cli_command form_command = {
+	.name = "form",
+	CLI_OPTIONS(form_options),
+	CLI_ARGS("RUN_A RUN_B", 2, 2),
+	CLI_FORMS(form_forms),
+	.run = run_form,
 };
 
 /* Run the command line `line` (words separated by spaces) through cli_run; *said gets the first
@@ -147,7 +175,7 @@ static const struct {
 	{ "demo show --metric m", 0, "", "show" },
 	{ "demo --help", 0, "", NULL },
 	{ "demo build -h", 0, "", NULL },
-	{ "demo", 2, "usage: zbench demo build RECIPE", NULL },
+	{ "demo", 2, "usage: zbench demo build [-o DIR] [--mode a|b] [-n N] [--rebuild]", NULL },
 	{ "demo frob", 2, "zbench demo: unknown subcommand 'frob'", NULL },
 	{ "demo show --rebuild --metric m", 2, "zbench demo show: unknown option '--rebuild'",
 	  NULL },
@@ -169,6 +197,16 @@ static const struct {
 	{ "flat A --output D", 0, "", "flat" },
 	{ "flat", 2, "zbench flat: ARG is required", NULL },
 	{ "flat --frob A", 2, "zbench flat: unknown option '--frob'", NULL },
+	{ "form A B", 0, "", "form" },
+	{ "form A", 0, "", "form" },
+	{ "form", 2, "zbench form: RUN_A RUN_B or RUNDIR is required", NULL },
+	{ "form A B C", 2, "zbench form: unexpected argument 'C'", NULL },
+	{ "form --resume D", 0, "", "form" },
+	{ "form --resume D M", 2, "zbench form: unexpected argument 'M'", NULL },
+	{ "form --adaptive A B", 2, "zbench form: unexpected argument 'B'", NULL },
+	{ "form --adaptive", 2, "zbench form: RUNDIR is required", NULL },
+	{ "form --max 3 A", 2, "zbench form: --max goes with --adaptive", NULL },
+	{ "form --adaptive --max 3 A", 0, "", "form" },
 };
 
 int main(void)
@@ -179,8 +217,9 @@ int main(void)
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct demo d = { 0 };
-		const struct cli_command *c =
-		    strncmp(cases[i].line, "flat", 4) ? &demo_command : &flat_command;
+		const struct cli_command *c = !strncmp(cases[i].line, "flat", 4)   ? &flat_command
+					      : !strncmp(cases[i].line, "form", 4) ? &form_command
+										   : &demo_command;
 		int rc = parse_line(c, cases[i].line, &d, said, sizeof(said));
 
 		if (rc != cases[i].rc || strcmp(said, cases[i].said))
@@ -203,8 +242,11 @@ int main(void)
 	f = open_memstream(&usage, &len);
 	cli_usage(&demo_command, f);
 	fclose(f);
-	CHECK(
-	    strstr(usage, "usage: zbench demo build RECIPE\n       zbench demo show --metric M\n"));
+	/* a synopsis line per subcommand, with the options it takes, wrapped */
+	CHECK(strstr(usage, "usage: zbench demo build [-o DIR] [--mode a|b] [-n N] [--rebuild]\n"
+			    "                         [--a-very-long-option-name] RECIPE\n"
+			    "       zbench demo show [-o DIR] [--mode a|b] [-n N] --metric M\n"
+			    "                        [--a-very-long-option-name]\n"));
 	CHECK(strstr(usage, "\ncommands:\n  build   build it\n          second line\n"));
 	CHECK(strstr(usage, "  -n, --count N         how many\n"));
 	CHECK(strstr(usage, "      --mode M          how\n                        one of: a|b\n"));
@@ -217,6 +259,15 @@ int main(void)
 	cli_usage(&flat_command, f);
 	fclose(f);
 	CHECK(!strncmp(usage, "usage: zbench flat [-o DIR] ARG\n\noptions:\n", 42));
+	free(usage);
+	/* a line per form: its option first, the options that go with it, "[options]" */
+	f = open_memstream(&usage, &len);
+	cli_usage(&form_command, f);
+	fclose(f);
+	CHECK(strstr(usage, "usage: zbench form [-o DIR]... RUN_A RUN_B\n"
+			    "       zbench form --resume RUNDIR [options]\n"
+			    "       zbench form --adaptive [--max N] [options] RUNDIR\n"
+			    "       zbench form [options] RUNDIR\n\noptions:\n"));
 	free(usage);
 	return check_summary("cli_options");
 }

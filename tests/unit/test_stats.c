@@ -250,6 +250,14 @@ static void test_holm(void)
 	/* capped at 1 */
 	stats_holm((double[]){ 0.6, 0.7 }, 2, adj);
 	CHECK(adj[0] == 1 && adj[1] == 1);
+	/* in place (adj == p), as compare's families call it: the same as apart */
+	{
+		double p[] = { 0.01, NAN, 0.04, 0.03, 0.005 };
+
+		stats_holm(p, 5, p);
+		CHECK(CLOSE(p[4], 0.02, 1e-15) && CLOSE(p[0], 0.03, 1e-15) && isnan(p[1]));
+		CHECK(CLOSE(p[3], 0.06, 1e-15) && CLOSE(p[2], 0.06, 1e-15));
+	}
 }
 
 int main(void)

@@ -66,15 +66,21 @@ static void backend_cases(void)
 	broken.start = dummy_start;
 	CHECK(vm_ops_check(&broken, &err) == 0);
 
-	/* every name of the list is a registered backend; the first is the default, the hosts one
-	 * is the first with VM_CAP_HOSTS */
+	/* every name of the list is a registered backend with its line in the schema's help; the
+	 * first is the default, the hosts one is the first with VM_CAP_HOSTS */
 	{
 		char names[256], *save = NULL;
 
 		snprintf(names, sizeof(names), "%s", VM_BACKEND_CHOICES);
 		CHECK(!strncmp(names, "qemu|libvirt", 12)); /* the two we ship, first */
-		for (char *n = strtok_r(names, "|", &save); n; n = strtok_r(NULL, "|", &save))
+		for (char *n = strtok_r(names, "|", &save); n; n = strtok_r(NULL, "|", &save)) {
+			char said[64];
+
 			CHECK(vm_backend(n) && !strcmp(vm_backend(n)->name, n));
+			/* the schema's help has its line, from the same row */
+			snprintf(said, sizeof(said), "; %s: ", n);
+			CHECK(strstr(VM_BACKEND_HELP("x"), said) != NULL);
+		}
 		CHECK(vm_backend_with(0) == vm_backend(VM_BACKEND_DEFAULT));
 		CHECK(vm_backend_with(VM_CAP_HOSTS) == lv);
 		CHECK(vm_backend_with(VM_CAP_HOSTS | VM_CAP_CLOUD_DISK) == NULL);
