@@ -47,18 +47,31 @@ for f in matrices/*.ledger.json; do
 		echo "$out" | sed 's/^/    /'
 	fi
 done
-# Each seed has a full study, a CI-scale variant and a findings ledger.
+# Each seed has a full study, a CI-scale variant, a medium one and a findings ledger.
 for n in 000 001 002 003 004; do
 	if [ ! -f matrices/seed$n.ledger.json ]; then
 		failed=$((failed + 1))
 		echo "FAIL no matrices/seed$n.ledger.json"
 	fi
-	for v in "" -ci; do
+	for v in "" -ci -medium; do
 		if ! ls matrices/seed$n-*$v.json >/dev/null 2>&1; then
 			failed=$((failed + 1))
 			echo "FAIL no matrices/seed$n-*$v.json"
 		fi
 	done
+done
+# A medium variant runs in at most an hour on the reference machine (issue 33, item 4): its
+# estimate, one run at a time, says so.
+for f in matrices/seed00?-*-medium.json; do
+	line=$("$ZBENCH" matrix check --estimate "$f" | head -1)
+	mins=$(echo "$line" | sed -n 's/.*about \([0-9.]*\) \(s\|min\|h\) one at a time.*/\1 \2/p' |
+		awk '{ print $2 == "h" ? $1 * 60 : $2 == "s" ? $1 / 60 : $1 }')
+	if [ -n "$mins" ] && awk -v m="$mins" 'BEGIN { exit !(m <= 60) }'; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		echo "FAIL $f: a medium variant must estimate at most 60 min: $line"
+	fi
 done
 # A study says what it is in one line; why it is built so is docs/seeds-notes.md's.
 for f in matrices/*.json; do

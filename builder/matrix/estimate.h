@@ -16,19 +16,32 @@
 /* Data moved by a phase that is not time-based (prefills, sized runs, iozone) is charged at
  * this rate (bytes a second): the guest's engine under TCG on the unthrottled models. */
 #define ESTIMATE_BYTES_PER_S (40.0 * 1024 * 1024)
+/* and each request of such a phase at this many seconds besides: under TCG a request costs the
+ * emulated CPU a system call, the file system's work and the block layer's, which for 4k
+ * requests is most of the time. Measured with seed002-recordsize-vs-io-medium (2026-12-03, load
+ * 5-6): its 4k iozone cell's four sequential tests moved 262,144 4k requests in 84 s, 0.22 ms
+ * each beyond the bytes; its random tests moved whole 128k records (below, estimate.c), 8 GiB
+ * in 173 s and 16 GiB in 402 s: about the bytes' rate. That cell took 11 min where the
+ * bytes-only estimate said 56 s. */
+#define ESTIMATE_REQUEST_S 0.00025
+/* and each volblock written to a zvol (a prefill, a sized write) this many seconds more: the
+ * first design of seed003-raidz3-zstd-medium (2026-12-03, load 5-6) filled a 320M zvol at
+ * volblocksize 8k, zstd, on a raidz3 of eight modelled HDDs in about 200 s: 40,960 blocks, 5 ms
+ * each, where 40 MiB/s said 8 s. */
+#define ESTIMATE_ZVOL_BLOCK_S 0.005
 
 struct matrix_estimate {
-	size_t runs;		  /* cells x repeats */
-	double seconds;		  /* the whole matrix, one run at a time */
-	double run_max_s;	  /* the longest run */
-	double workload_s;	  /* of `seconds`, what the workloads take */
-	uint64_t disk_bytes_max;  /* one cell's disks, their full size (qcow2 files are sparse:
-				   * what is written is what is used) */
-	uint64_t written_max;	  /* of which one cell writes at least (prefills, sized writes) */
-	uint64_t memory_max;	  /* the largest guest */
-	int cpus_max;		  /* its vCPUs */
-	int time_unknown;	  /* runs whose length depends on the disks (iozone -a, loops) */
-	size_t overfull;	  /* cells whose writes exceed their disks' size */
+	size_t runs;		 /* cells x repeats */
+	double seconds;		 /* the whole matrix, one run at a time */
+	double run_max_s;	 /* the longest run */
+	double workload_s;	 /* of `seconds`, what the workloads take */
+	uint64_t disk_bytes_max; /* one cell's disks, their full size (qcow2 files are sparse:
+				  * what is written is what is used) */
+	uint64_t written_max;	 /* of which one cell writes at least (prefills, sized writes) */
+	uint64_t memory_max;	 /* the largest guest */
+	int cpus_max;		 /* its vCPUs */
+	int time_unknown;	 /* runs the disks decide: iozone -a, loops, until */
+	size_t overfull;	 /* cells whose writes exceed their disks' size */
 };
 
 void matrix_estimate(const struct matrix *m, struct matrix_estimate *e);
