@@ -288,7 +288,7 @@ INTEGRATION = $(wildcard tests/integration/warm.sh tests/integration/import.sh \
 	tests/integration/resume.sh tests/integration/fio.sh tests/integration/parallel.sh \
 	tests/integration/engines.sh tests/integration/shards.sh tests/integration/adaptive.sh \
 	tests/integration/ab.sh tests/integration/buses.sh tests/integration/fiojob.sh \
-	tests/integration/diskmodels.sh tests/integration/diskmodel-kill.sh)
+	tests/integration/diskmodels.sh tests/integration/diskmodel-kill.sh tests/integration/sides.sh)
 INTEGRATION_JOBS ?= 2
 integration: all
 	$(Q)JOBS=$(INTEGRATION_JOBS) tests/run-integration.sh $(INTEGRATION)

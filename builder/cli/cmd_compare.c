@@ -22,6 +22,8 @@ struct compare_opts {
 	struct verdict_opts v;
 	struct compare_gate gates[COMPARE_GATES_MAX];
 	size_t n_gates;
+	char sides[2][2]; /* with one RUNDIR: the two sides compared ("A", "B" unless --sides) */
+	int sides_given;
 	char **runs; /* RUN_A RUN_B, or one RUNDIR */
 	int n_runs;
 };
@@ -80,6 +82,25 @@ static int set_seed(void *ctx, const char *arg)
 	return 0;
 }
 
+/* --sides XY: two different side labels of a run of several sides (A..H). */
+static int set_sides(void *ctx, const char *arg)
+{
+	struct compare_opts *o = ctx;
+
+	if (strlen(arg) != 2 || arg[0] < 'A' || arg[0] > 'H' || arg[1] < 'A' || arg[1] > 'H' ||
+	    arg[0] == arg[1]) {
+		fprintf(stderr,
+			"zbench: compare: bad value '%s' for --sides: two different sides of A..H, "
+			"such as AC\n",
+			arg);
+		return -1;
+	}
+	o->sides[0][0] = arg[0];
+	o->sides[1][0] = arg[1];
+	o->sides_given = 1;
+	return 0;
+}
+
 static int set_fail_if(void *ctx, const char *arg)
 {
 	struct compare_opts *o = ctx;
@@ -122,6 +143,8 @@ static const struct cli_option compare_options[] = {
 	CLI_OPT_CALL(0, "tolerance", "N%", set_tolerance,
 		     "a count change within +-N% is the same (default 1%)"),
 	CLI_OPT_CALL(0, "seed", "N", set_seed, "seed of the drawn sign flips (default 29)"),
+	CLI_OPT_CALL(0, "sides", "XY", set_sides,
+		     "(one RUNDIR of several sides) compare side X with\nside Y (default AB)"),
 	CLI_OPT_FLAG(
 	    0, "adaptive", struct compare_opts, adaptive,
 	    "(one RUNDIR of two images) add interleaved A/B repeats\nof the cells whose "
@@ -240,12 +263,15 @@ static int load_analyse(struct compare_opts *o, struct report_run *a, struct rep
 			    "phases in two runs");
 			return 2;
 		}
-		if (compare_sides_load(o->runs[0], "A", "B", a, b, &err) < 0) {
+		if (compare_sides_load(o->runs[0], o->sides[0], o->sides[1], a, b, &err) < 0) {
 			die_message(err.msg);
 			return 2;
 		}
 		if (!o->outdir)
 			o->outdir = o->runs[0];
+	} else if (o->sides_given) {
+		die_message("--sides: one RUNDIR of several sides, not two runs");
+		return 2;
 	} else if (report_run_load_phase(o->runs[0], o->phase, a, &err) < 0) {
 		die_message(err.msg);
 		return 2;
@@ -375,7 +401,10 @@ static int compare_main(void *ctx, int argc, char **argv)
 
 int cmd_compare(int argc, char **argv)
 {
-	struct compare_opts o = { .v = VERDICT_OPTS_DEFAULT, .max_repeats = 20, .max_minutes = 60 };
+	struct compare_opts o = { .v = VERDICT_OPTS_DEFAULT,
+				  .max_repeats = 20,
+				  .max_minutes = 60,
+				  .sides = { "A", "B" } };
 	int rc = cli_run(&cmd_compare_command, argc, argv, &o);
 
 	/* the gates --fail-if parsed, also when a later option or the run failed */

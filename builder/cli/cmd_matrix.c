@@ -64,7 +64,9 @@ static int check_image_needs(const char *path, const struct matrix *m)
 			.name = r.name, .shown = shown, .recipe_path = file, .recipe = r.json
 		};
 
-		rc = image_needs_check(m->cells, m->n_cells, &v, &err);
+		/* every side's cells (each may set what its image needs) */
+		for (size_t k = 0; k < (m->n_sides ? m->n_sides : 1) && rc == 0; k++)
+			rc = image_needs_check(matrix_side_cells(m, k), m->n_cells, &v, &err);
 		if (rc < 0) {
 			error_wrap(&err, "%s", path);
 			die_message(err.msg);
@@ -73,6 +75,30 @@ static int check_image_needs(const char *path, const struct matrix *m)
 	}
 	free(file);
 	return rc;
+}
+
+/* The matrix's "sides", one line each: its image as the file names it and what it sets. */
+static void print_sides(const struct matrix *m)
+{
+	for (size_t k = 0; k < m->n_sides; k++) {
+		const struct matrix_side *s = &m->sides[k];
+		const char *key, *sep = "";
+		json_t *v;
+
+		printf("side %c: image %s; ", (char)('A' + k),
+		       s->image ? s->image : "the run's (-i, \"image\" or the default)");
+		if (!s->set)
+			printf("sets nothing");
+		json_object_foreach ((json_t *)s->set, key, v) {
+			char *d =
+			    json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
+
+			printf("%s%s=%s", sep, key, d ? d : "?");
+			sep = ", ";
+			free(d);
+		}
+		printf("\n");
+	}
 }
 
 static int matrix_check(const char *path)
@@ -88,6 +114,7 @@ static int matrix_check(const char *path)
 	printf("%s: %zu cell%s\n", path, m->n_cells, m->n_cells == 1 ? "" : "s");
 	for (size_t i = 0; i < m->n_cells; i++)
 		printf("%4d  %s  %s\n", m->cells[i].index, m->cells[i].id, m->cells[i].summary);
+	print_sides(m);
 	matrix_free(m);
 	return 0;
 }
@@ -103,6 +130,18 @@ static int matrix_expand(const char *path)
 		struct cell *c = &m->cells[i];
 		json_t *line = json_pack("{s:i, s:s, s:s, s:O}", "index", c->index, "id", c->id,
 					 "summary", c->summary, "config", c->config);
+
+		/* a side that sets something: its own config of the cell, by label */
+		for (size_t k = 0; k < m->n_sides; k++) {
+			char label[2] = { (char)('A' + k), '\0' };
+
+			if (!m->sides[k].cells)
+				continue;
+			if (!json_object_get(line, "sides"))
+				json_object_set_new(line, "sides", json_object());
+			json_object_set(json_object_get(line, "sides"), label,
+					m->sides[k].cells[i].config);
+		}
 		char *s = line ? json_dumps(line, JSON_COMPACT) : NULL;
 
 		if (!s) {

@@ -92,11 +92,22 @@ void matrix_free(struct matrix *m)
 	for (size_t i = 0; i < m->n_cells; i++)
 		cell_release(&m->cells[i]);
 	free(m->cells);
+	for (size_t k = 0; k < m->n_sides; k++) {
+		for (size_t i = 0; m->sides[k].cells && i < m->n_cells; i++)
+			cell_release(&m->sides[k].cells[i]);
+		free(m->sides[k].cells);
+	}
+	free(m->sides);
 	free(m->path);
 	free(m->name);
 	free(m->description);
 	json_decref(m->json);
 	free(m);
+}
+
+const struct cell *matrix_side_cells(const struct matrix *m, size_t k)
+{
+	return k < m->n_sides && m->sides[k].cells ? m->sides[k].cells : m->cells;
 }
 
 /* Two configuration paths overlap when one is the other or lies under it (path_under). To find
@@ -136,13 +147,44 @@ static void axis_path_add(json_t *paths, json_t *under, const char *p, size_t in
 	}
 }
 
-/* Check the axes' and cases' paths, names, overlaps and counts before expanding. */
-static int check_axes_cases(struct loader *L, json_t *axes, json_t *cases)
+/* Check one case's or side's "set" (at file path `at`: "cases[2].set"): at most
+ * MATRIX_CASE_SET_MAX paths, each a place in the configuration that no axis varies. */
+static int check_set(struct loader *L, const char *at, const json_t *set, json_t *axes,
+		     json_t *paths, json_t *under, const char *what)
 {
+	char fp[JSON_POS_PATH_MAX];
+	const char *key;
+	json_t *v;
+	long long j;
+
+	if (json_object_size(set) > MATRIX_CASE_SET_MAX)
+		return matrix_report_at(
+		    L, at, JSON_POS_VALUE,
+		    "more than %d paths in one %s (each of its cells sets every "
+		    "one)",
+		    MATRIX_CASE_SET_MAX, what);
+	json_object_foreach ((json_t *)set, key, v) {
+		bprintf(fp, sizeof(fp), "%s", at);
+		json_path_append_key(fp, sizeof(fp), key);
+		if (matrix_path_check(key, v, L->err) < 0)
+			return matrix_report_at(L, fp, JSON_POS_KEY, "%s", L->err->msg);
+		j = overlapping_axis(paths, under, key);
+		if (j >= 0)
+			return matrix_report_at(L, fp, JSON_POS_KEY,
+						"\"%s\" overlaps axes[%lld].path \"%s\"", key, j,
+						json_string_value(json_object_get(
+						    json_array_get(axes, (size_t)j), "path")));
+	}
+	return 0;
+}
+
+/* Check the axes', cases' and sides' paths, names, overlaps and counts before expanding. */
+static int check_axes_cases(struct loader *L, json_t *root)
+{
+	json_t *axes = json_object_get(root, "axes"), *cases = json_object_get(root, "cases");
 	json_t *a, *c, *names = json_object(), *paths = json_object(), *under = json_object();
 	size_t i;
 	long long j;
-	const char *key;
 	char fp[JSON_POS_PATH_MAX];
 	int rc = -1;
 
@@ -181,7 +223,6 @@ static int check_axes_cases(struct loader *L, json_t *axes, json_t *cases)
 	json_object_clear(names);
 	json_array_foreach (cases, i, c) {
 		const char *name = json_string_value(json_object_get(c, "name"));
-		json_t *v;
 
 		if (json_object_get(names, name)) {
 			bprintf(fp, sizeof(fp), "cases[%zu].name", i);
@@ -189,30 +230,14 @@ static int check_axes_cases(struct loader *L, json_t *axes, json_t *cases)
 			goto out;
 		}
 		json_object_set_new(names, name, json_true());
-		if (json_object_size(json_object_get(c, "set")) > MATRIX_CASE_SET_MAX) {
-			bprintf(fp, sizeof(fp), "cases[%zu].set", i);
-			matrix_report_at(
-			    L, fp, JSON_POS_VALUE,
-			    "more than %d paths in one case (each of its cells sets every one)",
-			    MATRIX_CASE_SET_MAX);
+		bprintf(fp, sizeof(fp), "cases[%zu].set", i);
+		if (check_set(L, fp, json_object_get(c, "set"), axes, paths, under, "case") < 0)
 			goto out;
-		}
-		json_object_foreach (json_object_get(c, "set"), key, v) {
-			bprintf(fp, sizeof(fp), "cases[%zu].set", i);
-			json_path_append_key(fp, sizeof(fp), key);
-			if (matrix_path_check(key, v, L->err) < 0) {
-				matrix_report_at(L, fp, JSON_POS_KEY, "%s", L->err->msg);
-				goto out;
-			}
-			j = overlapping_axis(paths, under, key);
-			if (j >= 0) {
-				matrix_report_at(L, fp, JSON_POS_KEY,
-						 "\"%s\" overlaps axes[%lld].path \"%s\"", key, j,
-						 json_string_value(json_object_get(
-						     json_array_get(axes, (size_t)j), "path")));
-				goto out;
-			}
-		}
+	}
+	json_array_foreach (json_object_get(root, "sides"), i, c) {
+		bprintf(fp, sizeof(fp), "sides[%zu].set", i);
+		if (check_set(L, fp, json_object_get(c, "set"), axes, paths, under, "side") < 0)
+			goto out;
 	}
 	rc = 0;
 out:
@@ -220,6 +245,16 @@ out:
 	json_decref(paths);
 	json_decref(under);
 	return rc;
+}
+
+/* "sides" gives each side its image: with "images" too, which would win is a guess. */
+static int check_sides_images(struct loader *L, json_t *root)
+{
+	if (!json_object_get(root, "sides") || !json_object_get(root, "images"))
+		return 0;
+	return matrix_report_at(L, "sides", JSON_POS_KEY,
+				"\"sides\" and \"images\" both name the run's images: keep "
+				"\"sides\" (each side's \"image\")");
 }
 
 /* A stored matrix (a run manifest's copy) opens no file: the loader already replaced a job file
@@ -313,7 +348,7 @@ static int load_text(const char *path, const char *text, size_t len, int stored,
 			goto out;
 		}
 	}
-	if (check_axes_cases(&L, json_object_get(root, "axes"), json_object_get(root, "cases")) < 0)
+	if (check_axes_cases(&L, root) < 0 || check_sides_images(&L, root) < 0)
 		goto out;
 	if (claims_check(root, err) < 0) {
 		matrix_report(&L, &top, 1, NULL);
@@ -331,7 +366,7 @@ static int load_text(const char *path, const char *text, size_t len, int stored,
 			 ? (int)json_integer_value(json_object_get(root, "repeats"))
 			 : 1;
 	if (matrix_expand(&L, m, base, json_object_get(root, "axes"),
-			  json_object_get(root, "cases")) < 0)
+			  json_object_get(root, "cases"), json_object_get(root, "sides")) < 0)
 		goto out;
 	m->json = root;
 	root = NULL;

@@ -17,7 +17,8 @@
 #define MATRIX_FILE_MAX	    (4u << 20) /* bytes */
 #define MATRIX_CELLS_MAX    10000      /* a larger product is almost surely a mistake */
 #define MATRIX_AXES_MAX	    64	       /* axes: each cell sets every one */
-#define MATRIX_CASE_SET_MAX 256	       /* paths one case sets */
+#define MATRIX_CASE_SET_MAX 256	       /* paths one case (or one side) sets */
+#define MATRIX_SIDES_MAX    8	       /* sides of one run (zbench run's RUN_MAX_IMAGES) */
 /* The resolved configurations of all cells together (compact JSON), and their summaries */
 #define MATRIX_EXPANDED_MAX (32u << 20)
 /* JSON values (each costs ~100-200 bytes as a tree) in the file and all resolved cells
@@ -42,6 +43,18 @@ struct cell {
 			 * json_incref() it to keep it past matrix_free(). */
 };
 
+/* One side of an interleaved run (the file's "sides", docs/compare.md): its image recipe as the
+ * file names it, and its own configuration of every cell. Owned by its struct matrix. */
+struct matrix_side {
+	const char *image; /* sides[k].image, or NULL (the run's choice); points into m->json */
+	const json_t *set; /* sides[k].set with at least one path, or NULL; points into m->json */
+	/* With a set: n_cells cells, cells[i] the matrix's cell i with the set applied after its
+	 * case and axes, validated and completed like any cell; it keeps cell i's index, id and
+	 * summary, so a side's records pair with the other sides' (the id says which point of the
+	 * matrix, the record's config what ran). NULL without a set: the side runs m->cells. */
+	struct cell *cells;
+};
+
 struct matrix {
 	char *path;	   /* as given to matrix_load() */
 	char *name;	   /* "name" */
@@ -51,7 +64,12 @@ struct matrix {
 	int repeats;	   /* >= 1 */
 	struct cell *cells;
 	size_t n_cells; /* >= 1 */
+	struct matrix_side *sides; /* the file's "sides", or NULL */
+	size_t n_sides;		   /* 0, or 2..MATRIX_SIDES_MAX */
 };
+
+/* The cells side `k` runs: its own when its "sides" entry sets something, else m->cells. */
+const struct cell *matrix_side_cells(const struct matrix *m, size_t k);
 
 /* Load, validate and expand `path`. On success *out is a new matrix (free with matrix_free()).
  * On failure returns < 0 with err->msg a single line "FILE:LINE:COL: PATH: message" (or

@@ -75,37 +75,50 @@ static int cell_frame_check(struct loader *L, const struct origin *origins, size
 	    json_array_size(json_object_get(cfg, "disks")), PROTO_MAX_PAYLOAD);
 }
 
-/* Build cell `index`: case `ci` (or none when there are no cases), axis value choice `pick[]`. */
-static int build_cell(struct loader *L, struct matrix *m, json_t *base, json_t *axes, json_t *cases,
-		      size_t ci, const size_t *pick, struct cell *cell, size_t *bytes)
+/* Apply a case's or side's "set" (at file path `at`) to cfg, each path's origin into
+ * origins[*k...]. */
+static int apply_set(struct loader *L, json_t *cfg, const json_t *set, const char *at,
+		     struct origin *origins, size_t *k)
+{
+	char fp[JSON_POS_PATH_MAX];
+	const char *key;
+	json_t *v;
+
+	json_object_foreach ((json_t *)set, key, v) {
+		bprintf(fp, sizeof(fp), "%s", at);
+		json_path_append_key(fp, sizeof(fp), key);
+		if (matrix_path_set(cfg, key, v, L->err) < 0)
+			return matrix_report_at(L, fp, JSON_POS_KEY, "%s", L->err->msg);
+		origins[*k].cfg = key;
+		origins[*k].from_value = 2;
+		origins[*k].value = v;
+		bprintf(origins[(*k)++].file, sizeof(origins[0].file), "%s", fp);
+	}
+	return 0;
+}
+
+/* Build cell `index`: case `ci` (or none when there are no cases), axis value choice `pick[]`,
+ * then side `si`'s set (sides[si].set; none when `sides` is NULL). */
+static int build_cell(struct loader *L, json_t *base, json_t *axes, json_t *cases,
+		      const json_t *sides, size_t si, size_t ci, const size_t *pick,
+		      struct cell *cell, size_t *bytes)
 {
 	size_t n_axes = json_array_size(axes), n_set, k = 0, i;
 	struct origin *origins;
 	json_t *cfg = json_deep_copy(base), *c = json_array_get(cases, ci), *v;
-	const char *key;
+	const json_t *side_set = json_object_get(json_array_get(sides, si), "set");
 	char ctx[1200], fp[JSON_POS_PATH_MAX];
 	int rc = -1;
 
-	n_set = c ? json_object_size(json_object_get(c, "set")) : 0;
+	n_set = (c ? json_object_size(json_object_get(c, "set")) : 0) + json_object_size(side_set);
 	origins = xcalloc(1 + n_set + n_axes, sizeof(*origins));
 	origins[k].cfg = "";
 	bprintf(origins[k++].file, sizeof(origins[0].file), "base");
 	if (c) {
 		summary_append(&cell->summary, "case", json_object_get(c, "name"));
-		i = 0;
-		json_object_foreach (json_object_get(c, "set"), key, v) {
-			bprintf(fp, sizeof(fp), "cases[%zu].set", ci);
-			json_path_append_key(fp, sizeof(fp), key);
-			if (matrix_path_set(cfg, key, v, L->err) < 0) {
-				matrix_report_at(L, fp, JSON_POS_KEY, "%s", L->err->msg);
-				goto out;
-			}
-			origins[k].cfg = key;
-			origins[k].from_value = 2;
-			origins[k].value = v;
-			bprintf(origins[k++].file, sizeof(origins[0].file), "%s", fp);
-			i++;
-		}
+		bprintf(fp, sizeof(fp), "cases[%zu].set", ci);
+		if (apply_set(L, cfg, json_object_get(c, "set"), fp, origins, &k) < 0)
+			goto out;
 	}
 	for (i = 0; i < n_axes; i++) {
 		json_t *a = json_array_get(axes, i);
@@ -124,9 +137,18 @@ static int build_cell(struct loader *L, struct matrix *m, json_t *base, json_t *
 		bprintf(origins[k++].file, sizeof(origins[0].file), "axes[%zu].values[%zu]", i,
 			pick[i]);
 	}
+	if (side_set) {
+		bprintf(fp, sizeof(fp), "sides[%zu].set", si);
+		if (apply_set(L, cfg, side_set, fp, origins, &k) < 0)
+			goto out;
+	}
 	if (!cell->summary)
 		cell->summary = xstrdup("base");
-	bprintf(ctx, sizeof(ctx), "cell %d: %s", cell->index, cell->summary);
+	if (side_set)
+		bprintf(ctx, sizeof(ctx), "cell %d: %s, side %c", cell->index, cell->summary,
+			(char)('A' + si));
+	else
+		bprintf(ctx, sizeof(ctx), "cell %d: %s", cell->index, cell->summary);
 	if (matrix_config_validate(cfg, L->models, L->err) < 0) {
 		matrix_report(L, origins, k, ctx);
 		goto out;
@@ -143,7 +165,6 @@ static int build_cell(struct loader *L, struct matrix *m, json_t *base, json_t *
 	cfg = NULL;
 	rc = 0;
 out:
-	(void)m;
 	json_decref(cfg);
 	free(origins);
 	return rc;
@@ -184,7 +205,53 @@ static size_t json_values(const json_t *v)
 	return n;
 }
 
-int matrix_expand(struct loader *L, struct matrix *m, json_t *base, json_t *axes, json_t *cases)
+/* The sides of the file's "sides" (2..MATRIX_SIDES_MAX: the schema said so), each with its
+ * cells when it sets something (filled by matrix_expand()). */
+static void sides_init(struct matrix *m, const json_t *sides, size_t n_cells)
+{
+	const json_t *s;
+	size_t k;
+
+	m->n_sides = json_array_size(sides);
+	if (!m->n_sides)
+		return;
+	m->sides = xcalloc(m->n_sides, sizeof(*m->sides));
+	json_array_foreach (sides, k, s) {
+		const json_t *set = json_object_get(s, "set");
+
+		m->sides[k].image = json_string_value(json_object_get(s, "image"));
+		if (json_object_size(set)) {
+			m->sides[k].set = set;
+			m->sides[k].cells = xcalloc(n_cells, sizeof(struct cell));
+		}
+	}
+}
+
+/* Cell `idx` of every side that sets something: built like the matrix's cell (same case and axis
+ * values, same pick), then given its index, id and summary, so the sides pair. Adds what they
+ * hold to *bytes and *values. */
+static int build_side_cells(struct loader *L, struct matrix *m, json_t *base, json_t *axes,
+			    json_t *cases, const json_t *sides, size_t ci, const size_t *pick,
+			    size_t idx, size_t *bytes, size_t *values)
+{
+	for (size_t k = 0; k < m->n_sides; k++) {
+		struct cell *sc = &m->sides[k].cells[idx];
+		size_t n = 0;
+
+		if (!m->sides[k].cells)
+			continue;
+		sc->index = (int)idx;
+		if (build_cell(L, base, axes, cases, sides, k, ci, pick, sc, &n) < 0)
+			return -1;
+		memcpy(sc->id, m->cells[idx].id, sizeof(sc->id));
+		*bytes += n;
+		*values += json_values(sc->config);
+	}
+	return 0;
+}
+
+int matrix_expand(struct loader *L, struct matrix *m, json_t *base, json_t *axes, json_t *cases,
+		  json_t *sides)
 {
 	size_t n_axes = json_array_size(axes), n_cases = json_array_size(cases);
 	size_t total = n_cases ? n_cases : 1, *pick;
@@ -205,6 +272,7 @@ int matrix_expand(struct loader *L, struct matrix *m, json_t *base, json_t *axes
 	if (base_frame_check(L, base) < 0)
 		return -1;
 	m->cells = xcalloc(total, sizeof(*m->cells));
+	sides_init(m, sides, total);
 	pick = xcalloc(n_axes + 1, sizeof(*pick));
 	ids = json_object();
 	for (size_t idx = 0, bytes = 0, values = L->pos.values; idx < total; idx++) {
@@ -223,8 +291,10 @@ int matrix_expand(struct loader *L, struct matrix *m, json_t *base, json_t *axes
 		ci = rest;
 		cell->index = (int)idx;
 		m->n_cells = idx + 1;
-		if (build_cell(L, m, base, axes, n_cases ? cases : NULL, ci, pick, cell,
-			       &cell_bytes) < 0)
+		if (build_cell(L, base, axes, n_cases ? cases : NULL, NULL, 0, ci, pick, cell,
+			       &cell_bytes) < 0 ||
+		    build_side_cells(L, m, base, axes, n_cases ? cases : NULL, sides, ci, pick, idx,
+				     &bytes, &values) < 0)
 			goto out;
 		/* what the cells hold in all: checked as they are built, so the work done before a
 		 * refusal is bounded by the limit too */

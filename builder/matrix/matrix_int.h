@@ -68,8 +68,10 @@ int matrix_path_set(json_t *cfg, const char *path, const json_t *value, struct z
 /* ---- matrix_expand.c ------------------------------------------------------------------------ */
 
 /* Expand the (valid) base, axes and cases into m->cells: each cell's configuration resolved and
- * validated, its defaults filled, its id, its summary; refused past the limits of matrix.h.
- * 0, or -1 with L->err set (at its place in the file). */
-int matrix_expand(struct loader *L, struct matrix *m, json_t *base, json_t *axes, json_t *cases);
+ * validated, its defaults filled, its id, its summary; and into m->sides (the file's "sides",
+ * or NULL) the cells of each side that sets something (struct matrix_side). Refused past the
+ * limits of matrix.h. 0, or -1 with L->err set (at its place in the file). */
+int matrix_expand(struct loader *L, struct matrix *m, json_t *base, json_t *axes, json_t *cases,
+		  json_t *sides);
 
 #endif

@@ -260,6 +260,18 @@ int schema_check_images(const char *key, const json_t *v, struct zb_error *err)
 	return 0;
 }
 
+int schema_check_sides(const char *key, const json_t *v, struct zb_error *err)
+{
+	size_t n = json_array_size(v);
+
+	(void)key;
+	if (n < 2 || n > 8) {
+		error_set(err, 0, "expected 2 to 8 sides, got %zu", n);
+		return SCHEMA_BAD_VALUE;
+	}
+	return 0;
+}
+
 /* A phase name: what a metric's "NAME." prefix addresses (no dot), short enough for a column. */
 int schema_check_phase_name(const char *key, const json_t *v, struct zb_error *err)
 {

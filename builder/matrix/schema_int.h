@@ -37,6 +37,7 @@ int schema_check_model_name(const char *key, const json_t *v, struct zb_error *e
 int schema_check_model_param(const char *key, const json_t *v, struct zb_error *err);
 int schema_check_workload_option(const char *key, const json_t *v, struct zb_error *err);
 int schema_check_images(const char *key, const json_t *v, struct zb_error *err);
+int schema_check_sides(const char *key, const json_t *v, struct zb_error *err);
 int schema_check_phase_name(const char *key, const json_t *v, struct zb_error *err);
 int schema_check_phases_count(const char *key, const json_t *v, struct zb_error *err);
 /* workload.job_file outside base.workload (the loader reads base's and removes the key) */

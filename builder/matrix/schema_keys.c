@@ -59,6 +59,25 @@ static const struct schema_key matrix_keys[] = {
 	  .check = schema_check_recipe_path,
 	  .typename = "path",
 	  .help = "one image recipe, found as \"image\" is" },
+	{ .path = "sides",
+	  .type = SCHEMA_ARRAY,
+	  .check = schema_check_sides,
+	  .help = "the sides of one interleaved run, instead of \"images\" (2 to 8; A, B, ... in "
+		  "order): every cell runs once on each per repeat, each side with its own image "
+		  "and its own changes to every cell (docs/compare.md, \"Sides that differ\")" },
+	{ .path = "sides[]", .type = SCHEMA_OBJECT, .help = "one side" },
+	{ .path = "sides[].image",
+	  .type = SCHEMA_STRING,
+	  .check = schema_check_recipe_path,
+	  .typename = "path",
+	  .help = "its image recipe, found as \"image\" is (default: \"image\", or "
+		  "images/debian12-zfs.json); -i overrides it" },
+	{ .path = "sides[].set",
+	  .type = SCHEMA_OBJECT,
+	  .help = "path: value pairs applied to every cell on this side, after its case and axes "
+		  "(paths as in axes[].path; none may overlap an axis); the cell keeps its id, so "
+		  "the sides still pair" },
+	{ .path = "sides[].set.*", .type = SCHEMA_ANY, .help = "one value" },
 	{ .path = "backend",
 	  .type = SCHEMA_ENUM,
 	  .choices = VM_BACKEND_CHOICES,

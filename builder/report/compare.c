@@ -17,13 +17,13 @@ const char *const compare_ignored_paths[] = { "image", "vm.image", NULL };
 
 /* The key cells are matched by: the SHA-256 of the canonical config (builder/matrix/canon.h)
  * without the image-dependent paths, dumped with sorted keys; the cell id when a record has no
- * config. */
-static char *match_key(const struct report_cell *c)
+ * config, or `by_id` (two sides of one run: what a side sets is the difference compared). */
+static char *match_key(const struct report_cell *c, int by_id)
 {
 	json_t *copy, *canon;
 	char *dump, hex[65];
 
-	if (!c->config)
+	if (!c->config || by_id)
 		return xasprintf("id:%s", c->id);
 	copy = json_deep_copy(c->config);
 	for (size_t i = 0; compare_ignored_paths[i]; i++) {
@@ -57,14 +57,15 @@ int compare_runs(const struct report_run *a, const struct report_run *b, struct 
 {
 	char **keys_b = xcalloc(b->n_cells + 1, sizeof(char *));
 	size_t matched_b = 0;
+	int by_id = a->match_by_id && b->match_by_id;
 
 	memset(out, 0, sizeof(*out));
 	out->a = a;
 	out->b = b;
 	for (size_t j = 0; j < b->n_cells; j++)
-		keys_b[j] = match_key(&b->cells[j]);
+		keys_b[j] = match_key(&b->cells[j], by_id);
 	for (size_t i = 0; i < a->n_cells; i++) {
-		char *key = match_key(&a->cells[i]);
+		char *key = match_key(&a->cells[i], by_id);
 		size_t j;
 
 		for (j = 0; j < b->n_cells && strcmp(keys_b[j], key); j++)
@@ -142,19 +143,22 @@ static void section_environment(struct report_doc *d, const struct compare *c)
 	static const struct {
 		const char *label, *outer, *inner; /* a record path, or manifest with outer NULL */
 		const char *m1, *m2;
+		int optional; /* a row neither side has is left out */
 	} rows[] = {
-		{ "run directory", NULL, NULL, NULL, NULL },
-		{ "matrix", NULL, NULL, "matrix", "path" },
-		{ "matrix sha256", NULL, NULL, "matrix", "sha256" },
-		{ "zbench", NULL, NULL, "zbench", NULL },
-		{ "image", NULL, NULL, "image", "hash" },
-		{ "guest kernel", "guest", "kernel", NULL, NULL },
-		{ "OpenZFS", "effective", "zfs_version", NULL, NULL },
+		{ "run directory", NULL, NULL, NULL, NULL, 0 },
+		{ "matrix", NULL, NULL, "matrix", "path", 0 },
+		{ "matrix sha256", NULL, NULL, "matrix", "sha256", 0 },
+		{ "zbench", NULL, NULL, "zbench", NULL, 0 },
+		{ "image", NULL, NULL, "image", "hash", 0 },
+		/* a side of one run that sets something in every cell (a matrix's "sides") */
+		{ "side sets", NULL, NULL, "image", "set", 1 },
+		{ "guest kernel", "guest", "kernel", NULL, NULL, 0 },
+		{ "OpenZFS", "effective", "zfs_version", NULL, NULL, 0 },
 		/* a source build and its patched branch share the version: their keys differ */
-		{ "OpenZFS source key", "zfs_build", "key", NULL, NULL },
-		{ "host", NULL, NULL, "host", "hostname" },
-		{ "QEMU", NULL, NULL, "host", "qemu" },
-		{ "accelerator", NULL, NULL, "accel", NULL },
+		{ "OpenZFS source key", "zfs_build", "key", NULL, NULL, 0 },
+		{ "host", NULL, NULL, "host", "hostname", 0 },
+		{ "QEMU", NULL, NULL, "host", "qemu", 0 },
+		{ "accelerator", NULL, NULL, "accel", NULL, 0 },
 	};
 
 	report_doc_heading(d, 2, "Environment");
@@ -176,12 +180,18 @@ static void section_environment(struct report_doc *d, const struct compare *c)
 
 				if (rows[r].m2)
 					v = json_object_get(v, rows[r].m2);
+				if (json_is_object(v)) {
+					cells[1 + k] = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS |
+									 JSON_REAL_PRECISION(15));
+					continue;
+				}
 				s = json_string_value(v);
 			}
 			cells[1 + k] = xstrdup(s ? s : "?");
 		}
 		/* a row of records neither side has (no source build) is left out */
-		if (!rows[r].outer || strcmp(cells[1], "?") || strcmp(cells[2], "?"))
+		if (!(rows[r].outer || rows[r].optional) || strcmp(cells[1], "?") ||
+		    strcmp(cells[2], "?"))
 			report_doc_row(d, (const char *const *)cells);
 		for (int k = 0; k < 3; k++)
 			free(cells[k]);

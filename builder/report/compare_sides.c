@@ -22,6 +22,20 @@ static json_t *manifest_side(const json_t *manifest, const char *s)
 	return NULL;
 }
 
+/* Whether a side of the run sets something in its cells (the manifest's images[].set, from a
+ * matrix's "sides"): its cells then keep the matrix cell's id (matrix.h) but not its
+ * configuration, so the sides' cells pair by id. */
+static int sets_something(const json_t *manifest)
+{
+	json_t *im;
+	size_t i;
+
+	json_array_foreach (json_object_get(manifest, "images"), i, im)
+		if (json_object_get(im, "set"))
+			return 1;
+	return 0;
+}
+
 /* Side `s` of `whole` as a run of its own. */
 static int side_run(const struct report_run *whole, const char *s, struct report_run *out,
 		    struct zb_error *err)
@@ -39,6 +53,7 @@ static int side_run(const struct report_run *whole, const char *s, struct report
 			json_array_append(recs, rec);
 	}
 	rc = report_run_from(out, name, man, recs, err);
+	out->match_by_id = sets_something(whole->manifest);
 	free(name);
 	return rc < 0 ? error_wrap(err, "image %s of run '%s'", s, whole->dir) : 0;
 }

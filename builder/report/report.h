@@ -87,6 +87,10 @@ struct report_run {
 	size_t n_cells;
 	size_t n_skipped;		/* records without a cell id */
 	struct results_skipped skipped; /* lines of cells.jsonl that were not records */
+	/* compare_runs() matches this run's cells by id, not by configuration: a side of a run
+	 * whose sides set something (compare_sides_load()): its cells keep the matrix cell's id
+	 * whatever the side sets */
+	int match_by_id;
 };
 
 /* Read RUNDIR/manifest.json (optional) and RUNDIR/cells.jsonl (required, at least one record),

@@ -330,6 +330,9 @@ static json_t *cell_record(struct run_ctx *ctx, struct attempt *cr, const char *
 	    json_string(cr->side->recipe_named ? cr->side->recipe_named : cr->side->recipe));
 	if (ctx->nsides > 1)
 		json_object_set_new(rec, "side", json_string(cr->side->label));
+	/* what the side changed in this cell's config (docs/results.md: "side_set") */
+	if (cr->side->set)
+		json_object_set_new(rec, "side_set", json_deep_copy(cr->side->set));
 	/* What was built (source, commit or hashes, patches): the version string alone does not
 	 * tell a patched build from its base. */
 	built = zfs_src_record(cr->side->img.manifest);
@@ -399,7 +402,9 @@ static int attempt_boot(struct run_ctx *ctx, struct attempt *cr, const struct ce
 			int repeat, int side, int attempt, double t_task, struct zb_error *err)
 {
 	const struct image *img = &ctx->sides[side].img;
-	json_t *cfg = cell->config;
+	/* the side's own configuration of the cell (same index and id: the sides pair) */
+	const struct cell *own = &ctx->sides[side].cells[cell->index];
+	json_t *cfg = own->config;
 	const char *want =
 	    ctx->accel_opt
 		? ctx->accel_opt
@@ -412,7 +417,7 @@ static int attempt_boot(struct run_ctx *ctx, struct attempt *cr, const struct ce
 		want = "auto";
 	for (;;) {
 		memset(cr, 0, sizeof(*cr));
-		cr->cell = cell;
+		cr->cell = own;
 		cr->side = &ctx->sides[side];
 		cr->repeat = repeat;
 		cr->attempt = attempt;

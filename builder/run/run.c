@@ -74,7 +74,7 @@ static int run_image(struct run_ctx *ctx, const struct run_side *s, struct image
 				.img = img,
 				.cache_dir = o->cache_dir };
 
-	return image_needs_check(ctx->m->cells, ctx->m->n_cells, &v, err);
+	return image_needs_check(s->cells, ctx->m->n_cells, &v, err);
 }
 
 static int run_images(struct run_ctx *ctx, struct zb_error *err)

@@ -44,6 +44,10 @@ struct run_side {
 	int from_file;		  /* named by a file, not the command line (recipe_resolve.h) */
 	struct image img;
 	char label[2]; /* "A", "B", ...: records and cell directories carry it */
+	/* The matrix's "sides" (struct matrix_side): what this side sets in every cell, or NULL,
+	 * and the cells it runs (matrix_side_cells(): its own with a set, else the matrix's) */
+	const json_t *set;
+	const struct cell *cells;
 };
 
 struct run_ctx {

@@ -107,6 +107,45 @@ static int choose_given(struct run_ctx *ctx, struct zb_error *err)
 	return 0;
 }
 
+/* The images of a run of the matrix's "sides": -i once for every side, -i once per side, else
+ * each side's "image", else the matrix's "image", else RUN_DEFAULT_RECIPE (found as in
+ * choose_images()). */
+static int choose_sides(struct run_ctx *ctx, struct zb_error *err)
+{
+	const struct run_options *o = ctx->o;
+	const struct matrix *m = ctx->m;
+	const char *one = json_string_value(json_object_get(m->json, "image"));
+
+	if (o->n_recipes >= 2 && (size_t)o->n_recipes != m->n_sides)
+		return error_set(err, EINVAL,
+				 "%d images (-i) for the %zu sides of '%s': name one image, or "
+				 "one per side",
+				 o->n_recipes, m->n_sides, ctx->matrix_path);
+	if (o->n_recipes >= 2)
+		return choose_given(ctx, err);
+	ctx->nsides = (int)m->n_sides;
+	for (size_t k = 0; k < m->n_sides; k++) {
+		struct run_side *s = &ctx->sides[k];
+		const char *name = m->sides[k].image ? m->sides[k].image : one;
+
+		if (o->recipe_path && !o->recipes_from) {
+			recipe_resolve_cli(s, o->recipe_path);
+		} else if (o->recipe_path) {
+			if (recipe_resolve_file(s, o->recipe_path, o->recipes_from,
+						recipe_resolve_manifest_matrix(o->matrix_path),
+						err) < 0)
+				return -1;
+		} else if (!name) {
+			s->recipe_named = RUN_DEFAULT_RECIPE;
+			s->recipe = s->owned = image_recipe_locate(RUN_DEFAULT_RECIPE, NULL);
+		} else if (recipe_resolve_file(s, name, ctx->matrix_path, ctx->matrix_path, err) <
+			   0) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* The images of a new run: -i (once or more), else the matrix's "images" or "image" (located
  * relative to the matrix or the repository, never the current directory: image.h), else
  * RUN_DEFAULT_RECIPE. The recipe as named is the manifest's record (a replay on another machine
@@ -122,6 +161,8 @@ static int choose_images(struct run_ctx *ctx, struct zb_error *err)
 	if (o->n_recipes > RUN_MAX_IMAGES)
 		return error_set(err, EINVAL, "%d images: a run compares at most %d", o->n_recipes,
 				 RUN_MAX_IMAGES);
+	if (ctx->m->n_sides)
+		return choose_sides(ctx, err);
 	if (o->n_recipes >= 2 || o->recipe_path)
 		return choose_given(ctx, err);
 	if (images && one)
@@ -173,8 +214,17 @@ int rundir_load(struct run_ctx *ctx, struct zb_error *err)
 		load_resumed_options(ctx);
 	else if (choose_images(ctx, err) < 0)
 		return -1;
-	for (int k = 0; k < ctx->nsides; k++)
+	/* a resumed run's images are its manifest's: as many as the sides its matrix has */
+	if (ctx->m->n_sides && (size_t)ctx->nsides != ctx->m->n_sides)
+		return error_set(err, EINVAL, "'%s': %d images for the matrix's %zu sides",
+				 ctx->dir ? ctx->dir : ctx->matrix_path, ctx->nsides,
+				 ctx->m->n_sides);
+	for (int k = 0; k < ctx->nsides; k++) {
 		ctx->sides[k].label[0] = (char)('A' + k);
+		ctx->sides[k].cells = matrix_side_cells(ctx->m, (size_t)k);
+		if ((size_t)k < ctx->m->n_sides)
+			ctx->sides[k].set = ctx->m->sides[k].set;
+	}
 	return 0;
 }
 
@@ -205,7 +255,8 @@ static char *default_run_dir(const char *name)
 	return xasprintf("runs/%s-%s", name, ts);
 }
 
-/* One image as the manifest records it; `side`: with its label (a run of several). */
+/* One image as the manifest records it; `side`: with its label (a run of several), and what the
+ * side sets. */
 static json_t *manifest_image(const struct run_side *s, int side)
 {
 	json_t *o =
@@ -214,6 +265,8 @@ static json_t *manifest_image(const struct run_side *s, int side)
 
 	if (side)
 		json_object_set_new(o, "side", json_string(s->label));
+	if (s->set) /* what the side changes in every cell (the matrix's "sides") */
+		json_object_set_new(o, "set", json_deep_copy(s->set));
 	return o;
 }
 

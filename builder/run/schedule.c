@@ -123,23 +123,35 @@ static int choose_backend(struct run_ctx *ctx, struct zb_error *err)
 	return 0;
 }
 
+/* The sides whose cells a check must see: every side of the matrix's "sides" (each may set
+ * its disks), else the matrix's cells once. */
+static size_t side_count(const struct matrix *m)
+{
+	return m->n_sides ? m->n_sides : 1;
+}
+
 int schedule_check_interference(const struct matrix *m, const char *what, struct zb_error *err)
 {
-	for (size_t i = 0; i < m->n_cells; i++) {
-		json_t *disks = json_object_get(m->cells[i].config, "disks");
-		size_t k;
-		json_t *d;
+	for (size_t s = 0; s < side_count(m); s++) {
+		const struct cell *cells = matrix_side_cells(m, s);
 
-		json_array_foreach (disks, k, d) {
-			if (!json_is_object(json_object_get(d, "throttle")) &&
-			    !disk_model_is_modelled(d))
-				return error_set(
-				    err, EINVAL,
-				    "%s: disk '%s' of cell %s is not throttled, so "
-				    "parallel cells would disturb each other's numbers; use "
-				    "a modelled disk, a throttle, or --allow-interference",
-				    what, json_string_value(json_object_get(d, "name")),
-				    m->cells[i].id);
+		for (size_t i = 0; i < m->n_cells; i++) {
+			json_t *disks = json_object_get(cells[i].config, "disks");
+			size_t k;
+			json_t *d;
+
+			json_array_foreach (disks, k, d) {
+				if (!json_is_object(json_object_get(d, "throttle")) &&
+				    !disk_model_is_modelled(d))
+					return error_set(
+					    err, EINVAL,
+					    "%s: disk '%s' of cell %s is not throttled, so "
+					    "parallel cells would disturb each other's numbers; "
+					    "use a modelled disk, a throttle, or "
+					    "--allow-interference",
+					    what, json_string_value(json_object_get(d, "name")),
+					    cells[i].id);
+			}
 		}
 	}
 	return 0;
@@ -150,29 +162,34 @@ static int check_disk_models(struct run_ctx *ctx, struct zb_error *err)
 {
 	if (ctx->vm_ops->caps & VM_CAP_DISK_MODELS)
 		return 0;
-	for (size_t i = 0; i < ctx->m->n_cells; i++) {
-		json_t *disks = json_object_get(ctx->m->cells[i].config, "disks");
-		size_t k;
-		json_t *d;
+	for (size_t s = 0; s < side_count(ctx->m); s++) {
+		const struct cell *cells = matrix_side_cells(ctx->m, s);
 
-		json_array_foreach (disks, k, d) {
-			if (disk_model_is_modelled(d))
-				return error_set(
-				    err, ENOTSUP,
-				    "disk '%s' of cell %s is modelled (disk model '%s'): the %s "
-				    "backend does not attach modelled disks; use the qemu backend "
-				    "(docs/disks.md)",
-				    json_string_value(json_object_get(d, "name")),
-				    ctx->m->cells[i].id,
-				    json_string_value(json_object_get(d, "model")),
-				    ctx->vm_ops->name);
+		for (size_t i = 0; i < ctx->m->n_cells; i++) {
+			json_t *disks = json_object_get(cells[i].config, "disks");
+			size_t k;
+			json_t *d;
+
+			json_array_foreach (disks, k, d) {
+				if (disk_model_is_modelled(d))
+					return error_set(
+					    err, ENOTSUP,
+					    "disk '%s' of cell %s is modelled (disk model '%s'): "
+					    "the %s backend does not attach modelled disks; use "
+					    "the qemu backend (docs/disks.md)",
+					    json_string_value(json_object_get(d, "name")),
+					    cells[i].id,
+					    json_string_value(json_object_get(d, "model")),
+					    ctx->vm_ops->name);
+			}
 		}
 	}
 	return 0;
 }
 
-/* Every passthrough device of every cell, before anything is created (disk_check_devices()):
- * where the cells run (a remote host: none at all) and whether they run at once. */
+/* Every passthrough device of every cell of every side, before anything is created
+ * (disk_check_devices()): where the cells run (a remote host: none at all) and whether they run
+ * at once. */
 static int check_devices(struct run_ctx *ctx, struct zb_error *err)
 {
 	struct disk_run_plan plan = { .repeats = ctx->m->repeats };
@@ -189,7 +206,11 @@ static int check_devices(struct run_ctx *ctx, struct zb_error *err)
 		plan.parallel = why;
 	else if (slots > 1)
 		plan.parallel = "--hosts";
-	return disk_check_devices(ctx->m->cells, ctx->m->n_cells, &plan, err);
+	for (size_t s = 0; s < side_count(ctx->m); s++)
+		if (disk_check_devices(matrix_side_cells(ctx->m, s), ctx->m->n_cells, &plan, err) <
+		    0)
+			return -1;
+	return 0;
 }
 
 /* ---- when: order, shards, tasks ------------------------------------------------------------- */

@@ -31,7 +31,7 @@ _zbench() {
 		esac ;;
 	doctor) opts="--json -h --help" subs="" ;;
 	report) opts="-o --output --junit --json --phase -h --help" subs="" ;;
-	compare) opts="-o --output --fail-if --json --junit --summary --phase --alpha --noise --tolerance --seed --adaptive --max-repeats --max-minutes -h --help" subs="" ;;
+	compare) opts="-o --output --fail-if --json --junit --summary --phase --alpha --noise --tolerance --seed --sides --adaptive --max-repeats --max-minutes -h --help" subs="" ;;
 	export) opts="-f --format -o --output -h --help" subs="" ;;
 	history) subs="add show"
 		case $sub in

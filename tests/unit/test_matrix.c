@@ -117,6 +117,29 @@ static const struct {
 	  "cases[0].set[\"vm.cpus\"]: expected an integer, got a boolean", 0 },
 	{ "\"recordsize\": \"4k\"", "\"recordsize\": \"4k\", \"recordsize\": \"8k\"",
 	  "duplicate key \"recordsize\"", 0 },
+	/* sides: a set like a case's, checked where it is written */
+	{ "\"axes\"", "\"sides\": [ {}, { \"set\": { \"vm.cpus\": 4 } } ], \"axes\"", NULL, 2 },
+	{ "\"axes\"", "\"sides\": [ {}, { \"set\": { \"vm.cpus\": true } } ], \"axes\"",
+	  "t.json:10:40: sides[1].set[\"vm.cpus\"]: expected an integer, got a boolean (in cell 0: "
+	  "ashift=9, side B)",
+	  0 },
+	{ "\"axes\"", "\"sides\": [ {}, { \"set\": { \"vm.cpu\": 2 } } ], \"axes\"",
+	  "sides[1].set[\"vm.cpu\"]: ", 0 },
+	{ "\"axes\"", "\"sides\": [ {}, { \"set\": { \"pool.properties.ashift\": 9 } } ], \"axes\"",
+	  "sides[1].set[\"pool.properties.ashift\"]: \"pool.properties.ashift\" overlaps axes[0]",
+	  0 },
+	{ "\"axes\"", "\"sides\": [ { \"set\": {} } ], \"axes\"",
+	  "sides: expected 2 to 8 sides, got 1", 0 },
+	{ "\"axes\"", "\"sides\": [ {}, {}, {}, {}, {}, {}, {}, {}, {} ], \"axes\"",
+	  "sides: expected 2 to 8 sides, got 9", 0 },
+	{ "\"axes\"", "\"sides\": [ {}, { \"image\": \"/etc/x.json\" } ], \"axes\"",
+	  "sides[1].image: the image recipe '/etc/x.json' must be a relative path", 0 },
+	{ "\"axes\"", "\"images\": [\"a.json\", \"b.json\"], \"sides\": [ {}, {} ], \"axes\"",
+	  "sides: \"sides\" and \"images\" both name the run's images", 0 },
+	/* a value valid at its path but not in the cell it makes: the cell and side say so */
+	{ "\"axes\"",
+	  "\"sides\": [ {}, { \"set\": { \"pool.vdevs[0].type\": \"raidz2\" } } ], \"axes\"",
+	  "raidz2 needs at least 3 disks, got 2 (in cell 0: ashift=9, side B)", 0 },
 };
 
 static void test_cases(void)
@@ -226,6 +249,54 @@ static void test_expansion(void)
 
 /* Every prefix of a valid file, and single-byte corruptions of it: a clean error or a matrix,
  * never a crash (run under SANITIZE=address,undefined to mean it). */
+/* A side that sets something runs its own configuration of every cell, paired with the others
+ * by the matrix cell's index, id and summary; a side that sets nothing runs the matrix's. */
+static void test_sides(void)
+{
+	char *text =
+	    edit(quick, "\"axes\"",
+		 "\"sides\": [ { \"image\": \"images/x.json\" }, { \"set\": {} }, { \"set\": { "
+		 "\"vm.cpus\": 4, \"datasets[0].properties.recordsize\": \"8k\" } } ], \"axes\"");
+	struct zb_error err = { 0 };
+	struct matrix *m = NULL;
+
+	CHECK(matrix_load_buffer("t.json", text, strlen(text), &m, &err) == 0);
+	if (!m) {
+		fprintf(stderr, "  %s\n", err.msg);
+		free(text);
+		return;
+	}
+	CHECK(m->n_sides == 3 && m->n_cells == 2);
+	CHECK_STR(m->sides[0].image, "images/x.json");
+	CHECK(m->sides[1].image == NULL);
+	CHECK(m->sides[0].set == NULL && m->sides[1].set == NULL && m->sides[2].set != NULL);
+	CHECK(matrix_side_cells(m, 0) == m->cells && matrix_side_cells(m, 1) == m->cells);
+	CHECK(matrix_side_cells(m, 7) == m->cells);
+	for (size_t i = 0; i < m->n_cells; i++) {
+		const struct cell *c = &m->cells[i], *sc = &matrix_side_cells(m, 2)[i];
+		json_t *cfg = sc->config;
+
+		CHECK(sc != c);
+		CHECK(sc->index == c->index);
+		CHECK_STR(sc->id, c->id);
+		CHECK_STR(sc->summary, c->summary);
+		CHECK(json_integer_value(json_object_get(json_object_get(cfg, "vm"), "cpus")) == 4);
+		CHECK_STR(json_string_value(json_object_get(
+			      json_object_get(json_array_get(json_object_get(cfg, "datasets"), 0),
+					      "properties"),
+			      "recordsize")),
+			  "8k");
+		/* the matrix's own cell is untouched, and the axis still varies the side's */
+		CHECK(json_integer_value(
+			  json_object_get(json_object_get(c->config, "vm"), "cpus")) != 4);
+		CHECK(json_integer_value(json_object_get(
+			  json_object_get(json_object_get(cfg, "pool"), "properties"), "ashift")) ==
+		      (i ? 12 : 9));
+	}
+	matrix_free(m);
+	free(text);
+}
+
 static void test_robust(void)
 {
 	size_t n = strlen(quick), bad = 0;
@@ -303,6 +374,7 @@ int main(void)
 
 	test_cases();
 	test_expansion();
+	test_sides();
 	test_robust();
 	test_image_locate();
 	CHECK(matrix_load("/nonexistent/m.json", &m, &err) < 0 && m == NULL);
