@@ -33,6 +33,8 @@ build/tests/test_dm_calib -p >"$tmp/calib.tsv" || echo "note: test_dm_calib fail
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 SO=$PWD/build/zbench-diskmodel.so TMP=$tmp SECS=$secs MODELS=${MODELS:-} python3 - <<'PY'
 import json, os, struct, subprocess, sys, time
+sys.path.insert(0, "bench")
+import nbdkit_export  # one nbdkit export, shared by the host benches
 
 tmp, so, secs = os.environ["TMP"], os.environ["SO"], os.environ["SECS"]
 calib = [l.rstrip("\n").split("\t") for l in open(f"{tmp}/calib.tsv")]
@@ -65,22 +67,7 @@ def stats(path):
     return dict(zip(names, v[4:]))
 
 def start(model, tag, extra):
-    img, sock = f"{tmp}/{tag}.img", f"{tmp}/{tag}.sock"
-    with open(img, "wb") as f:
-        f.truncate(1 << 30)
-    log = open(f"{tmp}/{tag}.log", "w")
-    filt = [f"--filter={so}"] if model else []
-    args = [f"dm_model={model}", f"dm_stats={tmp}/{tag}.stats"] + extra if model else []
-    p = subprocess.Popen(["nbdkit", "--foreground", "--unix", sock, "--pidfile",
-                          f"{tmp}/{tag}.nbdpid", "--threads", "64"] + filt +
-                         ["file", f"file={img}"] + args, stdout=log, stderr=log)
-    open(f"{tmp}/{tag}.pid", "w").write(str(p.pid))
-    for _ in range(100):
-        # the socket exists a moment before nbdkit accepts on it; the pidfile once it does
-        if os.path.exists(f"{tmp}/{tag}.nbdpid"):
-            return p, sock
-        time.sleep(0.05)
-    sys.exit(f"nbdkit for {model} did not start: {open(f'{tmp}/{tag}.log').read()}")
+    return nbdkit_export.start(tmp, tag, so, model, [f"dm_stats={tmp}/{tag}.stats"] + extra)
 
 hz = os.sysconf("SC_CLK_TCK")
 ncpu = os.cpu_count() or 1

@@ -22,6 +22,8 @@ SO=${SO:-$PWD/build/zbench-diskmodel.so} TMP=$tmp SECS=${SECS:-3} REPS=${REPS:-2
 	MODELS=${MODELS:-sata-ssd nvme} LOADS=${LOADS:-rr1 rr32 rw1 rw32} PERF=${PERF:-} \
 	PERFDIR=${PERFDIR:-/tmp/zbench-filter-perf} python3 - <<'PY'
 import json, os, subprocess, sys, time
+sys.path.insert(0, "bench")
+import nbdkit_export  # one nbdkit export, shared by the host benches
 
 tmp, sos, secs = os.environ["TMP"], os.environ["SO"].split(), os.environ["SECS"]
 perf, perfdir = os.environ["PERF"], os.environ["PERFDIR"]
@@ -36,22 +38,7 @@ if perf:
     os.makedirs(perfdir, exist_ok=True)
 
 def start(model, tag, so):
-    img, sock = f"{tmp}/{tag}.img", f"{tmp}/{tag}.sock"
-    with open(img, "wb") as f:
-        f.truncate(1 << 30)
-    log = open(f"{tmp}/{tag}.log", "w")
-    filt = [f"--filter={so}"] if model else []
-    args = [f"dm_model={model}"] if model else []
-    p = subprocess.Popen(["nbdkit", "--foreground", "--unix", sock, "--pidfile",
-                          f"{tmp}/{tag}.nbdpid", "--threads", "64"] + filt +
-                         ["file", f"file={img}"] + args, stdout=log, stderr=log)
-    open(f"{tmp}/{tag}.pid", "w").write(str(p.pid))
-    for _ in range(100):
-        # the socket exists a moment before nbdkit accepts on it; the pidfile once it does
-        if os.path.exists(f"{tmp}/{tag}.nbdpid"):
-            return p, sock
-        time.sleep(0.05)
-    sys.exit(f"nbdkit did not start: {open(f'{tmp}/{tag}.log').read()}")
+    return nbdkit_export.start(tmp, tag, so, model)
 
 def ticks(pid):
     f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
