@@ -247,29 +247,30 @@ int schema_check_model_name(const char *key, const json_t *v, struct zb_error *e
 	return 0;
 }
 
-/* "images": at least two (one is "image"), at most 8 of them. */
-int schema_check_images(const char *key, const json_t *v, struct zb_error *err)
+/* An array of the sides of an interleaved run, `what` each: at least two, at most 8. */
+static int check_sides_count(const json_t *v, const char *what, struct zb_error *err)
 {
 	size_t n = json_array_size(v);
 
-	(void)key;
 	if (n < 2 || n > 8) {
-		error_set(err, 0, "expected 2 to 8 image recipes, got %zu", n);
+		error_set(err, 0, "expected 2 to 8 %s, got %zu", what, n);
 		return SCHEMA_BAD_VALUE;
 	}
 	return 0;
 }
 
+/* "images": at least two (one is "image"), at most 8 of them. */
+int schema_check_images(const char *key, const json_t *v, struct zb_error *err)
+{
+	(void)key;
+	return check_sides_count(v, "image recipes", err);
+}
+
+/* "sides": as many as "images" may name. */
 int schema_check_sides(const char *key, const json_t *v, struct zb_error *err)
 {
-	size_t n = json_array_size(v);
-
 	(void)key;
-	if (n < 2 || n > 8) {
-		error_set(err, 0, "expected 2 to 8 sides, got %zu", n);
-		return SCHEMA_BAD_VALUE;
-	}
-	return 0;
+	return check_sides_count(v, "sides", err);
 }
 
 /* A phase name: what a metric's "NAME." prefix addresses (no dot), short enough for a column. */
