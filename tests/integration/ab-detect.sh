@@ -17,11 +17,7 @@ base=images/debian12-zfs-src-base.json
 patched=images/debian12-zfs-src.json
 matrix=matrices/ab-aggregation.json
 for img in "$base" "$patched"; do
-	if [ ! -d "$(./zbench image path "$img" 2>/dev/null)" ]; then
-		echo "ab-detect: the image '$img' is not cached (zbench image build $img)"
-		echo "ab-detect: 0 passed, 1 failed"
-		exit 1
-	fi
+	need_cached_image ab-detect "$img"
 done
 
 ./zbench run -o "$out/ab" -i "$base" -i "$patched" "$matrix" >/dev/null 2>"$out/ab.log"

@@ -10,11 +10,7 @@ cd "$(dirname "$0")/../.."
 out=$(mktemp -d /tmp/zbench-ab.XXXXXX)
 . tests/check.inc
 img=images/debian12-zfs.json
-if [ ! -d "$(./zbench image path "$img" 2>/dev/null)" ]; then
-	echo "ab: the image '$img' is not cached (zbench image build $img)"
-	echo "ab: 0 passed, 1 failed"
-	exit 1
-fi
+need_cached_image ab "$img"
 
 ./zbench run -o "$out/run" -i "$img" -i "./$img" tests/integration/ab.json >/dev/null 2>"$out/run.log"
 rc=$?

@@ -12,11 +12,7 @@ cd "$(dirname "$0")/../.."
 out=$(mktemp -d /tmp/zbench-sides.XXXXXX)
 . tests/check.inc
 img=images/debian12-zfs.json
-if [ ! -d "$(./zbench image path "$img" 2>/dev/null)" ]; then
-	echo "sides: the image '$img' is not cached (zbench image build $img)"
-	echo "sides: 0 passed, 1 failed"
-	exit 1
-fi
+need_cached_image sides "$img"
 
 ./zbench run -o "$out/run" tests/integration/sides.json >/dev/null 2>"$out/run.log"
 rc=$?
