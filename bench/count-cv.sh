@@ -5,7 +5,7 @@
 # 10), then each count metric's mean and coefficient of variation over the repeats of the
 # measured phase, and the same for write IOPS (a timing metric) beside them. The load average
 # at the start and the end is printed too: timing moves with it, counts should not.
-#   bench/count-cv.sh [RUNDIR]        (boots REPEATS VMs: run it under vmslot; an existing
+#   bench/count-cv.sh [RUNDIR]        (boots REPEATS VMs, one at a time; an existing
 #                                      RUNDIR is analysed again, no VM)
 #   NUMJOBS=4 bench/count-cv.sh       the same with 4 threads
 #   TXG_TIMEOUT=120 bench/count-cv.sh  zfs_txg_timeout 120 s: no TXG is synced on a timer

@@ -2,7 +2,7 @@
 # Integration test: `zbench slurm` against a real Slurm (Debian's slurm-wlm and munge, started
 # here with a configuration of their own in a scratch folder: one node, this machine; stopped at
 # the end). The 4 cells of resume.json run as an array of 2 tasks, one at a time (%1: one VM at a
-# time, so the test fits one vmslot); task 1 is cancelled with scancel in the middle of a cell
+# time, so the test boots one VM at a time); task 1 is cancelled with scancel in the middle of a cell
 # and requeued with scontrol, and must resume its shard; the merge job must find every cell once
 # and report. Then what must fail does: an array of another size than the shard count, a node
 # without the image, a submission that cannot be right (no job queued).
