@@ -4,14 +4,18 @@
 # build/zbench-diskmodel.so over a sparse 1 GiB image). Per model and load it prints what fio
 # measured, what the model gives in virtual time for the same load (tests/unit/test_dm_calib.c,
 # which holds the published figures and their sources and fails beyond 15%), the published
-# figure and the ratios, and the filter's host CPU per request: the nbdkit process's CPU
-# (utime + stime of its threads, /proc/PID/stat, over fio's run) per request fio completed, less
-# the same without the filter for the same load (issue 28 item 3: under 50 us). At the end per
+# figure and the ratios, and the filter's host CPU per request: the nbdkit process's CPU (its
+# threads', from a cgroup of its own, else /proc/PID/stat, over fio's run, less what a
+# connection that reads one block costs the same server just before: nbdkit's worker threads
+# start and end with each connection) per request fio completed, less the same for a baseline
+# run right after: nbdkit without the filter, FLUSHes dropped as the filter drops them (the fua
+# filter, fuamode=discard), fio held to the model's rate (rate_iops), so that it pays the same
+# wake-ups from idle for the same requests (issue 28 item 3: under 50 us). At the end per
 # model: the filter's own accounting (the model and its lock: its stats file's host_cpu_ns), the
 # whole process's, and how late the host answered against the model's deadlines.
 # Before each model's run of a load it runs the same load through nbdkit without the filter: the
 # host's ceiling (fio's NBD engine, nbdkit and the file), above which no model can be measured
-# here, and its CPU per request.
+# here.
 # The loads: 4k random read/write at QD1 and QD32, 1M sequential read/write at QD1 over the
 # first 10% (the outer zone, where datasheets measure), 4k sequential writes with a FLUSH after
 # each (fio --fsync=1) with the drive's write cache on and off (dm_write_cache=0), the mean FLUSH
@@ -23,14 +27,24 @@
 # within its 50 us) or OFF (with the filter's cost when that is over budget).
 # A busy host makes fio late (its own turnaround is part of each request): say the load average
 # beside the figures (printed at the start and the end); the virtual-time column does not move.
+# Beside the load: what one timed wait (a sleep and its wake-up) costs this host's CPU
+# (bench/wake-cost.c), the floor under the filter's cost at QD1, where each request waits once.
 set -u
 cd "$(dirname "$0")/.."
 secs=${SECS:-2}
 make -s build/zbench-diskmodel.so build/tests/test_dm_calib >/dev/null || exit 1
 tmp=$(mktemp -d /tmp/zbench-dm.XXXXXX)
-trap 'for p in "$tmp"/*.pid; do [ -f "$p" ] && kill "$(cat "$p")" 2>/dev/null; done; rm -rf "$tmp"' EXIT INT TERM
+# nbdkit's pids, then the cgroups bench/nbdkit_export.py made for their CPU figures
+trap 'for p in "$tmp"/*.pid; do [ -f "$p" ] && kill "$(cat "$p")" 2>/dev/null; done; sleep 0.2
+	rmdir /sys/fs/cgroup/cpuacct/zbench-bench-"${tmp##*/}"-* /sys/fs/cgroup/unified/zbench-bench-"${tmp##*/}"-* \
+		/sys/fs/cgroup/zbench-bench-"${tmp##*/}"-* 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
 build/tests/test_dm_calib -p >"$tmp/calib.tsv" || echo "note: test_dm_calib fails (the virtual-time column is off its published figures)"
-echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+# the floor under the filter's cost at QD1: what one timed wait costs this host (a request that
+# waits for its deadline pays one; a nested VM pays tens of us for each)
+wake=""
+cc -O2 -o "$tmp/wake-cost" bench/wake-cost.c 2>/dev/null &&
+	wake="one timed wait costs this host $("$tmp/wake-cost" 1000 500) us of CPU (1 ms sleeps), $("$tmp/wake-cost" 14000 70) us (14 ms: an HDD's read)"
+echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)${wake:+; $wake}"
 SO=$PWD/build/zbench-diskmodel.so TMP=$tmp SECS=$secs MODELS=${MODELS:-} python3 - <<'PY'
 import json, os, struct, subprocess, sys, time
 sys.path.insert(0, "bench")
@@ -73,10 +87,17 @@ hz = os.sysconf("SC_CLK_TCK")
 ncpu = os.cpu_count() or 1
 BUDGET_US = 50  # issue 28 item 3: the filter's host CPU per request
 
-def cpu_us(pid):
-    """the process's CPU (all its threads, the exited ones too), in us (tick resolution)"""
-    f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return (int(f[11]) + int(f[12])) * 1e6 / hz
+def baseline(m, key, rate):
+    """nbdkit's CPU per request without the filter, for the same load at the model's rate (fio's
+    rate_iops) and with FLUSHes dropped as the filter drops them: what the host pays for the same
+    requests at the same pace, the filter aside. At a model's pace (70 requests a second for an
+    HDD at QD1) every request wakes the host's cores from idle, which costs this nested VM far
+    more than a request at the ceiling's pace (docs/disks.md, "What a request costs the host"):
+    a baseline at the ceiling's pace would put that on the filter."""
+    p, sock = nbdkit_export.start(tmp, f"base-{m}-{key}", no_flush=True)
+    _, _, c, n = measure(p, sock, key, [f"--rate_iops={max(1, int(rate))}"])
+    nbdkit_export.stop(p)
+    return c / max(n, 1)
 
 def fio(sock, opts):
     out = f"{tmp}/fio.json"
@@ -85,17 +106,20 @@ def fio(sock, opts):
                     f"--output={out}"] + opts.split(), stdout=subprocess.DEVNULL, check=True)
     return json.load(open(out))["jobs"][0]
 
-def measure(p, sock, key):
+def measure(p, sock, key, more=()):
     """fio's figure, its mean FLUSH latency (us) if it flushed, and nbdkit's CPU us and the
-    requests (reads, writes, FLUSHes) over the run"""
+    requests (reads, writes, FLUSHes) over the run, the connection's own cost taken out; more:
+    fio options to add"""
     opts, srv, what = LOADS[key]
-    c0 = cpu_us(p.pid)
-    j = fio(sock, opts)
-    c1 = cpu_us(p.pid)
+    conn = nbdkit_export.connection_cpu(tmp, p, sock)
+    c0 = nbdkit_export.cpu_us(p)
+    j = fio(sock, " ".join([opts, *more]))
+    c1 = nbdkit_export.cpu_us(p) - conn
     side = j["read"] if "read" in opts.split()[0] else j["write"]
     v = side["iops"] if what == "iops" else side["bw_bytes"] / 1e6
     fl = j["sync"]["lat_ns"]["mean"] / 1000 if j["sync"]["total_ios"] else None
     n = j["read"]["total_ios"] + j["write"]["total_ios"] + j["sync"]["total_ios"]
+    measure.rate = side["iops"]
     return v, fl, c1 - c0, n
 
 def plain(m, key):
@@ -104,8 +128,7 @@ def plain(m, key):
     same host (a ceiling measured once moves with the host's load)"""
     p, sock = start(None, f"plain-{m}-{key}", [])
     v, fl, c, n = measure(p, sock, "sync1" if key == "sync0" else key)
-    p.terminate()
-    p.wait()
+    nbdkit_export.stop(p)
     return v, fl, c / max(n, 1)
 
 # What this host lets fio see of a model: the host's round trip (the ceiling) and the model's
@@ -171,7 +194,7 @@ verdicts = []
 for m in models:
     rows = {c[1]: c for c in calib if c[0] == m}
     usb = "usb" in m
-    got, fcost, flush_us, ceiling, plain_cpu = {}, {}, None, {}, {}
+    got, fcost, flush_us, ceiling = {}, {}, None, {}
     tot = {"n": 0, "cpu": 0, "proc": 0, "plain": 0, "late": 0}
     for key, (opts, srv, what) in LOADS.items():
         if key == "flush1":
@@ -179,7 +202,7 @@ for m in models:
             continue
         if srv == "wc0" and usb:
             continue  # a stick has no write cache to turn off
-        ceiling[key], fl, plain_cpu[key] = plain(m, key)
+        ceiling[key], fl, _ = plain(m, key)
         if key == "sync1":
             ceiling["flush1"] = fl
         # a fresh drive for each load, as in the virtual-time column
@@ -187,14 +210,15 @@ for m in models:
         got[key], fl, c, n = measure(p, sock, key)
         if key == "sync1":
             flush_us = fl
-        # /proc's CPU has a clock tick's resolution: too coarse over a few hundred requests
-        fcost[key] = c / n - plain_cpu[key] if n * 5 >= 1e6 / hz else None
+        rate, fine = measure.rate, nbdkit_export.precise(p)
         st = stats(f"{tmp}/{m}-{key}.stats")
-        p.terminate()
-        p.wait()
+        nbdkit_export.stop(p)
+        base = baseline(m, key, rate)
+        # /proc's CPU has a clock tick's resolution: too coarse over a few hundred requests
+        fcost[key] = c / n - base if fine or n * 5 >= 1e6 / hz else None
         tot["n"] += n
         tot["proc"] += c
-        tot["plain"] += plain_cpu[key] * n
+        tot["plain"] += base * n
         tot["cpu"] += st["cpu"]
         tot["late"] += st["late"]
     fcost["flush1"] = fcost.get("sync1")
@@ -218,10 +242,11 @@ for m in models:
                      f"{tot['cpu'] / n / 1000:.2f} | {tot['proc'] / n:.1f} | "
                      f"{tot['plain'] / n:.1f} | {tot['late'] / n / 1000:.1f} |")
 print("\n| model | requests | filter CPU us/request | of it in the model and its lock | "
-      "nbdkit process CPU us/request | without the filter | late us/request |\n"
+      "nbdkit process CPU us/request | baseline (no filter, same rate) | late us/request |\n"
       "|---|---|---|---|---|---|---|")
 print("\n".join(cpu_lines))
 print(f"\nrows with a published target: {verdicts.count('held')} held, "
       f"{verdicts.count('host-bound')} host-bound, {verdicts.count('OFF')} off")
 PY
-echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+[ -z "$wake" ] || wake="; one timed wait $("$tmp/wake-cost" 1000 500) us (1 ms), $("$tmp/wake-cost" 14000 70) us (14 ms)"
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)$wake"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The disk-model filter's own host CPU per request (issue 28 item 3: under 50 us), measured as the
-# nbdkit process's CPU (utime + stime of all its threads, /proc/PID/stat, read before and after
-# fio) over the requests fio completed, with the filter and without it (the file plugin alone),
+# nbdkit process's CPU (all its threads', from a cgroup of its own, else /proc/PID/stat; read
+# before and after fio, less a one-block connection's cost: bench/nbdkit_export.py) over the
+# requests fio completed, with the filter and without it (the file plugin alone),
 # the two interleaved per load so that a change of the host's load hits both alike. The
 # difference is what the filter costs: the model, its lock, the sleep until each deadline and
 # the wake-up from it. Loads: 4k random read and write at QD1 and QD32 (fio's nbd engine).
@@ -16,7 +17,10 @@ set -u
 cd "$(dirname "$0")/.."
 if [ -z "${SO:-}" ]; then make -s build/zbench-diskmodel.so >/dev/null || exit 1; fi
 tmp=$(mktemp -d /tmp/zbench-fc.XXXXXX)
-trap 'for p in "$tmp"/*.pid; do [ -f "$p" ] && kill "$(cat "$p")" 2>/dev/null; done; rm -rf "$tmp"' EXIT INT TERM
+# nbdkit's pids, then the cgroups bench/nbdkit_export.py made for their CPU figures
+trap 'for p in "$tmp"/*.pid; do [ -f "$p" ] && kill "$(cat "$p")" 2>/dev/null; done; sleep 0.2
+	rmdir /sys/fs/cgroup/cpuacct/zbench-bench-"${tmp##*/}"-* /sys/fs/cgroup/unified/zbench-bench-"${tmp##*/}"-* \
+		/sys/fs/cgroup/zbench-bench-"${tmp##*/}"-* 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 SO=${SO:-$PWD/build/zbench-diskmodel.so} TMP=$tmp SECS=${SECS:-3} REPS=${REPS:-2} \
 	MODELS=${MODELS:-sata-ssd nvme} LOADS=${LOADS:-rr1 rr32 rw1 rw32} PERF=${PERF:-} \
@@ -33,16 +37,11 @@ LOADS = {
     "rw1": "--rw=randwrite --bs=4k --iodepth=1",
     "rw32": "--rw=randwrite --bs=4k --iodepth=32",
 }
-hz = os.sysconf("SC_CLK_TCK")
 if perf:
     os.makedirs(perfdir, exist_ok=True)
 
 def start(model, tag, so):
     return nbdkit_export.start(tmp, tag, so, model)
-
-def ticks(pid):
-    f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return int(f[11]) + int(f[12])
 
 def run(model, key, rep, v=0, m=""):
     tag = f"{model or 'plain'}-{m}-{v}-{key}-{rep}"
@@ -53,22 +52,22 @@ def run(model, key, rep, v=0, m=""):
                                 str(p.pid), "-o", f"{perfdir}/{tag}.data"],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(0.3)
-    t0 = ticks(p.pid)
+    conn = nbdkit_export.connection_cpu(tmp, p, sock)
+    t0 = nbdkit_export.cpu_us(p)
     out = f"{tmp}/fio.json"
     subprocess.run(["fio", "--name=fc", "--ioengine=nbd", f"--uri=nbd+unix:///?socket={sock}",
                     "--size=1G", f"--runtime={secs}", "--time_based", "--output-format=json",
                     f"--output={out}"] + LOADS[key].split(), stdout=subprocess.DEVNULL,
                    check=True)
-    t1 = ticks(p.pid)
+    t1 = nbdkit_export.cpu_us(p) - conn
     if rec:
         rec.send_signal(2)
         rec.wait()
-    p.terminate()
-    p.wait()
+    nbdkit_export.stop(p)
     j = json.load(open(out))["jobs"][0]
     side = j["read"] if "read" in LOADS[key] else j["write"]
     n = side["total_ios"] or 1
-    return side["iops"], (t1 - t0) / hz * 1e6 / n
+    return side["iops"], (t1 - t0) / n
 
 head = "| model | load | plain: IOPS | CPU us/req |"
 for v in range(len(sos)):
