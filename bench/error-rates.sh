@@ -11,10 +11,12 @@
 # Prints, per kind and gate, failed / passed / undecided; the false positives' one-sided 95%
 # upper bound and the detections' 95% lower bound (Clopper-Pearson); the planted size measured
 # (the planted side's mean against A's, over all trials); per trial the pairs, seconds and load.
-#   TRIALS=40 vmslot bench/error-rates.sh [DIR]        (each trial boots 3 x REPEATS VMs)
+#   TRIALS=40 bench/error-rates.sh [DIR]               (each trial boots 3 x REPEATS VMs)
 #   PLANT='{"disks[0].model_params.rpm": 6480}'        another plant for side C
 #   PLANT=none                                         A/A only (sides A and B)
 #   MAX_MINUTES=55                                     start no trial after 55 minutes
+#   JOBS=2                                             `zbench run -j 2`: two cells at once (the
+#                                                      matrix's disk is throttled, so -j takes it)
 set -u
 cd "$(dirname "$0")/.."
 dir=${1:-runs/error-rates-$(date -u +%Y%m%dT%H%M%S)}
@@ -46,7 +48,7 @@ for t in $(seq 1 "$trials"); do
 		break
 	fi
 	load0=$(cut -d' ' -f1 /proc/loadavg)
-	./zbench run -o "$d" "$dir/matrix.json" >/dev/null 2>"$d.log"
+	./zbench run ${JOBS:+-j "$JOBS"} -o "$d" "$dir/matrix.json" >/dev/null 2>"$d.log"
 	secs=$(($(date +%s) - t0))
 	for k in $kinds; do
 		kind=${k%%:*} sides=${k#*:}

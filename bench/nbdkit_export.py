@@ -6,8 +6,8 @@ model is named. nbdkit's pid is written to TMP/TAG.pid for the scripts' exit tra
 Its CPU (cpu_us) comes from a cgroup of its own where the host has one to give (cgroup v1's
 cpuacct.usage or v2's cpu.stat: nanoseconds or microseconds, the exited threads included),
 else from /proc/PID/stat (a clock tick's resolution, 10 ms here: too coarse for a few hundred
-requests). stop() ends nbdkit and removes its cgroup; the scripts' exit traps remove what a
-crash left (cgroup_glob)."""
+requests). stop() ends nbdkit and removes its cgroup (zbench-bench-TMP's name-TAG); the scripts' exit
+traps remove what a crash left."""
 import os
 import subprocess
 import sys
@@ -17,11 +17,6 @@ CGROUP_ROOTS = [("/sys/fs/cgroup/cpuacct", "cpuacct.usage", 1e-3),
                 ("/sys/fs/cgroup/unified", "cpu.stat", None),
                 ("/sys/fs/cgroup", "cpu.stat", None)]
 _cgroups = {}  # pid: (directory, file, scale to us)
-
-
-def cgroup_glob(tmp):
-    """the cgroups this TMP's exports may have made (for a shell trap's rmdir)"""
-    return " ".join(f"{r}/zbench-bench-{os.path.basename(tmp)}-*" for r, _, _ in CGROUP_ROOTS)
 
 
 def _cgroup(tmp, tag, pid):
