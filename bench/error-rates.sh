@@ -15,8 +15,8 @@
 #   PLANT='{"disks[0].model_params.rpm": 6480}'        another plant for side C
 #   PLANT=none                                         A/A only (sides A and B)
 #   MAX_MINUTES=55                                     start no trial after 55 minutes
-#   JOBS=2                                             `zbench run -j 2`: two cells at once (the
-#                                                      matrix's disk is throttled, so -j takes it)
+#   TRIALS=0 bench/error-rates.sh DIR                  no trial: the summary of DIR/trials.tsv
+#                                                      again (say, two lanes' files put together)
 set -u
 cd "$(dirname "$0")/.."
 dir=${1:-runs/error-rates-$(date -u +%Y%m%dT%H%M%S)}
@@ -37,7 +37,7 @@ esac >"$dir/matrix.json" || exit 2
 ./zbench matrix check "$dir/matrix.json" >"$dir/matrix.txt" || exit 2
 kinds="aa:AB"
 [ "$plant" = none ] || kinds="aa:AB planted:AC"
-: >"$dir/trials.tsv"
+[ "$trials" = 0 ] || : >"$dir/trials.tsv"
 start=$(date +%s)
 for t in $(seq 1 "$trials"); do
 	d="$dir/t$t"
@@ -48,7 +48,7 @@ for t in $(seq 1 "$trials"); do
 		break
 	fi
 	load0=$(cut -d' ' -f1 /proc/loadavg)
-	./zbench run ${JOBS:+-j "$JOBS"} -o "$d" "$dir/matrix.json" >/dev/null 2>"$d.log"
+	./zbench run -o "$d" "$dir/matrix.json" >/dev/null 2>"$d.log"
 	secs=$(($(date +%s) - t0))
 	for k in $kinds; do
 		kind=${k%%:*} sides=${k#*:}
