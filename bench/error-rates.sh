@@ -2,8 +2,9 @@
 # The gate's error rates on this machine (issue 29 item 3, docs/compare.md "Error rates").
 # Each trial is one fresh interleaved run of MATRIX (default bench/ab-planted.json) with three
 # sides (its "sides", docs/compare.md "Sides that differ"): A, B the same configuration as A, and
-# C with PLANT set in every cell (default: the matrix's side C, its disk throttled 10% lower). REPEATS repeats (default 6: the fewest pairs the permutation test can call different at
-# 0.05, 2/2^6 = 0.031), then two comparisons of the same run, each with GATE (default
+# C with PLANT set in every cell (default: the matrix's side C, its disk throttled 10% lower). REPEATS repeats (default 8: 6 is the
+# fewest pairs the permutation test can call different at 0.05, 2/2^6 = 0.031, and one stalled
+# VM then leaves a trial undecided; 8 tolerate one, docs/compare.md), then two comparisons of the same run, each with GATE (default
 # 'write_iops < -5%', the timing tier) and COUNT_GATE (default 'disk_flushes > 5%', the count
 # tier; empty: none):
 #   A/A      `zbench compare --sides AB`: every failed gate is a false positive;
@@ -21,7 +22,7 @@ set -u
 cd "$(dirname "$0")/.."
 dir=${1:-runs/error-rates-$(date -u +%Y%m%dT%H%M%S)}
 trials=${TRIALS:-40}
-repeats=${REPEATS:-6}
+repeats=${REPEATS:-8}
 matrix=${MATRIX:-bench/ab-planted.json}
 gate=${GATE:-write_iops < -5%}
 count_gate=${COUNT_GATE-disk_flushes > 5%}
