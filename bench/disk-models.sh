@@ -95,7 +95,7 @@ def baseline(m, key, rate):
     more than a request at the ceiling's pace (docs/disks.md, "What a request costs the host"):
     a baseline at the ceiling's pace would put that on the filter."""
     p, sock = nbdkit_export.start(tmp, f"base-{m}-{key}", no_flush=True)
-    _, _, c, n = measure(p, sock, key, [f"--rate_iops={max(1, int(rate))}"])
+    _, _, c, n, _ = measure(p, sock, key, [f"--rate_iops={max(1, int(rate))}"])
     nbdkit_export.stop(p)
     return c / max(n, 1)
 
@@ -106,30 +106,30 @@ def fio(sock, opts):
                     f"--output={out}"] + opts.split(), stdout=subprocess.DEVNULL, check=True)
     return json.load(open(out))["jobs"][0]
 
-def measure(p, sock, key, more=()):
-    """fio's figure, its mean FLUSH latency (us) if it flushed, and nbdkit's CPU us and the
-    requests (reads, writes, FLUSHes) over the run, the connection's own cost taken out; more:
-    fio options to add"""
+def measure(p, sock, key, more=(), cpu=True):
+    """fio's figure, its mean FLUSH latency (us) if it flushed, nbdkit's CPU us over the run
+    with the connection's own cost taken out (None without cpu: the ceiling's runs, whose CPU
+    nothing reads), the requests (reads, writes, FLUSHes) and fio's rate in requests a second
+    of the load's direction; more: fio options to add"""
     opts, srv, what = LOADS[key]
-    conn = nbdkit_export.connection_cpu(tmp, p, sock)
+    conn = nbdkit_export.connection_cpu(tmp, p, sock) if cpu else 0
     c0 = nbdkit_export.cpu_us(p)
     j = fio(sock, " ".join([opts, *more]))
-    c1 = nbdkit_export.cpu_us(p) - conn
+    c = nbdkit_export.cpu_us(p) - conn - c0 if cpu else None
     side = j["read"] if "read" in opts.split()[0] else j["write"]
     v = side["iops"] if what == "iops" else side["bw_bytes"] / 1e6
     fl = j["sync"]["lat_ns"]["mean"] / 1000 if j["sync"]["total_ios"] else None
     n = j["read"]["total_ios"] + j["write"]["total_ios"] + j["sync"]["total_ios"]
-    measure.rate = side["iops"]
-    return v, fl, c1 - c0, n
+    return v, fl, c, n, side["iops"]
 
 def plain(m, key):
-    """the same load through nbdkit without the filter (the host's ceiling): its figure, its
-    FLUSH latency, its CPU per request; run just before the model's, so that both see the
-    same host (a ceiling measured once moves with the host's load)"""
+    """the same load through nbdkit without the filter (the host's ceiling): its figure and its
+    FLUSH latency; run just before the model's, so that both see the same host (a ceiling
+    measured once moves with the host's load)"""
     p, sock = start(None, f"plain-{m}-{key}", [])
-    v, fl, c, n = measure(p, sock, "sync1" if key == "sync0" else key)
+    v, fl, _, _, _ = measure(p, sock, "sync1" if key == "sync0" else key, cpu=False)
     nbdkit_export.stop(p)
-    return v, fl, c / max(n, 1)
+    return v, fl
 
 # What this host lets fio see of a model: the host's round trip (the ceiling) and the model's
 # service either add (nothing overlaps) or overlap fully (the file I/O inside the deadline), so
@@ -202,15 +202,15 @@ for m in models:
             continue
         if srv == "wc0" and usb:
             continue  # a stick has no write cache to turn off
-        ceiling[key], fl, _ = plain(m, key)
+        ceiling[key], fl = plain(m, key)
         if key == "sync1":
             ceiling["flush1"] = fl
         # a fresh drive for each load, as in the virtual-time column
         p, sock = start(m, f"{m}-{key}", ["dm_write_cache=0"] if srv == "wc0" else [])
-        got[key], fl, c, n = measure(p, sock, key)
+        got[key], fl, c, n, rate = measure(p, sock, key)
         if key == "sync1":
             flush_us = fl
-        rate, fine = measure.rate, nbdkit_export.precise(p)
+        fine = nbdkit_export.precise(p)
         st = stats(f"{tmp}/{m}-{key}.stats")
         nbdkit_export.stop(p)
         base = baseline(m, key, rate)
